@@ -1,0 +1,396 @@
+// Array<T>: the user-facing lazy array. It holds one IR node index; operations on arrays
+// record new nodes (nothing is computed until eval() or a read), and reading evaluates.
+#pragma once
+
+#include <kiln/detail/trace_api.h>
+#include <kiln/errors.h>
+#include <kiln/runtime.h>
+#include <kiln/types.h>
+
+#include <bit>
+#include <cmath>
+#include <limits>
+#include <cstring>
+#include <initializer_list>
+#include <vector>
+
+namespace kiln {
+
+template <ArrayScalar T> class Array;
+
+namespace detail {
+template <typename T> uint64_t to_bits(T value) {
+  uint64_t bits = 0;
+  std::memcpy(&bits, &value, sizeof(T));
+  return bits;
+}
+}  // namespace detail
+
+/// A 1-D lazily evaluated array of `T`. Size-1 arrays broadcast against any size.
+template <ArrayScalar T> class Array {
+ public:
+  using Value = T;
+  static constexpr VarType Type = var_type_v<T>;
+
+  /// An empty array (no node).
+  Array() = default;
+  /// A size-1 literal.
+  Array(T value) : index_(detail::make_literal(Type, detail::to_bits(value), 1)) {}
+  /// An evaluated copy of `values`.
+  Array(std::initializer_list<T> values)
+      : Array(steal(detail::make_copy(Type, std::data(values), values.size()))) {}
+
+  Array(const Array& other) : index_(other.index_) { detail::inc_ref(index_); }
+  Array(Array&& other) noexcept : index_(other.index_) { other.index_ = 0; }
+  Array& operator=(const Array& other) {
+    detail::inc_ref(other.index_);
+    detail::dec_ref(index_);
+    index_ = other.index_;
+    return *this;
+  }
+  Array& operator=(Array&& other) noexcept {
+    std::swap(index_, other.index_);
+    return *this;
+  }
+  ~Array() { detail::dec_ref(index_); }
+
+  /// Copies `count` elements from host memory.
+  static Array from(const T* data, size_t count) {
+    return steal(detail::make_copy(Type, data, count));
+  }
+  static Array from(const std::vector<T>& values)
+    requires(!std::is_same_v<T, bool>)
+  {
+    return from(values.data(), values.size());
+  }
+  /// Uses caller memory without a copy; `owner` (if given) is kept alive while needed.
+  static Array wrap(T* data, size_t count, std::shared_ptr<void> owner = nullptr) {
+    return steal(detail::make_wrapped(Type, data, count, std::move(owner)));
+  }
+  /// Takes over a reference to an existing node.
+  static Array steal(detail::Index index) {
+    Array result;
+    result.index_ = index;
+    return result;
+  }
+  /// Shares an existing node (adds a reference).
+  static Array borrow(detail::Index index) {
+    detail::inc_ref(index);
+    return steal(index);
+  }
+
+  detail::Index index() const { return index_; }
+  /// Rebinds this array to another node, taking over the reference.
+  void reset(detail::Index index) {
+    detail::dec_ref(index_);
+    index_ = index;
+  }
+  bool valid() const { return index_ != 0; }
+  size_t size() const { return index_ ? detail::node_size(index_) : 0; }
+
+  /// Reads element `i` (evaluates pending work); throws IndexError when out of range.
+  T read(size_t i) const {
+    T value;
+    detail::read(index_, i, &value);
+    return value;
+  }
+  /// The single value of a size-1 array.
+  T item() const {
+    if (size() != 1)
+      throw SizeError("Array::item(): the array has " + std::to_string(size()) +
+                      " elements, expected 1; use read(i) to read one of them");
+    return read(0);
+  }
+  /// Evaluates and returns a pointer to the elements (valid while the array lives).
+  const T* data() const { return static_cast<const T*>(detail::data(index_)); }
+  /// Evaluates and copies all elements to the host.
+  std::vector<T> to_vector() const
+    requires(!std::is_same_v<T, bool>)
+  {
+    size_t n = size();
+    const T* p = data();
+    return std::vector<T>(p, p + n);
+  }
+  /// Evaluates and copies all elements to `out`.
+  void copy_to(T* out) const { std::memcpy(out, data(), size() * sizeof(T)); }
+
+ private:
+  detail::Index index_ = 0;
+};
+
+using Bool = Array<bool>;
+using Int32 = Array<int32_t>;
+using UInt32 = Array<uint32_t>;
+using Int64 = Array<int64_t>;
+using UInt64 = Array<uint64_t>;
+using Float = Array<float>;
+using Float64 = Array<double>;
+
+/// True for Array<T>.
+template <typename A> struct is_array : std::false_type {};
+template <typename T> struct is_array<Array<T>> : std::true_type {};
+template <typename A> inline constexpr bool is_array_v = is_array<std::decay_t<A>>::value;
+
+/// Mask, signed- and unsigned-integer arrays of the same width as `A`'s elements.
+template <typename A> using mask_t = Array<bool>;
+template <typename A>
+using int_array_t = Array<std::conditional_t<sizeof(typename A::Value) == 8, int64_t, int32_t>>;
+template <typename A>
+using uint_array_t =
+    Array<std::conditional_t<sizeof(typename A::Value) == 8, uint64_t, uint32_t>>;
+
+namespace detail {
+template <typename R, typename... Args> R traced(Op op, const Args&... args) {
+  return R::steal(trace(op, args.index()...));
+}
+template <typename T, typename S>
+concept ScalarOperand = std::is_arithmetic_v<S> && !is_array_v<S>;
+}  // namespace detail
+
+// ---- elementwise arithmetic, bitwise and comparison operators -------------------------
+
+#define KILN_BINARY_OPERATOR(symbol, op, Result)                                          \
+  template <typename T> Result operator symbol(const Array<T>& a, const Array<T>& b) {    \
+    return detail::traced<Result>(Op::op, a, b);                                          \
+  }                                                                                       \
+  template <typename T, typename S>                                                       \
+    requires detail::ScalarOperand<T, S>                                                  \
+  Result operator symbol(const Array<T>& a, S b) {                                        \
+    return a symbol Array<T>(static_cast<T>(b));                                          \
+  }                                                                                       \
+  template <typename T, typename S>                                                       \
+    requires detail::ScalarOperand<T, S>                                                  \
+  Result operator symbol(S a, const Array<T>& b) {                                        \
+    return Array<T>(static_cast<T>(a)) symbol b;                                          \
+  }
+
+KILN_BINARY_OPERATOR(+, Add, Array<T>)
+KILN_BINARY_OPERATOR(-, Sub, Array<T>)
+KILN_BINARY_OPERATOR(*, Mul, Array<T>)
+KILN_BINARY_OPERATOR(/, Div, Array<T>)
+KILN_BINARY_OPERATOR(%, Mod, Array<T>)
+KILN_BINARY_OPERATOR(&, And, Array<T>)
+KILN_BINARY_OPERATOR(|, Or, Array<T>)
+KILN_BINARY_OPERATOR(^, Xor, Array<T>)
+KILN_BINARY_OPERATOR(<<, Shl, Array<T>)
+KILN_BINARY_OPERATOR(>>, Shr, Array<T>)
+KILN_BINARY_OPERATOR(==, Eq, Bool)
+KILN_BINARY_OPERATOR(!=, Ne, Bool)
+KILN_BINARY_OPERATOR(<, Lt, Bool)
+KILN_BINARY_OPERATOR(<=, Le, Bool)
+KILN_BINARY_OPERATOR(>, Gt, Bool)
+KILN_BINARY_OPERATOR(>=, Ge, Bool)
+#undef KILN_BINARY_OPERATOR
+
+inline Bool operator&&(const Bool& a, const Bool& b) { return a & b; }
+inline Bool operator||(const Bool& a, const Bool& b) { return a | b; }
+inline Bool operator!(const Bool& a) { return detail::traced<Bool>(Op::Not, a); }
+template <typename T> Array<T> operator-(const Array<T>& a) {
+  return detail::traced<Array<T>>(Op::Neg, a);
+}
+template <typename T> Array<T> operator~(const Array<T>& a) {
+  return detail::traced<Array<T>>(Op::Not, a);
+}
+
+#define KILN_COMPOUND_ASSIGNMENT(symbol)                                                  \
+  template <typename T, typename B> Array<T>& operator symbol##=(Array<T>& a, const B& b) { \
+    a = a symbol b;                                                                       \
+    return a;                                                                             \
+  }
+KILN_COMPOUND_ASSIGNMENT(+)
+KILN_COMPOUND_ASSIGNMENT(-)
+KILN_COMPOUND_ASSIGNMENT(*)
+KILN_COMPOUND_ASSIGNMENT(/)
+KILN_COMPOUND_ASSIGNMENT(%)
+KILN_COMPOUND_ASSIGNMENT(&)
+KILN_COMPOUND_ASSIGNMENT(|)
+KILN_COMPOUND_ASSIGNMENT(^)
+KILN_COMPOUND_ASSIGNMENT(<<)
+KILN_COMPOUND_ASSIGNMENT(>>)
+#undef KILN_COMPOUND_ASSIGNMENT
+
+// ---- elementwise functions --------------------------------------------------------------
+
+#define KILN_UNARY_FUNCTION(name, op)                                                     \
+  template <typename T> Array<T> name(const Array<T>& a) {                                \
+    return detail::traced<Array<T>>(Op::op, a);                                           \
+  }
+KILN_UNARY_FUNCTION(abs, Abs)
+KILN_UNARY_FUNCTION(sqrt, Sqrt)
+KILN_UNARY_FUNCTION(rcp, Rcp)
+KILN_UNARY_FUNCTION(rsqrt, Rsqrt)
+KILN_UNARY_FUNCTION(floor, Floor)
+KILN_UNARY_FUNCTION(ceil, Ceil)
+/// Rounds to the nearest integer, halfway cases to even (like std::nearbyint).
+KILN_UNARY_FUNCTION(round, Round)
+KILN_UNARY_FUNCTION(trunc, Trunc)
+#undef KILN_UNARY_FUNCTION
+
+template <typename T> Array<T> min(const Array<T>& a, const Array<T>& b) {
+  return detail::traced<Array<T>>(Op::Min, a, b);
+}
+template <typename T> Array<T> max(const Array<T>& a, const Array<T>& b) {
+  return detail::traced<Array<T>>(Op::Max, a, b);
+}
+template <typename T, typename S>
+  requires detail::ScalarOperand<T, S>
+Array<T> min(const Array<T>& a, S b) { return min(a, Array<T>(static_cast<T>(b))); }
+template <typename T, typename S>
+  requires detail::ScalarOperand<T, S>
+Array<T> max(const Array<T>& a, S b) { return max(a, Array<T>(static_cast<T>(b))); }
+
+/// a * b + c with a single rounding for floats.
+template <typename T> Array<T> fma(const Array<T>& a, const Array<T>& b, const Array<T>& c) {
+  return detail::traced<Array<T>>(Op::Fma, a, b, c);
+}
+/// Lane-wise `mask ? t : f`.
+template <typename T> Array<T> select(const Bool& mask, const Array<T>& t, const Array<T>& f) {
+  return detail::traced<Array<T>>(Op::Select, mask, t, f);
+}
+template <typename T, typename S>
+  requires detail::ScalarOperand<T, S>
+Array<T> select(const Bool& mask, const Array<T>& t, S f) {
+  return select(mask, t, Array<T>(static_cast<T>(f)));
+}
+template <typename T, typename S>
+  requires detail::ScalarOperand<T, S>
+Array<T> select(const Bool& mask, S t, const Array<T>& f) {
+  return select(mask, Array<T>(static_cast<T>(t)), f);
+}
+
+/// Value conversion. Float to integer saturates (NaN gives 0); to Bool means `!= 0`.
+template <typename To, typename T> Array<To> cast(const Array<T>& a) {
+  if constexpr (std::is_same_v<To, T>) return a;
+  else return Array<To>::steal(detail::trace(Op::Cast, a.index(), 0, 0, var_type_v<To>));
+}
+/// Reinterprets the bits as another type of the same width.
+template <typename To, typename T> Array<To> reinterpret(const Array<T>& a) {
+  static_assert(sizeof(To) == sizeof(T), "reinterpret<>() needs types of the same width");
+  if constexpr (std::is_same_v<To, T>) return a;
+  else return Array<To>::steal(detail::trace(Op::Bitcast, a.index(), 0, 0, var_type_v<To>));
+}
+
+template <typename T> Bool isnan(const Array<T>& a) { return a != a; }
+template <typename T> Bool isinf(const Array<T>& a) {
+  return abs(a) == Array<T>(std::numeric_limits<T>::infinity());
+}
+template <typename T> Bool isfinite(const Array<T>& a) {
+  return abs(a) < Array<T>(std::numeric_limits<T>::infinity());
+}
+
+// ---- construction -----------------------------------------------------------------------
+
+template <typename A> A full(typename A::Value value, size_t size) {
+  return A::steal(detail::make_literal(A::Type, detail::to_bits(value), size));
+}
+template <typename A> A zeros(size_t size) { return full<A>(typename A::Value(0), size); }
+/// `size` uninitialized elements (memory is allocated now).
+template <typename A> A empty(size_t size) { return A::steal(detail::make_empty(A::Type, size)); }
+/// 0, 1, ..., size-1.
+template <typename A> A arange(size_t size) {
+  return cast<typename A::Value>(UInt32::steal(detail::make_counter(size)));
+}
+/// start, start+step, ... while below `stop` (for integers, as Python's range()).
+template <typename A>
+A arange(typename A::Value start, typename A::Value stop, typename A::Value step = 1) {
+  using T = typename A::Value;
+  if (step == T(0)) throw SizeError("arange(): step must not be zero");
+  double count = std::ceil((double(stop) - double(start)) / double(step));
+  size_t n = count > 0 ? size_t(count) : 0;
+  return A(start) + arange<A>(n) * A(step);
+}
+/// `size` evenly spaced values from `min` to `max` (both included).
+template <typename A> A linspace(typename A::Value min, typename A::Value max, size_t size) {
+  using T = typename A::Value;
+  static_assert(std::is_floating_point_v<T>, "linspace() needs a floating-point array");
+  T step = size > 1 ? (max - min) / T(size - 1) : T(0);
+  return fma(arange<A>(size), A(step), A(min));
+}
+
+// ---- memory operations ------------------------------------------------------------------
+
+/// source[index] on active lanes; inactive lanes give 0.
+template <typename T>
+Array<T> gather(const Array<T>& source, const UInt32& index, const Bool& active = Bool(true)) {
+  return detail::traced<Array<T>>(Op::Gather, source, index, active);
+}
+/// target[index] = value on active lanes (conflicting writes: one of them wins).
+template <typename T>
+void scatter(Array<T>& target, const Array<T>& value, const UInt32& index,
+             const Bool& active = Bool(true)) {
+  detail::Index t = target.index();
+  detail::inc_ref(t);
+  detail::trace_scatter(ReduceOp::None, t, value.index(), index.index(), active.index());
+  target.reset(t);
+}
+/// Atomically combines value into target[index] (Add, Min or Max), correct under conflicts.
+template <typename T>
+void scatter_reduce(ReduceOp op, Array<T>& target, const Array<T>& value, const UInt32& index,
+                    const Bool& active = Bool(true)) {
+  detail::Index t = target.index();
+  detail::inc_ref(t);
+  detail::trace_scatter(op, t, value.index(), index.index(), active.index());
+  target.reset(t);
+}
+template <typename T>
+void scatter_add(Array<T>& target, const Array<T>& value, const UInt32& index,
+                 const Bool& active = Bool(true)) {
+  scatter_reduce(ReduceOp::Add, target, value, index, active);
+}
+/// Atomically increments target[index] per active lane and returns the old values: the
+/// basis of append buffers (each lane gets a distinct slot).
+inline UInt32 scatter_inc(UInt32& target, const UInt32& index, const Bool& active = Bool(true)) {
+  detail::Index t = target.index();
+  detail::inc_ref(t);
+  detail::Index result = detail::trace_scatter_inc(t, index.index(), active.index());
+  target.reset(t);
+  return UInt32::steal(result);
+}
+
+// ---- horizontal operations (evaluate their input; results are size-1 arrays) -------------
+
+template <typename T> Array<T> sum(const Array<T>& a) {
+  return Array<T>::steal(detail::reduce(detail::Reduction::Sum, a.index()));
+}
+template <typename T> Array<T> prod(const Array<T>& a) {
+  return Array<T>::steal(detail::reduce(detail::Reduction::Prod, a.index()));
+}
+template <typename T> Array<T> min(const Array<T>& a) {
+  return Array<T>::steal(detail::reduce(detail::Reduction::Min, a.index()));
+}
+template <typename T> Array<T> max(const Array<T>& a) {
+  return Array<T>::steal(detail::reduce(detail::Reduction::Max, a.index()));
+}
+inline Bool any(const Bool& a) { return Bool::steal(detail::reduce(detail::Reduction::Any, a.index())); }
+inline Bool all(const Bool& a) { return Bool::steal(detail::reduce(detail::Reduction::All, a.index())); }
+template <typename T> Array<T> dot(const Array<T>& a, const Array<T>& b) { return sum(a * b); }
+/// Running sum; `exclusive` starts at 0 and leaves out the lane's own value.
+template <typename T> Array<T> prefix_sum(const Array<T>& a, bool exclusive = false) {
+  return Array<T>::steal(detail::prefix_sum(a.index(), exclusive));
+}
+/// Indices of the true lanes, in increasing order.
+inline UInt32 compress(const Bool& mask) { return UInt32::steal(detail::compress(mask.index())); }
+/// Sums of consecutive groups of `block` elements (the last group may be short).
+template <typename T> Array<T> block_sum(const Array<T>& a, size_t block) {
+  return Array<T>::steal(detail::block_sum(a.index(), block));
+}
+
+// ---- evaluation ---------------------------------------------------------------------------
+
+/// Evaluates the arrays (one kernel per size) and every pending side effect.
+template <typename... As> void eval(const As&... arrays) {
+  detail::Index indices[] = {arrays.index()..., 0};
+  detail::eval(indices, sizeof...(As));
+}
+/// Marks arrays for evaluation at the next eval().
+template <typename... As> void schedule(const As&... arrays) {
+  (detail::schedule(arrays.index()), ...);
+}
+/// Names an array in IR listings and kernel logs.
+template <typename A>
+void set_label(const A& array, const std::string& label,
+               std::source_location where = std::source_location::current()) {
+  detail::set_label(array.index(), label, where);
+}
+
+}  // namespace kiln

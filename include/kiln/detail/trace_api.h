@@ -1,0 +1,67 @@
+// The runtime-typed tracing interface that Array<T> (and the Python binding) forward to.
+// Every function here locks Kiln's global state; node indices are plain integers whose
+// lifetime is managed by inc_ref/dec_ref (Array<T> does this for you).
+#pragma once
+
+#include <kiln/detail/op_table.h>
+#include <kiln/types.h>
+
+#include <memory>
+#include <source_location>
+#include <string>
+
+namespace kiln::detail {
+
+/// Index of an IR node; 0 means "no node".
+using Index = uint32_t;
+
+void inc_ref(Index index);
+void dec_ref(Index index);
+
+/// A literal of `size` lanes, all holding the value whose bits are `bits`.
+Index make_literal(VarType type, uint64_t bits, size_t size);
+/// An evaluated array holding a copy of `count` elements at `data`.
+Index make_copy(VarType type, const void* data, size_t count);
+/// An evaluated array over caller memory, without a copy. `owner` is kept alive as long
+/// as any node uses the memory (pass nullptr when the caller guarantees the lifetime).
+Index make_wrapped(VarType type, void* data, size_t count, std::shared_ptr<void> owner);
+/// An evaluated array of `count` uninitialized elements.
+Index make_empty(VarType type, size_t count);
+/// The lane index 0..size-1 as UInt32.
+Index make_counter(size_t size);
+
+/// Records `op` on operands (0 for unused). `type` is the result type for Cast and
+/// Bitcast and ignored otherwise. Checks types and sizes and throws on a mismatch.
+Index trace(Op op, Index a, Index b = 0, Index c = 0, VarType type = VarType::Bool);
+/// Records a scatter (with reduction) into `target`, which is materialized and, when
+/// shared, copied first; `target` may be replaced by the index of the copy.
+void trace_scatter(ReduceOp reduce, Index& target, Index value, Index index, Index mask);
+/// Records an atomic increment of target[index] per active lane; returns the old values.
+Index trace_scatter_inc(Index& target, Index index, Index mask);
+
+VarType node_type(Index index);
+size_t node_size(Index index);
+/// True when the node is a literal (a constant that needs no memory).
+bool node_is_literal(Index index);
+
+/// Evaluates the given nodes and every pending side effect.
+void eval(const Index* indices, size_t count);
+/// Marks nodes for evaluation at the next eval().
+void schedule(Index index);
+/// Evaluates the node if needed and returns its memory (valid while the node lives).
+const void* data(Index index);
+/// Reads one element (evaluates if needed); throws when `i` is out of range.
+void read(Index index, size_t i, void* out);
+
+/// Attaches a label (for the IR printer and kernel logs; never part of a kernel's identity).
+void set_label(Index index, const std::string& label, std::source_location where);
+std::string label(Index index);
+
+/// Horizontal operations: they evaluate their input and return a new evaluated node.
+enum class Reduction : uint8_t { Sum, Prod, Min, Max, Any, All };
+Index reduce(Reduction kind, Index index);
+Index prefix_sum(Index index, bool exclusive);
+Index compress(Index mask);
+Index block_sum(Index index, size_t block);
+
+}  // namespace kiln::detail

@@ -1,0 +1,27 @@
+// Exceptions Kiln raises. Each message names the operation, the values involved and a fix.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace kiln {
+
+/// Operands of incompatible types (e.g. adding Float and Int32 without a cast).
+struct TypeError : std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
+};
+/// Operands of incompatible sizes (only size-1 arrays broadcast).
+struct SizeError : std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
+};
+/// An index outside an array (always for element reads; for gathers and scatters in
+/// checked mode).
+struct IndexError : std::out_of_range {
+  using std::out_of_range::out_of_range;
+};
+/// A failure of the compiler or the runtime that is not the caller's fault.
+struct InternalError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+}  // namespace kiln

@@ -1,0 +1,7 @@
+// Kiln's umbrella header: everything a user needs.
+#pragma once
+
+#include <kiln/array.h>
+#include <kiln/errors.h>
+#include <kiln/runtime.h>
+#include <kiln/types.h>

@@ -1,0 +1,55 @@
+// Process-wide settings and statistics: flags, logging, memory counters, evaluation.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace kiln {
+
+/// Behaviour switches. Each is also read once from the environment at start-up.
+enum class Flag : uint8_t {
+  Checks,       ///< KILN_CHECKS=1: bounds-check gathers and scatters, raise on violation.
+  Interpreter,  ///< KILN_BACKEND=interp: run kernels on the reference interpreter.
+};
+
+void set_flag(Flag flag, bool value);
+bool flag(Flag flag);
+
+enum class LogLevel : uint8_t { Error, Warn, Info, Debug };
+/// KILN_LOG=info prints one line per kernel launch; debug also prints the kernel IR.
+void set_log_level(LogLevel level);
+LogLevel log_level();
+
+/// Bytes of memory Kiln has allocated (wrapped caller memory is not counted).
+struct MemoryStats {
+  size_t current_bytes = 0;
+  size_t peak_bytes = 0;
+  size_t allocations = 0;  ///< allocations made since start-up
+};
+MemoryStats memory_stats();
+/// Sets the peak counter to the current usage.
+void reset_peak_memory();
+
+/// Statistics of the in-memory kernel cache.
+struct CacheStats {
+  size_t hits = 0;
+  size_t compiles = 0;
+  size_t kernels = 0;  ///< kernels held in memory now
+};
+CacheStats cache_stats();
+/// Drops every compiled kernel held in memory.
+void flush_kernel_cache();
+
+/// Packet width (SIMD lanes) of the host's LLVM backend: 16 (AVX-512), 8 (AVX2) or 4.
+int packet_width();
+/// Number of lanes each parallel task runs (a multiple of the packet width).
+void set_block_size(size_t lanes);
+size_t block_size();
+
+/// Prints the pending IR (everything reachable from live arrays), deterministically.
+std::string ir_listing();
+/// Number of live IR nodes (for tests of graph collapse and leaks).
+size_t live_nodes();
+
+}  // namespace kiln

@@ -1,0 +1,60 @@
+// The small interface every backend implements (LLVM, the reference interpreter, later
+// CUDA), and the factory that picks one. Core code never includes a backend's headers.
+#pragma once
+
+#include "eval/kernel_form.h"
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace kiln::detail {
+
+/// Shared with generated code: the first member is called for an out-of-range index in
+/// checked mode; the first report wins and is raised after the launch.
+struct CheckState {
+  void (*report)(CheckState* self, uint32_t statement, uint64_t index, uint64_t size);
+  std::atomic<uint32_t> failed{0};
+  uint32_t statement = 0;
+  uint64_t index = 0, size = 0;
+};
+void record_check_failure(CheckState* self, uint32_t statement, uint64_t index, uint64_t size);
+
+/// Everything one launch needs. Buffers: input slots first, then outputs.
+struct LaunchArgs {
+  size_t size = 0;
+  void* const* buffers = nullptr;
+  const uint64_t* buffer_sizes = nullptr;  ///< elements per slot (used by checks)
+  const uint64_t* params = nullptr;        ///< literal parameter block (for generalized kernels)
+  CheckState* check = nullptr;
+};
+
+/// Times of one compilation, in milliseconds.
+struct CompileTimes {
+  double codegen_ms = 0, compile_ms = 0;
+};
+
+class Kernel {
+ public:
+  virtual ~Kernel() = default;
+  virtual void launch(const LaunchArgs& args) const = 0;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual const char* name() const = 0;
+  /// Distinguishes backends in kernel hashes.
+  virtual uint32_t id() const = 0;
+  /// SIMD lanes of generated code.
+  virtual uint32_t packet_width() const = 0;
+  virtual std::unique_ptr<Kernel> compile(const KernelForm& form, CompileTimes& times) = 0;
+};
+
+/// The backend selected by Flag::Interpreter (the LLVM CPU backend otherwise).
+Backend& active_backend();
+Backend& llvm_backend();
+Backend& interpreter_backend();
+
+}  // namespace kiln::detail

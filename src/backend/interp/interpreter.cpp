@@ -1,0 +1,121 @@
+// The reference interpreter: runs a kernel form one lane at a time with the scalar op
+// semantics of src/ir/scalar_ops.h. It is slow and obviously correct, the oracle that the
+// LLVM backend is fuzzed against. Lanes run in order on one thread.
+#include "backend/backend.h"
+#include "ir/op_info.h"
+#include "ir/scalar_ops.h"
+
+#include <vector>
+
+namespace kiln::detail {
+namespace {
+
+class InterpretedKernel final : public Kernel {
+ public:
+  explicit InterpretedKernel(KernelForm form) : form_(std::move(form)) {
+    value_used_.resize(form_.statements.size());
+    for (uint32_t i = 0; i < form_.statements.size(); ++i) value_used_[i] = has_value_use(i);
+  }
+
+  void launch(const LaunchArgs& args) const override {
+    const auto& statements = form_.statements;
+    std::vector<uint64_t> values(statements.size());
+    for (size_t lane = 0; lane < args.size; ++lane)
+      for (size_t i = 0; i < statements.size(); ++i) values[i] = run(uint32_t(i), lane, values, args);
+  }
+
+ private:
+  uint64_t run(uint32_t position, size_t lane, const std::vector<uint64_t>& values,
+               const LaunchArgs& args) const {
+    const KernelStatement& s = form_.statements[position];
+    auto operand = [&](int k) { return values[s.operands[k]]; };
+    auto buffer = [&](int k) -> const KernelStatement& { return form_.statements[s.operands[k]]; };
+    switch (s.op) {
+      case Op::Literal: return store(s, lane, s.literal, args);
+      case Op::Counter: return store(s, lane, lane, args);
+      case Op::Data: {
+        if (!value_used_[position]) return 0;
+        size_t element = s.broadcast ? 0 : lane;
+        return store(s, lane, load_lane(s.type, slot_pointer(args, s.input_slot, s.type, element)), args);
+      }
+      case Op::Gather: {
+        uint32_t slot = buffer(0).input_slot;
+        if (!operand(2) || !in_range(position, slot, operand(1), args)) return store(s, lane, 0, args);
+        return store(s, lane, load_lane(s.type, slot_pointer(args, slot, s.type, operand(1))), args);
+      }
+      case Op::Scatter: {
+        uint32_t slot = buffer(0).input_slot;
+        if (operand(3) && in_range(position, slot, operand(2), args)) {
+          void* p = slot_pointer(args, slot, s.type, operand(2));
+          uint64_t old_value = load_lane(s.type, p);
+          store_lane(s.type, p, reduce_scalar(ReduceOp(s.literal), s.type, old_value, operand(1)));
+        }
+        return 0;
+      }
+      case Op::ScatterInc: {
+        uint32_t slot = buffer(0).input_slot;
+        uint64_t old_value = 0;
+        if (operand(2) && in_range(position, slot, operand(1), args)) {
+          void* p = slot_pointer(args, slot, VarType::UInt32, operand(1));
+          old_value = load_lane(VarType::UInt32, p);
+          store_lane(VarType::UInt32, p, uint32_t(old_value + 1));
+        }
+        return store(s, lane, old_value, args);
+      }
+      default: {
+        uint64_t a = op_arity(s.op) > 0 ? operand(0) : 0;
+        uint64_t b = op_arity(s.op) > 1 ? operand(1) : 0;
+        uint64_t c = op_arity(s.op) > 2 ? operand(2) : 0;
+        return store(s, lane, eval_scalar(s.op, s.type, s.operand_type, a, b, c), args);
+      }
+    }
+  }
+
+  bool has_value_use(uint32_t position) const {
+    for (const KernelStatement& user : form_.statements) {
+      int arity = op_arity(user.op);
+      bool memory = user.op == Op::Gather || user.op == Op::Scatter || user.op == Op::ScatterInc;
+      for (int k = memory ? 1 : 0; k < arity; ++k)
+        if (user.operands[k] == position) return true;
+    }
+    return form_.statements[position].output_slot != kNoSlot;
+  }
+
+  static void* slot_pointer(const LaunchArgs& args, uint32_t slot, VarType type, uint64_t element) {
+    return static_cast<uint8_t*>(args.buffers[slot]) + element * type_size(type);
+  }
+
+  bool in_range(uint32_t position, uint32_t slot, uint64_t index, const LaunchArgs& args) const {
+    if (!form_.checks) return true;
+    if (index < args.buffer_sizes[slot]) return true;
+    args.check->report(args.check, position, index, args.buffer_sizes[slot]);
+    return false;
+  }
+
+  uint64_t store(const KernelStatement& s, size_t lane, uint64_t value, const LaunchArgs& args) const {
+    if (s.output_slot != kNoSlot) store_lane(s.type, slot_pointer(args, s.output_slot, s.type, lane), value);
+    return value;
+  }
+
+  KernelForm form_;
+  std::vector<bool> value_used_;  ///< Data statements whose elements are read
+};
+
+class InterpreterBackend final : public Backend {
+ public:
+  const char* name() const override { return "interp"; }
+  uint32_t id() const override { return 2; }
+  uint32_t packet_width() const override { return 1; }
+  std::unique_ptr<Kernel> compile(const KernelForm& form, CompileTimes&) override {
+    return std::make_unique<InterpretedKernel>(form);
+  }
+};
+
+}  // namespace
+
+Backend& interpreter_backend() {
+  static InterpreterBackend backend;
+  return backend;
+}
+
+}  // namespace kiln::detail

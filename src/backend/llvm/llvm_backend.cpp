@@ -1,0 +1,207 @@
+// The LLVM CPU backend's runtime: compiles rendered IR text to relocatable object code
+// with LLVM's C API, loads it into an ORC LLJIT, and launches kernels over all cores with
+// oneTBB. Every LLVM call in Kiln lives in src/backend/llvm/.
+#include "backend/backend.h"
+#include "backend/llvm/llvm_render.h"
+
+#include <kiln/errors.h>
+#include <kiln/runtime.h>
+
+#include <llvm-c/Core.h>
+#include <llvm-c/Error.h>
+#include <llvm-c/IRReader.h>
+#include <llvm-c/LLJIT.h>
+#include <llvm-c/Orc.h>
+#include <llvm-c/Target.h>
+#include <llvm-c/TargetMachine.h>
+#include <llvm-c/Transforms/PassBuilder.h>
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include <chrono>
+#include <cstring>
+#include <mutex>
+#include <string>
+
+namespace kiln::detail {
+namespace {
+
+using KernelFunction = void (*)(uint64_t start, uint64_t end, void* const* buffers,
+                                const uint64_t* sizes, const uint64_t* params, CheckState* check);
+
+std::string take_message(char* message) {
+  std::string text = message ? message : "";
+  if (message) LLVMDisposeMessage(message);
+  return text;
+}
+std::string take_error(LLVMErrorRef error) { return take_message(LLVMGetErrorMessage(error)); }
+
+double ms_between(std::chrono::steady_clock::time_point a, std::chrono::steady_clock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+/// The host target, the JIT, and the compile lock (LLVM contexts are used one at a time).
+class LlvmJit {
+ public:
+  LlvmJit() {
+    LLVMInitializeNativeTarget();
+    LLVMInitializeNativeAsmPrinter();
+    triple_ = take_message(LLVMGetDefaultTargetTriple());
+    cpu_ = take_message(LLVMGetHostCPUName());
+    features_ = take_message(LLVMGetHostCPUFeatures());
+    LLVMTargetRef target;
+    char* message = nullptr;
+    if (LLVMGetTargetFromTriple(triple_.c_str(), &target, &message))
+      throw InternalError("kiln: LLVM has no target for " + triple_ + ": " + take_message(message));
+    machine_ = LLVMCreateTargetMachine(target, triple_.c_str(), cpu_.c_str(), features_.c_str(),
+                                       LLVMCodeGenLevelAggressive, LLVMRelocPIC, LLVMCodeModelJITDefault);
+    bool avx512 = has_feature("+avx512f"), avx2 = has_feature("+avx2");
+    width_ = avx512 ? 16 : avx2 ? 8 : 4;
+    vector_bits_ = avx512 ? 512 : avx2 ? 256 : 128;
+
+    LLVMOrcLLJITBuilderRef builder = LLVMOrcCreateLLJITBuilder();
+    if (LLVMErrorRef error = LLVMOrcCreateLLJIT(&jit_, builder))
+      throw InternalError("kiln: could not create the ORC JIT: " + take_error(error));
+    LLVMOrcDefinitionGeneratorRef process_symbols;
+    if (LLVMErrorRef error = LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess(
+            &process_symbols, LLVMOrcLLJITGetGlobalPrefix(jit_), nullptr, nullptr))
+      throw InternalError("kiln: ORC symbol generator: " + take_error(error));
+    LLVMOrcJITDylibAddGenerator(LLVMOrcLLJITGetMainJITDylib(jit_), process_symbols);
+  }
+
+  uint32_t width() const { return width_; }
+  int vector_bits() const { return vector_bits_; }
+
+  /// IR text -> optimized relocatable object code.
+  LLVMMemoryBufferRef compile_object(const std::string& ir, const std::string& name) {
+    LLVMContextRef context = LLVMContextCreate();
+    LLVMMemoryBufferRef source =
+        LLVMCreateMemoryBufferWithMemoryRangeCopy(ir.data(), ir.size(), name.c_str());
+    LLVMModuleRef module = nullptr;
+    char* message = nullptr;
+    if (LLVMParseIRInContext(context, source, &module, &message)) {
+      std::string text = take_message(message);
+      LLVMContextDispose(context);
+      throw InternalError("kiln: generated LLVM IR does not parse (a Kiln bug): " + text + "\n" + ir);
+    }
+    LLVMSetTarget(module, triple_.c_str());
+    LLVMTargetDataRef layout = LLVMCreateTargetDataLayout(machine_);
+    LLVMSetModuleDataLayout(module, layout);
+    LLVMDisposeTargetData(layout);
+
+    LLVMPassBuilderOptionsRef options = LLVMCreatePassBuilderOptions();
+    // The code is vectorized already; the loop and SLP vectorizers would only cost time.
+    LLVMPassBuilderOptionsSetLoopVectorization(options, 0);
+    LLVMPassBuilderOptionsSetSLPVectorization(options, 0);
+    LLVMPassBuilderOptionsSetLoopUnrolling(options, 0);
+    LLVMErrorRef error = LLVMRunPasses(module, "default<O3>", machine_, options);
+    LLVMDisposePassBuilderOptions(options);
+    if (error) {
+      LLVMDisposeModule(module);
+      LLVMContextDispose(context);
+      throw InternalError("kiln: LLVM optimization failed: " + take_error(error));
+    }
+    LLVMMemoryBufferRef object = nullptr;
+    if (LLVMTargetMachineEmitToMemoryBuffer(machine_, module, LLVMObjectFile, &message, &object)) {
+      std::string text = take_message(message);
+      LLVMDisposeModule(module);
+      LLVMContextDispose(context);
+      throw InternalError("kiln: LLVM code generation failed: " + text);
+    }
+    LLVMDisposeModule(module);
+    LLVMContextDispose(context);
+    return object;
+  }
+
+  /// Loads object code under its own resource tracker and returns the entry point.
+  KernelFunction load(LLVMMemoryBufferRef object, const std::string& name, LLVMOrcResourceTrackerRef& tracker) {
+    tracker = LLVMOrcJITDylibCreateResourceTracker(LLVMOrcLLJITGetMainJITDylib(jit_));
+    if (LLVMErrorRef error = LLVMOrcLLJITAddObjectFileWithRT(jit_, tracker, object))
+      throw InternalError("kiln: ORC could not load kernel " + name + ": " + take_error(error));
+    LLVMOrcExecutorAddress address = 0;
+    if (LLVMErrorRef error = LLVMOrcLLJITLookup(jit_, &address, name.c_str()))
+      throw InternalError("kiln: kernel symbol " + name + " not found: " + take_error(error));
+    return reinterpret_cast<KernelFunction>(address);
+  }
+
+  std::mutex mutex;
+
+ private:
+  bool has_feature(const char* feature) const {
+    return (features_ + ",").find(std::string(feature) + ",") != std::string::npos;
+  }
+
+  std::string triple_, cpu_, features_;
+  LLVMTargetMachineRef machine_ = nullptr;
+  LLVMOrcLLJITRef jit_ = nullptr;
+  uint32_t width_ = 4;
+  int vector_bits_ = 128;
+};
+
+LlvmJit& jit() {
+  static LlvmJit* instance = new LlvmJit();  // lives as long as the process: kernels point into it
+  return *instance;
+}
+
+class LlvmKernel final : public Kernel {
+ public:
+  LlvmKernel(KernelFunction entry, LLVMOrcResourceTrackerRef tracker) : entry_(entry), tracker_(tracker) {}
+  ~LlvmKernel() override {
+    std::lock_guard<std::mutex> lock(jit().mutex);
+    LLVMErrorRef error = LLVMOrcResourceTrackerRemove(tracker_);
+    if (error) LLVMConsumeError(error);
+    LLVMOrcReleaseResourceTracker(tracker_);
+  }
+
+  void launch(const LaunchArgs& args) const override {
+    size_t block = block_size();
+    size_t blocks = (args.size + block - 1) / block;
+    if (blocks <= 1) {
+      entry_(0, args.size, args.buffers, args.buffer_sizes, args.params, args.check);
+      return;
+    }
+    tbb::parallel_for(tbb::blocked_range<size_t>(0, blocks, 1), [&](const tbb::blocked_range<size_t>& range) {
+      for (size_t b = range.begin(); b != range.end(); ++b) {
+        size_t start = b * block, end = std::min(args.size, start + block);
+        entry_(start, end, args.buffers, args.buffer_sizes, args.params, args.check);
+      }
+    });
+  }
+
+ private:
+  KernelFunction entry_;
+  LLVMOrcResourceTrackerRef tracker_;
+};
+
+class LlvmBackend final : public Backend {
+ public:
+  const char* name() const override { return "llvm"; }
+  uint32_t id() const override { return 1; }
+  uint32_t packet_width() const override { return jit().width(); }
+
+  std::unique_ptr<Kernel> compile(const KernelForm& form, CompileTimes& times) override {
+    LlvmJit& j = jit();
+    std::lock_guard<std::mutex> lock(j.mutex);
+    std::string name = "kiln_kernel_" + form.hash(id()).hex();
+    auto t0 = std::chrono::steady_clock::now();
+    std::string ir = render_llvm_ir(form, name, j.vector_bits());
+    auto t1 = std::chrono::steady_clock::now();
+    LLVMMemoryBufferRef object = j.compile_object(ir, name);
+    LLVMOrcResourceTrackerRef tracker = nullptr;
+    KernelFunction entry = j.load(object, name, tracker);
+    auto t2 = std::chrono::steady_clock::now();
+    times.codegen_ms = ms_between(t0, t1);
+    times.compile_ms = ms_between(t1, t2);
+    return std::make_unique<LlvmKernel>(entry, tracker);
+  }
+};
+
+}  // namespace
+
+Backend& llvm_backend() {
+  static LlvmBackend backend;
+  return backend;
+}
+
+}  // namespace kiln::detail

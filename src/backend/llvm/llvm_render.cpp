@@ -1,0 +1,476 @@
+// Kernel form -> LLVM IR text. Each statement becomes one vector SSA value of
+// form.packet_width lanes; every memory access is masked by the lanes still inside
+// [start, end), so one loop body serves full packets and the tail. Edge-case semantics
+// match src/ir/scalar_ops.h (the fuzzer checks it): guarded integer division, shifts that
+// saturate, saturating float->int casts.
+#include "backend/llvm/llvm_render.h"
+
+#include <kiln/errors.h>
+
+#include "ir/op_info.h"
+
+#include <set>
+#include <sstream>
+#include <vector>
+
+namespace kiln::detail {
+namespace {
+
+/// Scalar LLVM type of a value in registers (Bool is i1).
+const char* scalar_type(VarType t) {
+  switch (t) {
+    case VarType::Bool: return "i1";
+    case VarType::Int32: case VarType::UInt32: return "i32";
+    case VarType::Int64: case VarType::UInt64: return "i64";
+    case VarType::Float32: return "float";
+    case VarType::Float64: return "double";
+  }
+  return "?";
+}
+/// Scalar LLVM type of a value in memory (Bool is one byte).
+const char* memory_type(VarType t) { return t == VarType::Bool ? "i8" : scalar_type(t); }
+/// Suffix of overloaded intrinsic names ("f32", "i1", ...).
+std::string mangle(const char* scalar) {
+  std::string s = scalar;
+  if (s == "float") return "f32";
+  if (s == "double") return "f64";
+  return s;
+}
+unsigned bit_width(VarType t) { return t == VarType::Bool ? 1 : unsigned(type_size(t) * 8); }
+
+class Renderer {
+ public:
+  Renderer(const KernelForm& form, int vector_bits)
+      : form_(form), width_(form.packet_width), vector_bits_(vector_bits),
+        names_(form.statements.size()) {}
+
+  std::string render(const std::string& name) {
+    find_value_uses();
+    entry_ << "entry:\n";
+    for (uint32_t slot = 0; slot < form_.input_count + form_.output_count; ++slot) {
+      entry_ << "  %buf.p" << slot << " = getelementptr inbounds ptr, ptr %buffers, i64 " << slot << "\n";
+      entry_ << "  %buf" << slot << " = load ptr, ptr %buf.p" << slot << ", align 8\n";
+    }
+    splat(entry_, "end.v", "i64", "%end");
+    block_ = "loop";
+    body_ << "loop:\n";
+    body_ << "  %i = phi i64 [ %start, %entry ], [ %i.next, %latch ]\n";
+    splat(body_, "i.v", "i64", "%i");
+    body_ << "  %lane = add " << vec("i64") << " %i.v, " << lane_offsets() << "\n";
+    body_ << "  %active = icmp ult " << vec("i64") << " %lane, %end.v\n";
+    for (uint32_t i = 0; i < form_.statements.size(); ++i) {
+      emit(i);
+      const KernelStatement& s = form_.statements[i];
+      if (s.output_slot != kNoSlot) store_output(i);
+    }
+    body_ << "  br label %latch\nlatch:\n";
+    body_ << "  %i.next = add i64 %i, " << width_ << "\n";
+    body_ << "  %more = icmp ult i64 %i.next, %end\n";
+    body_ << "  br i1 %more, label %loop, label %exit\nexit:\n  ret void\n}\n";
+    entry_ << "  br label %loop\n";
+
+    std::ostringstream out;
+    out << "; kiln kernel, " << width_ << " lanes\n";
+    out << "define void @" << name
+        << "(i64 %start, i64 %end, ptr noalias nocapture readonly %buffers, ptr noalias nocapture "
+           "readonly %sizes, ptr noalias nocapture readonly %params, ptr %check) #0 {\n";
+    out << entry_.str() << body_.str() << "\n";
+    for (const std::string& d : declarations_) out << d << "\n";
+    out << "\nattributes #0 = { nounwind \"min-legal-vector-width\"=\"" << vector_bits_
+        << "\" \"prefer-vector-width\"=\"" << vector_bits_ << "\" }\n";
+    return out.str();
+  }
+
+ private:
+  // ---- types and constants ----
+  std::string vec(const std::string& scalar) const {
+    return "<" + std::to_string(width_) + " x " + scalar + ">";
+  }
+  std::string vec(VarType t) const { return vec(scalar_type(t)); }
+  std::string vmangle(const std::string& scalar) const {
+    return "v" + std::to_string(width_) + mangle(scalar.c_str());
+  }
+  /// A vector constant with every lane `value` (LLVM constant syntax).
+  std::string splat_const(const std::string& scalar, const std::string& value) const {
+    std::string s = "<";
+    for (uint32_t i = 0; i < width_; ++i) s += (i ? ", " : "") + scalar + " " + value;
+    return s + ">";
+  }
+  std::string lane_offsets() const {
+    std::string s = "<";
+    for (uint32_t i = 0; i < width_; ++i) s += (i ? ", i64 " : "i64 ") + std::to_string(i);
+    return s + ">";
+  }
+  /// Writes instructions that broadcast scalar SSA value `value` into vector `%tag`.
+  void splat(std::ostringstream& out, const std::string& tag, const std::string& scalar,
+             const std::string& value) {
+    out << "  %" << tag << ".ins = insertelement " << vec(scalar) << " poison, " << scalar << " "
+        << value << ", i64 0\n";
+    out << "  %" << tag << " = shufflevector " << vec(scalar) << " %" << tag << ".ins, "
+        << vec(scalar) << " poison, " << vec("i32") << " zeroinitializer\n";
+  }
+
+  std::string temp() { return "%t" + std::to_string(next_temp_++); }
+  std::string label(uint32_t position, const char* what) {
+    return "s" + std::to_string(position) + "." + what;
+  }
+  void start_block(const std::string& name) {
+    body_ << name << ":\n";
+    block_ = name;
+  }
+
+  /// Calls an intrinsic, declaring it on first use.
+  std::string call(const std::string& result_type, const std::string& intrinsic,
+                   const std::vector<std::pair<std::string, std::string>>& args) {
+    std::string decl = "declare " + result_type + " @" + intrinsic + "(";
+    std::string use = "call " + result_type + " @" + intrinsic + "(";
+    for (size_t k = 0; k < args.size(); ++k) {
+      decl += (k ? ", " : "") + args[k].first;
+      use += (k ? ", " : "") + args[k].first + " " + args[k].second;
+    }
+    declarations_.insert(decl + ")");
+    if (result_type == "void") {
+      body_ << "  " << use << ")\n";
+      return "";
+    }
+    std::string t = temp();
+    body_ << "  " << t << " = " << use << ")\n";
+    return t;
+  }
+  std::string instr(const std::string& text) {
+    std::string t = temp();
+    body_ << "  " << t << " = " << text << "\n";
+    return t;
+  }
+
+  // ---- statements ----
+  void find_value_uses() {
+    value_used_.assign(form_.statements.size(), false);
+    for (const KernelStatement& s : form_.statements) {
+      bool memory = s.op == Op::Gather || s.op == Op::Scatter || s.op == Op::ScatterInc;
+      for (int k = memory ? 1 : 0; k < op_arity(s.op); ++k) value_used_[s.operands[k]] = true;
+    }
+    for (uint32_t i = 0; i < form_.statements.size(); ++i)
+      if (form_.statements[i].output_slot != kNoSlot) value_used_[i] = true;
+  }
+
+  const std::string& arg(const KernelStatement& s, int k) const { return names_[s.operands[k]]; }
+  VarType arg_type(const KernelStatement& s, int k) const { return form_.statements[s.operands[k]].type; }
+
+  void emit(uint32_t position) {
+    const KernelStatement& s = form_.statements[position];
+    std::string& out = names_[position];
+    const VarType t = s.type;
+    const std::string vt = vec(t);
+    const bool fp = is_float(t), sgn = is_signed_int(t);
+    switch (s.op) {
+      case Op::Literal: out = literal(position, s); return;
+      case Op::Counter: out = instr("trunc " + vec("i64") + " %lane to " + vec("i32")); return;
+      case Op::Data: if (value_used_[position]) out = load_input(position, s); return;
+      case Op::Add: out = instr(std::string(fp ? "fadd " : "add ") + vt + " " + arg(s, 0) + ", " + arg(s, 1)); return;
+      case Op::Sub: out = instr(std::string(fp ? "fsub " : "sub ") + vt + " " + arg(s, 0) + ", " + arg(s, 1)); return;
+      case Op::Mul: out = instr(std::string(fp ? "fmul " : "mul ") + vt + " " + arg(s, 0) + ", " + arg(s, 1)); return;
+      case Op::Div:
+      case Op::Mod: out = fp ? instr("fdiv " + vt + " " + arg(s, 0) + ", " + arg(s, 1)) : int_divide(s); return;
+      case Op::Min:
+      case Op::Max: {
+        bool is_min = s.op == Op::Min;
+        std::string fn = fp ? (is_min ? "minnum" : "maxnum") : sgn ? (is_min ? "smin" : "smax") : (is_min ? "umin" : "umax");
+        out = call(vt, "llvm." + fn + "." + vmangle(scalar_type(t)), {{vt, arg(s, 0)}, {vt, arg(s, 1)}});
+        return;
+      }
+      case Op::And: out = instr("and " + vt + " " + arg(s, 0) + ", " + arg(s, 1)); return;
+      case Op::Or: out = instr("or " + vt + " " + arg(s, 0) + ", " + arg(s, 1)); return;
+      case Op::Xor: out = instr("xor " + vt + " " + arg(s, 0) + ", " + arg(s, 1)); return;
+      case Op::Not: out = instr("xor " + vt + " " + arg(s, 0) + ", " + splat_const(scalar_type(t), t == VarType::Bool ? "true" : "-1")); return;
+      case Op::Neg: out = fp ? instr("fneg " + vt + " " + arg(s, 0)) : instr("sub " + vt + " zeroinitializer, " + arg(s, 0)); return;
+      case Op::Abs:
+        if (fp) out = call(vt, "llvm.fabs." + vmangle(scalar_type(t)), {{vt, arg(s, 0)}});
+        else if (sgn) out = call(vt, "llvm.abs." + vmangle(scalar_type(t)), {{vt, arg(s, 0)}, {"i1", "false"}});
+        else out = arg(s, 0);
+        return;
+      case Op::Sqrt: out = call(vt, "llvm.sqrt." + vmangle(scalar_type(t)), {{vt, arg(s, 0)}}); return;
+      case Op::Rcp: out = instr("fdiv " + vt + " " + splat_const(scalar_type(t), "1.0") + ", " + arg(s, 0)); return;
+      case Op::Rsqrt: {
+        std::string root = call(vt, "llvm.sqrt." + vmangle(scalar_type(t)), {{vt, arg(s, 0)}});
+        out = instr("fdiv " + vt + " " + splat_const(scalar_type(t), "1.0") + ", " + root);
+        return;
+      }
+      case Op::Floor: out = call(vt, "llvm.floor." + vmangle(scalar_type(t)), {{vt, arg(s, 0)}}); return;
+      case Op::Ceil: out = call(vt, "llvm.ceil." + vmangle(scalar_type(t)), {{vt, arg(s, 0)}}); return;
+      case Op::Trunc: out = call(vt, "llvm.trunc." + vmangle(scalar_type(t)), {{vt, arg(s, 0)}}); return;
+      case Op::Round: out = call(vt, "llvm.roundeven." + vmangle(scalar_type(t)), {{vt, arg(s, 0)}}); return;
+      case Op::Shl:
+      case Op::Shr: out = shift(s); return;
+      case Op::Eq: case Op::Ne: case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: out = compare(s); return;
+      case Op::Fma:
+        if (fp) out = call(vt, "llvm.fma." + vmangle(scalar_type(t)), {{vt, arg(s, 0)}, {vt, arg(s, 1)}, {vt, arg(s, 2)}});
+        else out = instr("add " + vt + " " + instr("mul " + vt + " " + arg(s, 0) + ", " + arg(s, 1)) + ", " + arg(s, 2));
+        return;
+      case Op::Select: out = instr("select " + vec("i1") + " " + arg(s, 0) + ", " + vt + " " + arg(s, 1) + ", " + vt + " " + arg(s, 2)); return;
+      case Op::Cast: out = cast(s); return;
+      case Op::Bitcast: out = instr("bitcast " + vec(s.operand_type) + " " + arg(s, 0) + " to " + vt); return;
+      case Op::Gather: out = gather(position, s); return;
+      case Op::Scatter: scatter(position, s); return;
+      case Op::ScatterInc: out = scatter_inc(position, s); return;
+    }
+    throw InternalError(std::string("kiln: LLVM backend: no lowering for ") + op_name(s.op));
+  }
+
+  std::string literal(uint32_t position, const KernelStatement& s) {
+    std::string scalar = scalar_type(s.type);
+    std::string tag = "lit" + std::to_string(position);
+    std::string value;
+    if (s.type == VarType::Bool) {
+      value = s.literal ? "true" : "false";
+    } else if (is_float(s.type)) {
+      const char* int_type = s.type == VarType::Float32 ? "i32" : "i64";
+      entry_ << "  %" << tag << ".bits = bitcast " << int_type << " " << int64_t(s.type == VarType::Float32 ? int64_t(int32_t(uint32_t(s.literal))) : int64_t(s.literal))
+             << " to " << scalar << "\n";
+      value = "%" + tag + ".bits";
+    } else {
+      value = std::to_string(s.type == VarType::Int32 || s.type == VarType::UInt32 ? int64_t(int32_t(uint32_t(s.literal))) : int64_t(s.literal));
+    }
+    splat(entry_, tag, scalar, value);
+    return "%" + tag;
+  }
+
+  /// Converts a loaded memory vector (i8 for Bool) to its register form.
+  std::string from_memory(VarType t, const std::string& v, std::ostringstream& out, const std::string& tag) {
+    if (t != VarType::Bool) return v;
+    out << "  %" << tag << ".b = icmp ne " << vec("i8") << " " << v << ", zeroinitializer\n";
+    return "%" + tag + ".b";
+  }
+
+  std::string load_input(uint32_t position, const KernelStatement& s) {
+    std::string slot = std::to_string(s.input_slot);
+    std::string tag = "in" + std::to_string(position);
+    if (s.broadcast) {
+      entry_ << "  %" << tag << ".s = load " << memory_type(s.type) << ", ptr %buf" << slot << ", align " << type_size(s.type) << "\n";
+      std::string scalar = "%" + tag + ".s";
+      if (s.type == VarType::Bool) {
+        entry_ << "  %" << tag << ".sb = icmp ne i8 " << scalar << ", 0\n";
+        scalar = "%" + tag + ".sb";
+      }
+      splat(entry_, tag, scalar_type(s.type), scalar);
+      return "%" + tag;
+    }
+    std::string mt = memory_type(s.type);
+    std::string ptr = instr("getelementptr inbounds " + mt + ", ptr %buf" + slot + ", i64 %i");
+    std::string loaded = call(vec(mt), "llvm.masked.load." + vmangle(mt) + ".p0",
+                              {{"ptr", ptr}, {"i32", std::to_string(type_size(s.type))}, {vec("i1"), "%active"}, {vec(mt), "poison"}});
+    return from_memory(s.type, loaded, body_, tag);
+  }
+
+  /// Register value -> memory form (Bool widened to i8).
+  std::string to_memory(VarType t, const std::string& v) {
+    if (t != VarType::Bool) return v;
+    return instr("zext " + vec("i1") + " " + v + " to " + vec("i8"));
+  }
+
+  void store_output(uint32_t position) {
+    const KernelStatement& s = form_.statements[position];
+    std::string mt = memory_type(s.type);
+    std::string ptr = instr("getelementptr inbounds " + mt + ", ptr %buf" + std::to_string(s.output_slot) + ", i64 %i");
+    call("void", "llvm.masked.store." + vmangle(mt) + ".p0",
+         {{vec(mt), to_memory(s.type, names_[position])}, {"ptr", ptr}, {"i32", std::to_string(type_size(s.type))}, {vec("i1"), "%active"}});
+  }
+
+  std::string int_divide(const KernelStatement& s) {
+    const VarType t = s.type;
+    const std::string vt = vec(t), sc = scalar_type(t);
+    const bool sgn = is_signed_int(t);
+    std::string zero = instr("icmp eq " + vt + " " + arg(s, 1) + ", zeroinitializer");
+    std::string unsafe = zero;
+    if (sgn) {
+      std::string min_value = t == VarType::Int32 ? "-2147483648" : "-9223372036854775808";
+      std::string is_min = instr("icmp eq " + vt + " " + arg(s, 0) + ", " + splat_const(sc, min_value));
+      std::string is_m1 = instr("icmp eq " + vt + " " + arg(s, 1) + ", " + splat_const(sc, "-1"));
+      unsafe = instr("or " + vec("i1") + " " + zero + ", " + instr("and " + vec("i1") + " " + is_min + ", " + is_m1));
+    }
+    std::string divisor = instr("select " + vec("i1") + " " + unsafe + ", " + vt + " " + splat_const(sc, "1") + ", " + vt + " " + arg(s, 1));
+    bool div = s.op == Op::Div;
+    std::string q = instr(std::string(div ? (sgn ? "sdiv " : "udiv ") : (sgn ? "srem " : "urem ")) + vt + " " + arg(s, 0) + ", " + divisor);
+    // x / 0 == 0 and x % 0 == x; MIN / -1 == MIN / 1 and MIN % -1 == MIN % 1 == 0 already.
+    return instr("select " + vec("i1") + " " + zero + ", " + vt + " " + (div ? "zeroinitializer" : arg(s, 0)) + ", " + vt + " " + q);
+  }
+
+  std::string shift(const KernelStatement& s) {
+    const VarType t = s.type;
+    const std::string vt = vec(t), sc = scalar_type(t);
+    std::string bits = std::to_string(bit_width(t));
+    if (s.op == Op::Shr && is_signed_int(t)) {
+      std::string count = call(vt, "llvm.umin." + vmangle(sc), {{vt, arg(s, 1)}, {vt, splat_const(sc, std::to_string(bit_width(t) - 1))}});
+      return instr("ashr " + vt + " " + arg(s, 0) + ", " + count);
+    }
+    std::string too_far = instr("icmp uge " + vt + " " + arg(s, 1) + ", " + splat_const(sc, bits));
+    std::string shifted = instr(std::string(s.op == Op::Shl ? "shl " : "lshr ") + vt + " " + arg(s, 0) + ", " + arg(s, 1));
+    return instr("select " + vec("i1") + " " + too_far + ", " + vt + " zeroinitializer, " + vt + " " + shifted);
+  }
+
+  std::string compare(const KernelStatement& s) {
+    const VarType t = s.operand_type;
+    static const char* fcmp[] = {"oeq", "une", "olt", "ole", "ogt", "oge"};
+    static const char* icmp_signed[] = {"eq", "ne", "slt", "sle", "sgt", "sge"};
+    static const char* icmp_unsigned[] = {"eq", "ne", "ult", "ule", "ugt", "uge"};
+    int k = int(s.op) - int(Op::Eq);
+    std::string pred = is_float(t) ? fcmp[k] : is_signed_int(t) ? icmp_signed[k] : icmp_unsigned[k];
+    return instr(std::string(is_float(t) ? "fcmp " : "icmp ") + pred + " " + vec(t) + " " + arg(s, 0) + ", " + arg(s, 1));
+  }
+
+  std::string cast(const KernelStatement& s) {
+    const VarType from = s.operand_type, to = s.type;
+    const std::string a = arg(s, 0), vf = vec(from), vt = vec(to);
+    if (to == VarType::Bool)
+      return instr(std::string(is_float(from) ? "fcmp une " : "icmp ne ") + vf + " " + a + ", zeroinitializer");
+    if (from == VarType::Bool)
+      return instr(std::string(is_float(to) ? "uitofp " : "zext ") + vf + " " + a + " to " + vt);
+    if (is_int(from) && is_int(to)) {
+      if (bit_width(from) == bit_width(to)) return a;
+      if (bit_width(from) > bit_width(to)) return instr("trunc " + vf + " " + a + " to " + vt);
+      return instr(std::string(is_signed_int(from) ? "sext " : "zext ") + vf + " " + a + " to " + vt);
+    }
+    if (is_int(from)) return instr(std::string(is_signed_int(from) ? "sitofp " : "uitofp ") + vf + " " + a + " to " + vt);
+    if (is_int(to)) {
+      std::string fn = std::string(is_signed_int(to) ? "llvm.fptosi.sat." : "llvm.fptoui.sat.") +
+                       vmangle(scalar_type(to)) + "." + vmangle(scalar_type(from));
+      return call(vt, fn, {{vf, a}});
+    }
+    if (from == to) return a;
+    return instr(std::string(bit_width(from) < bit_width(to) ? "fpext " : "fptrunc ") + vf + " " + a + " to " + vt);
+  }
+
+  /// Lane addresses into the buffer of statement `buffer` at UInt32 indices `index`.
+  std::string addresses(const KernelStatement& buffer, VarType t, const std::string& index64) {
+    return instr("getelementptr " + std::string(memory_type(t)) + ", ptr %buf" + std::to_string(buffer.input_slot) + ", " + vec("i64") + " " + index64);
+  }
+
+  /// The active mask of a memory access; in checked mode, reports and drops lanes whose
+  /// index is out of range.
+  std::string checked_mask(uint32_t position, const KernelStatement& buffer, const std::string& mask,
+                           const std::string& index64) {
+    std::string active = instr("and " + vec("i1") + " %active, " + mask);
+    if (!form_.checks) return active;
+    std::string slot = std::to_string(buffer.input_slot);
+    std::string size_ptr = instr("getelementptr inbounds i64, ptr %sizes, i64 " + slot);
+    std::string size = instr("load i64, ptr " + size_ptr + ", align 8");
+    std::string size_v0 = instr("insertelement " + vec("i64") + " poison, i64 " + size + ", i64 0");
+    std::string size_v = instr("shufflevector " + vec("i64") + " " + size_v0 + ", " + vec("i64") + " poison, " + vec("i32") + " zeroinitializer");
+    std::string outside = instr("icmp uge " + vec("i64") + " " + index64 + ", " + size_v);
+    std::string bad = instr("and " + vec("i1") + " " + active + ", " + outside);
+    std::string any = call("i1", "llvm.vector.reduce.or." + vmangle("i1"), {{vec("i1"), bad}});
+    std::string report = label(position, "report"), resume = label(position, "resume");
+    body_ << "  br i1 " << any << ", label %" << report << ", label %" << resume << "\n";
+    start_block(report);
+    std::string bits = instr("bitcast " + vec("i1") + " " + bad + " to i" + std::to_string(width_));
+    std::string bits64 = width_ == 64 ? bits : instr("zext i" + std::to_string(width_) + " " + bits + " to i64");
+    std::string lane = call("i64", "llvm.cttz.i64", {{"i64", bits64}, {"i1", "true"}});
+    std::string bad_index = instr("extractelement " + vec("i64") + " " + index64 + ", i64 " + lane);
+    std::string fn = instr("load ptr, ptr %check, align 8");
+    body_ << "  call void " << fn << "(ptr %check, i32 " << position << ", i64 " << bad_index << ", i64 " << size << ")\n";
+    body_ << "  br label %" << resume << "\n";
+    start_block(resume);
+    std::string inside = instr("xor " + vec("i1") + " " + outside + ", " + splat_const("i1", "true"));
+    return instr("and " + vec("i1") + " " + active + ", " + inside);
+  }
+
+  std::string widen_index(const std::string& index) {
+    return instr("zext " + vec("i32") + " " + index + " to " + vec("i64"));
+  }
+
+  std::string gather(uint32_t position, const KernelStatement& s) {
+    const KernelStatement& buffer = form_.statements[s.operands[0]];
+    std::string index64 = widen_index(arg(s, 1));
+    std::string mask = checked_mask(position, buffer, arg(s, 2), index64);
+    std::string ptrs = addresses(buffer, s.type, index64);
+    std::string mt = memory_type(s.type);
+    std::string loaded = call(vec(mt), "llvm.masked.gather." + vmangle(mt) + "." + vmangle("p0"),
+                              {{vec("ptr"), ptrs}, {"i32", std::to_string(type_size(s.type))}, {vec("i1"), mask}, {vec(mt), "zeroinitializer"}});
+    return from_memory(s.type, loaded, body_, "g" + std::to_string(position));
+  }
+
+  /// Emits a loop over the set lanes of `mask`; `per_lane(lane, index64)` writes its body
+  /// and may return a value to insert into the result vector (ScatterInc).
+  template <typename PerLane>
+  std::string lane_loop(uint32_t position, const std::string& mask, const std::string& index64,
+                        const std::string& result_type, PerLane per_lane) {
+    std::string bits = instr("bitcast " + vec("i1") + " " + mask + " to i" + std::to_string(width_));
+    std::string bits64 = width_ == 64 ? bits : instr("zext i" + std::to_string(width_) + " " + bits + " to i64");
+    std::string before = block_, head = label(position, "head"), body = label(position, "lane"), done = label(position, "done");
+    std::string p = "%s" + std::to_string(position);
+    body_ << "  br label %" << head << "\n";
+    start_block(head);
+    body_ << "  " << p << ".m = phi i64 [ " << bits64 << ", %" << before << " ], [ " << p << ".mnext, %" << body << " ]\n";
+    if (!result_type.empty())
+      body_ << "  " << p << ".acc = phi " << result_type << " [ zeroinitializer, %" << before << " ], [ " << p << ".accnext, %" << body << " ]\n";
+    body_ << "  " << p << ".none = icmp eq i64 " << p << ".m, 0\n";
+    body_ << "  br i1 " << p << ".none, label %" << done << ", label %" << body << "\n";
+    start_block(body);
+    std::string lane = call("i64", "llvm.cttz.i64", {{"i64", p + ".m"}, {"i1", "true"}});
+    std::string lower = instr("sub i64 " + p + ".m, 1");
+    body_ << "  " << p << ".mnext = and i64 " << p << ".m, " << lower << "\n";
+    std::string idx = instr("extractelement " + vec("i64") + " " + index64 + ", i64 " + lane);
+    std::string value = per_lane(lane, idx);
+    if (!result_type.empty())
+      body_ << "  " << p << ".accnext = insertelement " << result_type << " " << p << ".acc, i32 " << value << ", i64 " << lane << "\n";
+    body_ << "  br label %" << head << "\n";
+    start_block(done);
+    return result_type.empty() ? "" : p + ".acc";
+  }
+
+  void scatter(uint32_t position, const KernelStatement& s) {
+    const KernelStatement& buffer = form_.statements[s.operands[0]];
+    std::string index64 = widen_index(arg(s, 2));
+    std::string mask = checked_mask(position, buffer, arg(s, 3), index64);
+    const VarType t = s.type;
+    std::string mt = memory_type(t);
+    auto reduce = ReduceOp(s.literal);
+    if (reduce == ReduceOp::None) {
+      std::string ptrs = addresses(buffer, t, index64);
+      call("void", "llvm.masked.scatter." + vmangle(mt) + "." + vmangle("p0"),
+           {{vec(mt), to_memory(t, arg(s, 1))}, {vec("ptr"), ptrs}, {"i32", std::to_string(type_size(t))}, {vec("i1"), mask}});
+      return;
+    }
+    const char* rmw = nullptr;
+    if (is_float(t)) rmw = reduce == ReduceOp::Add ? "fadd" : reduce == ReduceOp::Min ? "fmin" : "fmax";
+    else if (is_signed_int(t)) rmw = reduce == ReduceOp::Add ? "add" : reduce == ReduceOp::Min ? "min" : "max";
+    else rmw = reduce == ReduceOp::Add ? "add" : reduce == ReduceOp::Min ? "umin" : "umax";
+    std::string slot = std::to_string(buffer.input_slot);
+    std::string values = arg(s, 1);
+    lane_loop(position, mask, index64, "", [&](const std::string& lane, const std::string& idx) {
+      std::string ptr = instr("getelementptr " + mt + ", ptr %buf" + slot + ", i64 " + idx);
+      std::string v = instr("extractelement " + vec(t) + " " + values + ", i64 " + lane);
+      instr("atomicrmw " + std::string(rmw) + " ptr " + ptr + ", " + mt + " " + v + " monotonic, align " + std::to_string(type_size(t)));
+      return std::string();
+    });
+  }
+
+  std::string scatter_inc(uint32_t position, const KernelStatement& s) {
+    const KernelStatement& buffer = form_.statements[s.operands[0]];
+    std::string index64 = widen_index(arg(s, 1));
+    std::string mask = checked_mask(position, buffer, arg(s, 2), index64);
+    std::string slot = std::to_string(buffer.input_slot);
+    return lane_loop(position, mask, index64, vec("i32"), [&](const std::string&, const std::string& idx) {
+      std::string ptr = instr("getelementptr i32, ptr %buf" + slot + ", i64 " + idx);
+      return instr("atomicrmw add ptr " + ptr + ", i32 1 monotonic, align 4");
+    });
+  }
+
+  const KernelForm& form_;
+  const uint32_t width_;
+  const int vector_bits_;
+  std::vector<std::string> names_;
+  std::vector<bool> value_used_;
+  std::ostringstream entry_, body_;
+  std::set<std::string> declarations_;
+  std::string block_;
+  int next_temp_ = 0;
+};
+
+}  // namespace
+
+std::string render_llvm_ir(const KernelForm& form, const std::string& name, int vector_bits) {
+  return Renderer(form, vector_bits).render(name);
+}
+
+}  // namespace kiln::detail

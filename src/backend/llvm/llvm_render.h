@@ -1,0 +1,16 @@
+// Renders a canonical kernel form to LLVM IR text: a pure function (no LLVM library
+// calls), so it is golden-tested like any printer.
+#pragma once
+
+#include "eval/kernel_form.h"
+
+#include <string>
+
+namespace kiln::detail {
+
+/// LLVM IR of a function `name(i64 start, i64 end, ptr buffers, ptr sizes, ptr params,
+/// ptr check)` that runs lanes [start, end) of `form` in packets of form.packet_width
+/// lanes, with a masked tail. `vector_bits` is the widest native vector register.
+std::string render_llvm_ir(const KernelForm& form, const std::string& name, int vector_bits);
+
+}  // namespace kiln::detail

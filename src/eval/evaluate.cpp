@@ -1,0 +1,186 @@
+// The evaluation driver: group pending work by size, schedule each group into a canonical
+// kernel form, fetch or compile the kernel, launch it, and collapse the results.
+#include "eval/evaluate.h"
+
+#include <kiln/errors.h>
+
+#include "backend/backend.h"
+#include "cache/kernel_cache.h"
+#include "eval/schedule.h"
+#include "util/settings.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+namespace kiln::detail {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+std::string describe_statement(const ScheduledKernel& k, uint32_t position) {
+  Index index = k.statements[position];
+  std::string text = op_name(k.form.statements[position].op);
+  auto it = state().notes.find(index);
+  if (it != state().notes.end() && !it->second.label.empty()) text += " (label `" + it->second.label + "`)";
+  return text;
+}
+
+void log_launch(const ScheduledKernel& k, const Hash128& key, size_t size,
+                const CachedKernel& cached, double run_ms) {
+  if (!log_enabled(LogLevel::Info)) return;
+  size_t side_effects = 0;
+  for (const KernelStatement& s : k.form.statements)
+    side_effects += s.op == Op::Scatter || s.op == Op::ScatterInc;
+  char line[256];
+  if (cached.source == KernelSource::Compiled)
+    std::snprintf(line, sizeof(line),
+                  "launch %s n=%zu ops=%zu in=%u out=%u se=%zu codegen=%.3f ms compile=%.3f ms run=%.3f ms",
+                  key.hex().c_str(), size, k.form.op_count(), k.form.input_count, k.form.output_count,
+                  side_effects, cached.times.codegen_ms, cached.times.compile_ms, run_ms);
+  else
+    std::snprintf(line, sizeof(line), "launch %s n=%zu ops=%zu in=%u out=%u se=%zu cache hit run=%.3f ms",
+                  key.hex().c_str(), size, k.form.op_count(), k.form.input_count, k.form.output_count,
+                  side_effects, run_ms);
+  log(LogLevel::Info, line);
+  if (log_enabled(LogLevel::Debug)) log(LogLevel::Debug, print_kernel_form(k.form));
+}
+
+/// Runs one group's kernel and turns its outputs into Data nodes. Returns the error of a
+/// failed bounds check (empty when none) so the caller can finish collapsing first.
+std::string run_group(const KernelGroup& group) {
+  Backend& backend = active_backend();
+  ScheduledKernel k = schedule_kernel(group, flag(Flag::Checks), backend.packet_width());
+  const KernelForm& form = k.form;
+
+  std::vector<void*> buffers(form.input_count + form.output_count);
+  std::vector<uint64_t> sizes(buffers.size());
+  std::vector<std::shared_ptr<Buffer>> results(form.output_count);
+  for (uint32_t i = 0; i < form.input_count; ++i) {
+    const Node& n = node(k.inputs[i]);
+    buffers[i] = n.buffer->data();
+    sizes[i] = n.size;
+  }
+  for (uint32_t i = 0; i < form.output_count; ++i) {
+    const Node& n = node(k.outputs[i]);
+    results[i] = Buffer::allocate(group.size * type_size(n.type));
+    buffers[form.input_count + i] = results[i]->data();
+    sizes[form.input_count + i] = group.size;
+  }
+
+  CheckState check;
+  check.report = record_check_failure;
+  if (group.size > 0) {
+    Hash128 key = form.hash(backend.id());
+    CachedKernel cached = find_or_compile(backend, form, key);
+    LaunchArgs args;
+    args.size = group.size;
+    args.buffers = buffers.data();
+    args.buffer_sizes = sizes.data();
+    args.check = &check;
+    auto start = Clock::now();
+    cached.kernel->launch(args);
+    log_launch(k, key, group.size, cached, ms_since(start));
+  }
+
+  for (uint32_t i = 0; i < form.output_count; ++i) collapse_to_data(k.outputs[i], std::move(results[i]));
+  if (!check.failed) return {};
+  return "kiln: " + describe_statement(k, check.statement) + "(): index " + std::to_string(check.index) +
+         " is out of range for an array of " + std::to_string(check.size) +
+         " elements (checked mode); the lane was skipped. Fix the index computation or mask the lane.";
+}
+
+}  // namespace
+
+void record_check_failure(CheckState* self, uint32_t statement, uint64_t index, uint64_t size) {
+  uint32_t expected = 0;
+  if (self->failed.compare_exchange_strong(expected, 1)) {
+    self->statement = statement;
+    self->index = index;
+    self->size = size;
+  }
+}
+
+void evaluate(const Index* indices, size_t count) {
+  State& s = state();
+  std::vector<Index> roots;
+  for (size_t i = 0; i < count; ++i) {
+    if (!indices[i]) continue;
+    check_live(indices[i], "eval");
+    if (node(indices[i]).op != Op::Data) roots.push_back(indices[i]);
+  }
+  std::vector<Index> scheduled = std::move(s.scheduled);
+  s.scheduled.clear();
+  for (Index i : scheduled)
+    if (node(i).op != Op::Data) roots.push_back(i);
+  std::sort(roots.begin(), roots.end());
+  roots.erase(std::unique(roots.begin(), roots.end()), roots.end());
+  std::sort(roots.begin(), roots.end(), [](Index a, Index b) { return node(a).serial < node(b).serial; });
+
+  std::vector<Index> effects = std::move(s.side_effects);
+  s.side_effects.clear();
+  if (roots.empty() && effects.empty()) {
+    for (Index i : scheduled) dec_ref_int(i);
+    return;
+  }
+
+  std::string error;
+  for (const KernelGroup& group : group_by_size(roots, effects)) {
+    std::string group_error = run_group(group);
+    if (error.empty()) error = group_error;
+  }
+  for (Index e : effects) {
+    node(node(e).operands[0]).dirty_size = 0;
+    dec_ref_int(e);
+  }
+  for (Index i : scheduled) dec_ref_int(i);
+  if (!error.empty()) throw IndexError(error);
+}
+
+void eval(const Index* indices, size_t count) {
+  StateLock lock(state().mutex);
+  evaluate(indices, count);
+}
+
+void schedule(Index index) {
+  if (!index) return;
+  StateLock lock(state().mutex);
+  check_live(index, "schedule");
+  state().scheduled.push_back(index);
+  inc_ref_int(index);
+}
+
+const void* data(Index index) {
+  StateLock lock(state().mutex);
+  check_live(index, "data");
+  if (node(index).op != Op::Data || node(index).dirty_size) evaluate(&index, 1);
+  return node(index).buffer->data();
+}
+
+void read(Index index, size_t i, void* out) {
+  StateLock lock(state().mutex);
+  check_live(index, "read");
+  const Node& n = node(index);
+  if (i >= n.size)
+    throw IndexError("kiln: read(): index " + std::to_string(i) + " is out of range for an array of " +
+                     std::to_string(n.size) + " elements");
+  if (n.op == Op::Literal) {
+    std::memcpy(out, &n.literal, type_size(n.type));
+    return;
+  }
+  const uint8_t* p = static_cast<const uint8_t*>(data(index));
+  std::memcpy(out, p + i * type_size(node(index).type), type_size(node(index).type));
+}
+
+Backend& active_backend() { return flag(Flag::Interpreter) ? interpreter_backend() : llvm_backend(); }
+
+}  // namespace kiln
+
+namespace kiln {
+int packet_width() { return int(detail::llvm_backend().packet_width()); }
+}  // namespace kiln

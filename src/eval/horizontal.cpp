@@ -1,0 +1,187 @@
+// Horizontal operations (sum, prod, min, max, any, all, prefix_sum, compress, block_sum):
+// they evaluate their input and run on the host over fixed-size blocks with oneTBB.
+// Blocks have a fixed size and partial results combine in block order, so results do
+// not depend on the number of threads.
+#include <kiln/detail/trace_api.h>
+#include <kiln/errors.h>
+
+#include "eval/evaluate.h"
+#include "ir/node.h"
+
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+namespace kiln::detail {
+namespace {
+
+constexpr size_t kBlock = 1 << 14;
+
+template <typename Fn> decltype(auto) with_type(VarType type, Fn&& fn) {
+  switch (type) {
+    case VarType::Bool: return fn(bool{});
+    case VarType::Int32: return fn(int32_t{});
+    case VarType::UInt32: return fn(uint32_t{});
+    case VarType::Int64: return fn(int64_t{});
+    case VarType::UInt64: return fn(uint64_t{});
+    case VarType::Float32: return fn(float{});
+    case VarType::Float64: return fn(double{});
+  }
+  throw InternalError("kiln: invalid VarType");
+}
+
+/// Evaluates `index` and returns its elements and count.
+template <typename T> std::pair<const T*, size_t> input(Index index, const char* what) {
+  check_live(index, what);
+  if (node(index).op != Op::Data || node(index).dirty_size) evaluate(&index, 1);
+  return {static_cast<const T*>(node(index).buffer->data()), node(index).size};
+}
+
+template <typename T> Index output(VarType type, size_t count, T*& data) {
+  Index index = make_empty(type, count);
+  data = static_cast<T*>(node(index).buffer->data());
+  return index;
+}
+
+/// Applies `combine` over blocks in parallel, then over block results in order.
+template <typename T, typename Combine>
+T fold(const T* data, size_t n, T identity, Combine combine) {
+  size_t blocks = (n + kBlock - 1) / kBlock;
+  std::vector<T> partial(blocks, identity);
+  tbb::parallel_for(size_t(0), blocks, [&](size_t b) {
+    T acc = identity;
+    for (size_t i = b * kBlock, end = std::min(n, i + kBlock); i < end; ++i) acc = combine(acc, data[i]);
+    partial[b] = acc;
+  });
+  T acc = identity;
+  for (T p : partial) acc = combine(acc, p);
+  return acc;
+}
+
+template <typename T> T reduce_values(Reduction kind, const T* data, size_t n) {
+  if constexpr (std::is_same_v<T, bool>) {
+    if (kind == Reduction::Any) return fold<bool>(data, n, false, [](bool a, bool b) { return a || b; });
+    if (kind == Reduction::All) return fold<bool>(data, n, true, [](bool a, bool b) { return a && b; });
+    throw TypeError("kiln: sum/prod/min/max(): not defined for Bool arrays; use any()/all() or cast first");
+  } else {
+    switch (kind) {
+      case Reduction::Sum: return fold<T>(data, n, T(0), [](T a, T b) { return T(a + b); });
+      case Reduction::Prod: return fold<T>(data, n, T(1), [](T a, T b) { return T(a * b); });
+      case Reduction::Min:
+        return fold<T>(data, n, std::numeric_limits<T>::has_infinity ? std::numeric_limits<T>::infinity() : std::numeric_limits<T>::max(),
+                       [](T a, T b) { if constexpr (std::is_floating_point_v<T>) return std::fmin(a, b); else return std::min(a, b); });
+      case Reduction::Max:
+        return fold<T>(data, n, std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::lowest(),
+                       [](T a, T b) { if constexpr (std::is_floating_point_v<T>) return std::fmax(a, b); else return std::max(a, b); });
+      default: throw TypeError("kiln: any()/all(): need a Bool array");
+    }
+  }
+}
+
+const char* reduction_name(Reduction kind) {
+  static const char* names[] = {"sum", "prod", "min", "max", "any", "all"};
+  return names[int(kind)];
+}
+
+}  // namespace
+
+Index reduce(Reduction kind, Index index) {
+  StateLock lock(state().mutex);
+  check_live(index, reduction_name(kind));
+  VarType type = node(index).type;
+  return with_type(type, [&](auto tag) -> Index {
+    using T = decltype(tag);
+    auto [data, n] = input<T>(index, reduction_name(kind));
+    T* out;
+    Index result = output<T>(type, 1, out);
+    *out = reduce_values<T>(kind, data, n);
+    return result;
+  });
+}
+
+Index prefix_sum(Index index, bool exclusive) {
+  StateLock lock(state().mutex);
+  check_live(index, "prefix_sum");
+  VarType type = node(index).type;
+  if (type == VarType::Bool) throw TypeError("kiln: prefix_sum(): not defined for Bool; cast to UInt32 first");
+  return with_type(type, [&](auto tag) -> Index {
+    using T = decltype(tag);
+    if constexpr (std::is_same_v<T, bool>) return 0;
+    else {
+      auto [data, n] = input<T>(index, "prefix_sum");
+      T* out;
+      Index result = output<T>(type, n, out);
+      size_t blocks = (n + kBlock - 1) / kBlock;
+      std::vector<T> offsets(blocks + 1, T(0));
+      tbb::parallel_for(size_t(0), blocks, [&](size_t b) {
+        T acc = T(0);
+        for (size_t i = b * kBlock, end = std::min(n, i + kBlock); i < end; ++i) acc = T(acc + data[i]);
+        offsets[b + 1] = acc;
+      });
+      for (size_t b = 0; b < blocks; ++b) offsets[b + 1] = T(offsets[b + 1] + offsets[b]);
+      tbb::parallel_for(size_t(0), blocks, [&](size_t b) {
+        T acc = offsets[b];
+        for (size_t i = b * kBlock, end = std::min(n, i + kBlock); i < end; ++i) {
+          T value = data[i];
+          if (!exclusive) acc = T(acc + value);
+          out[i] = acc;
+          if (exclusive) acc = T(acc + value);
+        }
+      });
+      return result;
+    }
+  });
+}
+
+Index compress(Index mask) {
+  StateLock lock(state().mutex);
+  check_live(mask, "compress");
+  if (node(mask).type != VarType::Bool) throw TypeError("kiln: compress(): the mask must be a Bool array");
+  auto [data, n] = input<bool>(mask, "compress");
+  if (n > UINT32_MAX) throw SizeError("kiln: compress(): more than 2^32 lanes");
+  size_t blocks = (n + kBlock - 1) / kBlock;
+  std::vector<uint32_t> offsets(blocks + 1, 0);
+  tbb::parallel_for(size_t(0), blocks, [&](size_t b) {
+    uint32_t count = 0;
+    for (size_t i = b * kBlock, end = std::min(n, i + kBlock); i < end; ++i) count += data[i];
+    offsets[b + 1] = count;
+  });
+  for (size_t b = 0; b < blocks; ++b) offsets[b + 1] += offsets[b];
+  uint32_t* out;
+  Index result = output<uint32_t>(VarType::UInt32, offsets[blocks], out);
+  tbb::parallel_for(size_t(0), blocks, [&](size_t b) {
+    uint32_t slot = offsets[b];
+    for (size_t i = b * kBlock, end = std::min(n, i + kBlock); i < end; ++i)
+      if (data[i]) out[slot++] = uint32_t(i);
+  });
+  return result;
+}
+
+Index block_sum(Index index, size_t block) {
+  StateLock lock(state().mutex);
+  check_live(index, "block_sum");
+  if (block == 0) throw SizeError("kiln: block_sum(): the block size must be at least 1");
+  VarType type = node(index).type;
+  if (type == VarType::Bool) throw TypeError("kiln: block_sum(): not defined for Bool; cast to UInt32 first");
+  return with_type(type, [&](auto tag) -> Index {
+    using T = decltype(tag);
+    if constexpr (std::is_same_v<T, bool>) return 0;
+    else {
+      auto [data, n] = input<T>(index, "block_sum");
+      size_t groups = (n + block - 1) / block;
+      T* out;
+      Index result = output<T>(type, groups, out);
+      tbb::parallel_for(size_t(0), groups, [&](size_t g) {
+        T acc = T(0);
+        for (size_t i = g * block, end = std::min(n, i + block); i < end; ++i) acc = T(acc + data[i]);
+        out[g] = acc;
+      });
+      return result;
+    }
+  });
+}
+
+}  // namespace kiln::detail

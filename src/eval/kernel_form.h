@@ -1,0 +1,57 @@
+// The canonical kernel form: what the scheduler hands to a backend. It holds only what
+// determines the generated code (ops, types, operand positions, which inputs broadcast,
+// literal values), never node indices, labels or the array size, so its hash identifies a
+// kernel. Backends render it as a pure function.
+#pragma once
+
+#include <kiln/detail/op_table.h>
+#include <kiln/types.h>
+
+#include "util/hash.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kiln::detail {
+
+/// Version of the kernel form and of the code backends generate from it. Bump it when
+/// either changes meaning: it is part of every kernel's identity.
+inline constexpr uint32_t kKernelFormatVersion = 1;
+
+inline constexpr uint32_t kNoSlot = UINT32_MAX;
+
+struct KernelStatement {
+  Op op;
+  VarType type;
+  /// Type of the first value operand (the source type of Cast/Bitcast/comparisons).
+  VarType operand_type;
+  /// Data inputs only: the buffer has one element and is read once per kernel.
+  bool broadcast;
+  /// Positions of the operand statements (earlier in the list); 0 when unused.
+  uint32_t operands[4];
+  /// Literal bits (Literal) or ReduceOp (Scatter).
+  uint64_t literal;
+  /// Data: the buffer slot read; Scatter/ScatterInc: unused (target is operand 0).
+  uint32_t input_slot;
+  /// Buffer slot the statement's value is stored to, or kNoSlot.
+  uint32_t output_slot;
+};
+
+struct KernelForm {
+  std::vector<KernelStatement> statements;
+  uint32_t input_count = 0;   ///< buffer slots [0, input_count) are inputs
+  uint32_t output_count = 0;  ///< then output slots
+  bool checks = false;        ///< bounds checks on gathers and scatters
+  uint32_t packet_width = 1;  ///< SIMD lanes the backend generates
+
+  /// Structural hash of the form, computed before any code is generated.
+  Hash128 hash(uint32_t backend_id) const;
+  /// Number of operations that do work (everything but leaves), for logs and tests.
+  size_t op_count() const;
+};
+
+/// Deterministic text listing of a kernel form (for logs and golden tests).
+std::string print_kernel_form(const KernelForm& form);
+
+}  // namespace kiln::detail

@@ -1,0 +1,85 @@
+// The IR node and the global node table: allocation, reference counts and value numbering.
+//
+// Start reading here for the IR. Every traced operation creates (or reuses, when value
+// numbering finds an identical pure node) one Node. Arrays hold external references
+// (ref_ext); operands and the pending side-effect list hold internal ones (ref_int). A
+// node whose references drop to zero is freed and releases its operands. Evaluation
+// turns a node into Data: it keeps its buffer and drops its operands, so the graph
+// collapses as results are computed.
+#pragma once
+
+#include <kiln/detail/trace_api.h>
+
+#include "memory/allocator.h"
+#include "ir/op_info.h"
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace kiln::detail {
+
+struct Node {
+  Op op = Op::Literal;
+  VarType type = VarType::Bool;
+  /// Nonzero on a Data node that pending scatters (of this many lanes) will write: using
+  /// it as an operand or reading it first evaluates those scatters.
+  size_t dirty_size = 0;
+  Index operands[4] = {0, 0, 0, 0};
+  /// Literal value bits (Literal), or the ReduceOp (Scatter).
+  uint64_t literal = 0;
+  size_t size = 0;
+  uint32_t ref_ext = 0, ref_int = 0;
+  /// Creation order, for deterministic scheduling and printing.
+  uint64_t serial = 0;
+  std::shared_ptr<Buffer> buffer;  ///< Data nodes only
+};
+
+/// Label and creation site of a node: diagnostics only, never hashed.
+struct NodeNote {
+  std::string label;
+  std::string where;
+};
+
+/// Key of a pure node for value numbering.
+struct NodeKey {
+  Op op;
+  VarType type;
+  Index operands[4];
+  uint64_t literal;
+  size_t size;
+  bool operator==(const NodeKey&) const = default;
+};
+struct NodeKeyHash {
+  size_t operator()(const NodeKey& key) const;
+};
+
+/// All of Kiln's tracing state. One instance; every public entry point holds `mutex`.
+struct State {
+  std::recursive_mutex mutex;
+  std::vector<Node> nodes{1};  // index 0 is "no node"
+  std::vector<Index> free_list;
+  std::unordered_map<NodeKey, Index, NodeKeyHash> value_numbers;
+  std::unordered_map<Index, NodeNote> notes;
+  std::vector<Index> side_effects;  ///< pending, in program order (internal refs)
+  std::vector<Index> scheduled;     ///< marked by schedule() (internal refs)
+  uint64_t next_serial = 1;
+};
+State& state();
+
+/// Locks the global state for the duration of a public entry point.
+using StateLock = std::lock_guard<std::recursive_mutex>;
+
+Node& node(Index index);
+/// Creates a node (value-numbered when its op is pure); returns it with one external ref.
+Index create_node(const Node& prototype);
+void inc_ref_int(Index index);
+void dec_ref_int(Index index);
+/// Turns an evaluated node into Data over `buffer`, dropping its operands.
+void collapse_to_data(Index index, std::shared_ptr<Buffer> buffer);
+/// Checks that an index names a live node; throws with `what` otherwise.
+void check_live(Index index, const char* what);
+
+}  // namespace kiln::detail

@@ -1,0 +1,144 @@
+// The node table: creation with value numbering, reference counting and freeing.
+#include "ir/node.h"
+
+#include <kiln/errors.h>
+
+#include "util/hash.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace kiln::detail {
+
+State& state() {
+  static State* instance = new State();  // never destroyed: arrays may outlive main()
+  return *instance;
+}
+
+Node& node(Index index) { return state().nodes[index]; }
+
+size_t NodeKeyHash::operator()(const NodeKey& key) const {
+  return size_t(hash_bytes(&key, sizeof(NodeKey)));
+}
+
+namespace {
+NodeKey key_of(const Node& n) {
+  NodeKey key{};
+  std::memset(&key, 0, sizeof(key));  // padding takes part in the hash
+  key.op = n.op;
+  key.type = n.type;
+  for (int i = 0; i < 4; ++i) key.operands[i] = n.operands[i];
+  key.literal = n.literal;
+  key.size = n.size;
+  return key;
+}
+
+void free_node(Index index) {
+  State& s = state();
+  Node& n = s.nodes[index];
+  if (op_is_pure(n.op)) {
+    auto it = s.value_numbers.find(key_of(n));
+    if (it != s.value_numbers.end() && it->second == index) s.value_numbers.erase(it);
+  }
+  Index operands[4];
+  std::copy(n.operands, n.operands + 4, operands);
+  n = Node{};
+  s.notes.erase(index);
+  s.free_list.push_back(index);
+  for (Index op : operands)
+    if (op) dec_ref_int(op);
+}
+
+void release_if_unused(Index index) {
+  const Node& n = node(index);
+  if (n.ref_ext == 0 && n.ref_int == 0) free_node(index);
+}
+}  // namespace
+
+Index create_node(const Node& prototype) {
+  State& s = state();
+  bool numbered = op_is_pure(prototype.op);
+  if (numbered) {
+    auto it = s.value_numbers.find(key_of(prototype));
+    if (it != s.value_numbers.end()) {
+      s.nodes[it->second].ref_ext++;
+      return it->second;
+    }
+  }
+  Index index;
+  if (!s.free_list.empty()) {
+    index = s.free_list.back();
+    s.free_list.pop_back();
+  } else {
+    if (s.nodes.size() >= UINT32_MAX)
+      throw InternalError("kiln: more than 2^32 live IR nodes; evaluate intermediate results");
+    index = Index(s.nodes.size());
+    s.nodes.emplace_back();
+  }
+  Node& n = s.nodes[index];
+  n = prototype;
+  n.ref_ext = 1;
+  n.ref_int = 0;
+  n.serial = s.next_serial++;
+  for (Index op : n.operands)
+    if (op) s.nodes[op].ref_int++;
+  if (numbered) s.value_numbers.emplace(key_of(n), index);
+  return index;
+}
+
+void inc_ref_int(Index index) { node(index).ref_int++; }
+
+void dec_ref_int(Index index) {
+  Node& n = node(index);
+  if (n.ref_int == 0) throw InternalError("kiln: internal reference count underflow");
+  n.ref_int--;
+  release_if_unused(index);
+}
+
+void collapse_to_data(Index index, std::shared_ptr<Buffer> buffer) {
+  State& s = state();
+  Node& n = s.nodes[index];
+  if (op_is_pure(n.op)) {
+    auto it = s.value_numbers.find(key_of(n));
+    if (it != s.value_numbers.end() && it->second == index) s.value_numbers.erase(it);
+  }
+  Index operands[4];
+  std::copy(n.operands, n.operands + 4, operands);
+  n.op = Op::Data;
+  n.literal = 0;
+  std::fill(n.operands, n.operands + 4, 0);
+  n.buffer = std::move(buffer);
+  for (Index op : operands)
+    if (op) dec_ref_int(op);
+}
+
+void check_live(Index index, const char* what) {
+  State& s = state();
+  if (index == 0 || index >= s.nodes.size() || (s.nodes[index].ref_ext + s.nodes[index].ref_int) == 0)
+    throw InternalError(std::string("kiln: ") + what + "(): the array is empty or was freed");
+}
+
+void inc_ref(Index index) {
+  if (!index) return;
+  StateLock lock(state().mutex);
+  node(index).ref_ext++;
+}
+
+void dec_ref(Index index) {
+  if (!index) return;
+  StateLock lock(state().mutex);
+  Node& n = node(index);
+  if (n.ref_ext == 0) throw InternalError("kiln: external reference count underflow");
+  n.ref_ext--;
+  release_if_unused(index);
+}
+
+}  // namespace kiln::detail
+
+namespace kiln {
+size_t live_nodes() {
+  detail::State& s = detail::state();
+  detail::StateLock lock(s.mutex);
+  return s.nodes.size() - 1 - s.free_list.size();
+}
+}  // namespace kiln

@@ -1,0 +1,299 @@
+// Recording operations: type and size checks, broadcasting, literal folding, and the
+// creation of leaves (literals, copies, wrapped memory) and side effects (scatters).
+#include <kiln/detail/trace_api.h>
+#include <kiln/errors.h>
+
+#include "eval/evaluate.h"
+#include "ir/node.h"
+#include "ir/scalar_ops.h"
+
+#include <cstring>
+#include <string>
+
+namespace kiln::detail {
+namespace {
+
+std::string describe(Index index) {
+  const Node& n = node(index);
+  return std::string(type_name(n.type)) + "[" + std::to_string(n.size) + "]";
+}
+
+[[noreturn]] void type_error(Op op, const std::string& detail) {
+  throw TypeError(std::string("kiln: ") + op_name(op) + "(): " + detail);
+}
+
+/// Size of the result of `op` on operands of the given sizes (1 broadcasts).
+size_t broadcast_size(const char* what, const Index* operands, int count) {
+  size_t size = 1;
+  for (int i = 0; i < count; ++i) {
+    size_t s = node(operands[i]).size;
+    if (s == size || s == 1) continue;
+    if (size != 1) {
+      std::string sizes;
+      for (int j = 0; j < count; ++j)
+        sizes += (j ? " and " : "") + std::to_string(node(operands[j]).size);
+      throw SizeError(std::string("kiln: ") + what + "(): incompatible array sizes " + sizes +
+                      "; only arrays of size 1 broadcast, so make the sizes equal");
+    }
+    size = s;
+  }
+  return size;
+}
+
+/// Evaluates pending scatters into any dirty operand, so that reads see them.
+void flush_dirty(const Index* operands, int count) {
+  for (int i = 0; i < count; ++i)
+    if (node(operands[i]).dirty_size) {
+      evaluate(nullptr, 0);
+      return;
+    }
+}
+
+/// Result type of `op`, after checking its operand types.
+VarType result_type(Op op, const Index* operands, VarType cast_type) {
+  VarType a = node(operands[0]).type;
+  auto require_same = [&](int first, int last) {
+    for (int i = first + 1; i <= last; ++i)
+      if (node(operands[i]).type != node(operands[first]).type)
+        type_error(op, "operands have different types (" + describe(operands[first]) + " and " +
+                           describe(operands[i]) + "); convert one with cast<T>()");
+  };
+  switch (op) {
+    case Op::Cast: return cast_type;
+    case Op::Bitcast:
+      if (type_size(a) != type_size(cast_type) || a == VarType::Bool || cast_type == VarType::Bool)
+        type_error(op, std::string("cannot reinterpret ") + type_name(a) + " as " +
+                           type_name(cast_type) + "; the widths differ");
+      return cast_type;
+    case Op::Select:
+      if (a != VarType::Bool) type_error(op, "the mask must be Bool, not " + describe(operands[0]));
+      require_same(1, 2);
+      return node(operands[1]).type;
+    case Op::Fma:
+      require_same(0, 2);
+      if (a == VarType::Bool) type_error(op, "not defined for Bool");
+      return a;
+    default: break;
+  }
+  if (op_arity(op) == 2) require_same(0, 1);
+  if (op_is_comparison(op)) {
+    if (a == VarType::Bool && op != Op::Eq && op != Op::Ne)
+      type_error(op, "Bool values can only be compared with == and !=");
+    return VarType::Bool;
+  }
+  bool ok = true;
+  switch (op) {
+    case Op::And: case Op::Or: case Op::Xor: case Op::Not: ok = !is_float(a); break;
+    case Op::Mod: case Op::Shl: case Op::Shr: ok = is_int(a); break;
+    case Op::Sqrt: case Op::Rcp: case Op::Rsqrt: case Op::Floor: case Op::Ceil:
+    case Op::Round: case Op::Trunc: ok = is_float(a); break;
+    default: ok = a != VarType::Bool; break;
+  }
+  if (!ok) type_error(op, std::string("not defined for ") + type_name(a) + " arrays");
+  return a;
+}
+
+void check_index_operands(const char* what, Index index, Index mask) {
+  if (node(index).type != VarType::UInt32)
+    throw TypeError(std::string("kiln: ") + what + "(): the index must be UInt32, not " +
+                    describe(index) + "; convert it with cast<uint32_t>()");
+  if (node(mask).type != VarType::Bool)
+    throw TypeError(std::string("kiln: ") + what + "(): the mask must be Bool, not " + describe(mask));
+}
+
+/// Materializes `target` as a Data node that only this array uses, so that a scatter may
+/// write it in place (copy on write). While a node is dirty, its internal references come
+/// only from the pending scatters into it (any other use flushes them first).
+Index writable_target(Index target, size_t scatter_size) {
+  if (node(target).op != Op::Data) evaluate(&target, 1);
+  const Node& n = node(target);
+  bool shared = n.dirty_size ? n.ref_ext > 1
+                             : n.ref_ext + n.ref_int > 1 || n.buffer.use_count() > 1;
+  // Pending scatters of another size would land in another kernel: keep program order.
+  if ((shared || n.dirty_size != scatter_size) && n.dirty_size) evaluate(nullptr, 0);
+  if (!shared) return target;
+  const Node& data = node(target);
+  return make_copy(data.type, data.buffer->data(), data.size);
+}
+
+/// Replaces `target` by its writable version and records the scatter node on it.
+Index record_scatter(Index& target, Node prototype) {
+  Index writable = writable_target(target, prototype.size);
+  if (writable != target) {
+    dec_ref(target);
+    target = writable;
+  }
+  prototype.operands[0] = target;
+  prototype.type = node(target).type;
+  Index index = create_node(prototype);
+  state().side_effects.push_back(index);
+  inc_ref_int(index);
+  node(target).dirty_size = prototype.size;
+  return index;
+}
+
+}  // namespace
+
+Index make_literal(VarType type, uint64_t bits, size_t size) {
+  StateLock lock(state().mutex);
+  Node n;
+  n.op = Op::Literal;
+  n.type = type;
+  n.literal = type == VarType::Bool ? (bits & 1) : bits;
+  n.size = size;
+  return create_node(n);
+}
+
+Index make_empty(VarType type, size_t count) {
+  StateLock lock(state().mutex);
+  if (count > (size_t(1) << 40))
+    throw SizeError("kiln: empty(): " + std::to_string(count) +
+                    " elements is more than the supported 2^40");
+  Node n;
+  n.op = Op::Data;
+  n.type = type;
+  n.size = count;
+  n.buffer = Buffer::allocate(count * type_size(type));
+  return create_node(n);
+}
+
+Index make_copy(VarType type, const void* data, size_t count) {
+  StateLock lock(state().mutex);
+  Index index = make_empty(type, count);
+  if (count) std::memcpy(node(index).buffer->data(), data, count * type_size(type));
+  return index;
+}
+
+Index make_wrapped(VarType type, void* data, size_t count, std::shared_ptr<void> owner) {
+  StateLock lock(state().mutex);
+  if (!data && count) throw SizeError("kiln: wrap(): null pointer for " + std::to_string(count) + " elements");
+  Node n;
+  n.op = Op::Data;
+  n.type = type;
+  n.size = count;
+  n.buffer = Buffer::wrap(data, count * type_size(type), std::move(owner));
+  return create_node(n);
+}
+
+Index make_counter(size_t size) {
+  StateLock lock(state().mutex);
+  if (size > UINT32_MAX)
+    throw SizeError("kiln: arange(): " + std::to_string(size) +
+                    " lanes exceed the UInt32 lane index; split the work");
+  Node n;
+  n.op = Op::Counter;
+  n.type = VarType::UInt32;
+  n.size = size;
+  return create_node(n);
+}
+
+Index trace(Op op, Index a, Index b, Index c, VarType type) {
+  StateLock lock(state().mutex);
+  Index operands[4] = {a, b, c, 0};
+  int arity = op_arity(op);
+  if (op == Op::Gather) {
+    for (int i = 0; i < 3; ++i) check_live(operands[i], "gather");
+    check_index_operands("gather", b, c);
+    flush_dirty(operands, 3);
+    if (node(a).op != Op::Data) evaluate(&a, 1);
+    Node n;
+    n.op = Op::Gather;
+    n.type = node(a).type;
+    n.size = broadcast_size("gather", operands + 1, 2);
+    n.operands[0] = a; n.operands[1] = b; n.operands[2] = c;
+    return create_node(n);
+  }
+  if (!op_is_pure(op) || arity == 0)
+    throw InternalError(std::string("kiln: trace(): ") + op_name(op) + " cannot be traced directly");
+  for (int i = 0; i < arity; ++i) check_live(operands[i], op_name(op));
+  flush_dirty(operands, arity);
+  Node n;
+  n.op = op;
+  n.type = result_type(op, operands, type);
+  n.size = broadcast_size(op_name(op), operands, arity);
+  for (int i = 0; i < arity; ++i) n.operands[i] = operands[i];
+
+  bool all_literal = true;
+  for (int i = 0; i < arity; ++i) all_literal &= node(operands[i]).op == Op::Literal;
+  if (all_literal && is_scalar_evaluable(op)) {
+    uint64_t lanes[3] = {0, 0, 0};
+    for (int i = 0; i < arity; ++i) lanes[i] = node(operands[i]).literal;
+    VarType in = node(operands[op == Op::Select ? 1 : 0]).type;
+    uint64_t value = eval_scalar(op, n.type, in, lanes[0], lanes[1], lanes[2]);
+    return make_literal(n.type, value, n.size);
+  }
+  if (op == Op::Cast && n.type == node(a).type) {
+    node(a).ref_ext++;
+    return a;
+  }
+  return create_node(n);
+}
+
+void trace_scatter(ReduceOp reduce, Index& target, Index value, Index index, Index mask) {
+  StateLock lock(state().mutex);
+  const char* what = reduce == ReduceOp::None ? "scatter" : "scatter_reduce";
+  for (Index i : {target, value, index, mask}) check_live(i, what);
+  check_index_operands(what, index, mask);
+  if (node(value).type != node(target).type)
+    throw TypeError(std::string("kiln: ") + what + "(): the value (" + describe(value) +
+                    ") and the target (" + describe(target) + ") have different types");
+  if (reduce != ReduceOp::None && node(target).type == VarType::Bool)
+    throw TypeError(std::string("kiln: ") + what + "(): reductions are not defined for Bool");
+  Index operands[3] = {value, index, mask};
+  flush_dirty(operands, 3);
+  Node n;
+  n.op = Op::Scatter;
+  n.size = broadcast_size(what, operands, 3);
+  n.literal = uint64_t(reduce);
+  n.operands[1] = value; n.operands[2] = index; n.operands[3] = mask;
+  dec_ref(record_scatter(target, n));  // only the pending list holds it
+}
+
+Index trace_scatter_inc(Index& target, Index index, Index mask) {
+  StateLock lock(state().mutex);
+  for (Index i : {target, index, mask}) check_live(i, "scatter_inc");
+  check_index_operands("scatter_inc", index, mask);
+  if (node(target).type != VarType::UInt32)
+    throw TypeError("kiln: scatter_inc(): the target must be UInt32, not " + describe(target));
+  Index operands[2] = {index, mask};
+  flush_dirty(operands, 2);
+  Node n;
+  n.op = Op::ScatterInc;
+  n.size = broadcast_size("scatter_inc", operands, 2);
+  n.operands[1] = index; n.operands[2] = mask;
+  return record_scatter(target, n);
+}
+
+VarType node_type(Index index) {
+  StateLock lock(state().mutex);
+  check_live(index, "type");
+  return node(index).type;
+}
+
+size_t node_size(Index index) {
+  StateLock lock(state().mutex);
+  check_live(index, "size");
+  return node(index).size;
+}
+
+bool node_is_literal(Index index) {
+  StateLock lock(state().mutex);
+  check_live(index, "is_literal");
+  return node(index).op == Op::Literal;
+}
+
+void set_label(Index index, const std::string& label, std::source_location where) {
+  StateLock lock(state().mutex);
+  check_live(index, "set_label");
+  NodeNote& note = state().notes[index];
+  note.label = label;
+  note.where = std::string(where.file_name()) + ":" + std::to_string(where.line());
+}
+
+std::string label(Index index) {
+  StateLock lock(state().mutex);
+  auto it = state().notes.find(index);
+  return it == state().notes.end() ? std::string() : it->second.label;
+}
+
+}  // namespace kiln::detail

@@ -1,0 +1,48 @@
+// The IR verifier (see verify.h).
+#include "ir/verify.h"
+
+#include "ir/node.h"
+
+#include <vector>
+
+namespace kiln::detail {
+
+std::string verify_ir() {
+  State& s = state();
+  StateLock lock(s.mutex);
+  std::vector<uint32_t> int_refs(s.nodes.size(), 0);
+  auto fail = [](Index i, const std::string& what) { return "node " + std::to_string(i) + ": " + what; };
+  for (Index i = 1; i < s.nodes.size(); ++i) {
+    const Node& n = s.nodes[i];
+    if (n.ref_ext + n.ref_int == 0) continue;
+    int arity = op_arity(n.op);
+    for (int k = 0; k < 4; ++k) {
+      Index op = n.operands[k];
+      if (k >= arity) {
+        if (op) return fail(i, "operand beyond the op's arity");
+        continue;
+      }
+      if (!op || op >= s.nodes.size()) return fail(i, "missing operand");
+      const Node& o = s.nodes[op];
+      if (o.ref_ext + o.ref_int == 0) return fail(i, "operand was freed");
+      if (o.serial >= n.serial) return fail(i, "operand created after its user");
+      bool memory = (n.op == Op::Gather || n.op == Op::Scatter || n.op == Op::ScatterInc) && k == 0;
+      if (memory && o.op != Op::Data) return fail(i, "memory operand is not evaluated");
+      if (!memory && o.size != 1 && o.size != n.size) return fail(i, "operand size does not broadcast");
+      int_refs[op]++;
+    }
+    if ((n.op == Op::Data) != bool(n.buffer)) return fail(i, "Data node without buffer (or the reverse)");
+  }
+  for (Index e : s.side_effects) int_refs[e]++;
+  for (Index e : s.scheduled) int_refs[e]++;
+  for (Index i = 1; i < s.nodes.size(); ++i) {
+    const Node& n = s.nodes[i];
+    if (n.ref_ext + n.ref_int == 0) continue;
+    if (n.ref_int != int_refs[i])
+      return fail(i, "internal reference count " + std::to_string(n.ref_int) + " but " +
+                         std::to_string(int_refs[i]) + " users");
+  }
+  return {};
+}
+
+}  // namespace kiln::detail

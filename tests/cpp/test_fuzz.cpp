@@ -1,0 +1,3 @@
+// Placeholder until the fuzz tests land.
+#include <gtest/gtest.h>
+TEST(fuzz, Builds) {}

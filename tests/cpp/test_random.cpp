@@ -1,0 +1,3 @@
+// Placeholder until the random tests land.
+#include <gtest/gtest.h>
+TEST(random, Builds) {}

@@ -1,0 +1,3 @@
+// Placeholder until the vector tests land.
+#include <gtest/gtest.h>
+TEST(vector, Builds) {}

@@ -1,0 +1,108 @@
+// Helpers shared by op tests and the fuzzer: edge values per type, moving lane values in
+// and out of Kiln, running a program on a chosen backend, comparing results.
+#pragma once
+
+#include <kiln/kiln.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+namespace kiln::test {
+
+using detail::Index;
+
+template <typename T> uint64_t bits_of(T value) {
+  uint64_t bits = 0;
+  std::memcpy(&bits, &value, sizeof(T));
+  return bits;
+}
+
+/// Values that exercise the edge cases of `type`, as lane bits.
+inline std::vector<uint64_t> edge_values(VarType type) {
+  switch (type) {
+    case VarType::Bool: return {0, 1};
+    case VarType::Int32: {
+      std::vector<int32_t> v = {0, 1, -1, 2, -7, 31, 32, 33, 100, INT32_MAX, INT32_MIN, 123456789};
+      std::vector<uint64_t> out;
+      for (int32_t x : v) out.push_back(uint32_t(x));
+      return out;
+    }
+    case VarType::UInt32: return {0, 1, 2, 7, 31, 32, 33, 100, 0x7fffffff, 0x80000000u, 0xffffffffu, 3000000000u};
+    case VarType::Int64: {
+      std::vector<int64_t> v = {0, 1, -1, 5, -9, 63, 64, 65, INT64_MAX, INT64_MIN, int64_t(1) << 40, -(int64_t(1) << 33)};
+      std::vector<uint64_t> out;
+      for (int64_t x : v) out.push_back(uint64_t(x));
+      return out;
+    }
+    case VarType::UInt64: return {0, 1, 3, 63, 64, 65, UINT64_MAX, uint64_t(1) << 63, uint64_t(1) << 32, 12345678901234ull};
+    case VarType::Float32: {
+      using L = std::numeric_limits<float>;
+      std::vector<float> v = {0.f, -0.f, 1.f, -1.5f, 2.5f, 3.5f, L::quiet_NaN(), L::infinity(), -L::infinity(),
+                              L::denorm_min(), -L::min() / 4, L::max(), 3e9f, -5e18f, 0.1f, 1e-30f};
+      std::vector<uint64_t> out;
+      for (float x : v) out.push_back(bits_of(x));
+      return out;
+    }
+    case VarType::Float64: {
+      using L = std::numeric_limits<double>;
+      std::vector<double> v = {0.0, -0.0, 1.0, -1.5, 2.5, -3.5, L::quiet_NaN(), L::infinity(), -L::infinity(),
+                               L::denorm_min(), -L::min() / 8, L::max(), 1e19, -3e9, 0.1, 1e300};
+      std::vector<uint64_t> out;
+      for (double x : v) out.push_back(bits_of(x));
+      return out;
+    }
+  }
+  return {};
+}
+
+/// An evaluated node holding `lanes` (lane bits) of `type`.
+inline Index upload(VarType type, const std::vector<uint64_t>& lanes) {
+  std::vector<uint8_t> bytes(lanes.size() * type_size(type));
+  for (size_t i = 0; i < lanes.size(); ++i) std::memcpy(bytes.data() + i * type_size(type), &lanes[i], type_size(type));
+  return detail::make_copy(type, bytes.data(), lanes.size());
+}
+
+/// Evaluates `index` and returns its lanes as bits.
+inline std::vector<uint64_t> download(Index index) {
+  VarType type = detail::node_type(index);
+  size_t n = detail::node_size(index);
+  const uint8_t* p = static_cast<const uint8_t*>(detail::data(index));
+  std::vector<uint64_t> out(n, 0);
+  for (size_t i = 0; i < n; ++i) std::memcpy(&out[i], p + i * type_size(type), type_size(type));
+  return out;
+}
+
+/// Runs `program` with kernels on the interpreter (true) or the LLVM backend (false).
+template <typename Fn> auto run_on(bool interpreter, Fn&& program) {
+  bool before = flag(Flag::Interpreter);
+  set_flag(Flag::Interpreter, interpreter);
+  struct Restore {
+    bool value;
+    ~Restore() { set_flag(Flag::Interpreter, value); }
+  } restore{before};
+  return program();
+}
+
+/// Equality of lane values: bitwise, except that any two NaNs are equal and, when
+/// `zero_sign_free`, +0 equals -0.
+inline bool same_value(VarType type, uint64_t a, uint64_t b, bool zero_sign_free = false) {
+  if (a == b) return true;
+  if (type == VarType::Float32) {
+    float x, y;
+    uint32_t xa = uint32_t(a), yb = uint32_t(b);
+    std::memcpy(&x, &xa, 4);
+    std::memcpy(&y, &yb, 4);
+    return (std::isnan(x) && std::isnan(y)) || (zero_sign_free && x == 0 && y == 0);
+  }
+  if (type == VarType::Float64) {
+    double x, y;
+    std::memcpy(&x, &a, 8);
+    std::memcpy(&y, &b, 8);
+    return (std::isnan(x) && std::isnan(y)) || (zero_sign_free && x == 0 && y == 0);
+  }
+  return false;
+}
+
+}  // namespace kiln::test

@@ -19,6 +19,8 @@ template <typename Body> void parallel_blocks(size_t n, size_t block, const Body
 
 }  // namespace
 
+const char* baseline_build() { return "g++ " __VERSION__ " " BENCH_BASELINE_FLAGS ", oneTBB"; }
+
 void fused10_loop(const float* x, const float* y, const float* z, float* out, size_t n, size_t block) {
   parallel_blocks(n, block, [=](size_t begin, size_t end) {
     for (size_t i = begin; i < end; ++i) out[i] = fused10(x[i], y[i], z[i]);

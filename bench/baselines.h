@@ -9,6 +9,9 @@
 
 namespace bench {
 
+/// The compiler and flags the baselines were built with, for the report.
+const char* baseline_build();
+
 void fused10_loop(const float* x, const float* y, const float* z, float* out, size_t n, size_t block);
 void triad_loop(const float* a, float s, const float* b, float* out, size_t n, size_t block);
 

@@ -319,18 +319,16 @@ template <typename T>
 void scatter(Array<T>& target, const Array<T>& value, const UInt32& index,
              const Bool& active = Bool(true)) {
   detail::Index t = target.index();
-  detail::inc_ref(t);
   detail::trace_scatter(ReduceOp::None, t, value.index(), index.index(), active.index());
-  target.reset(t);
+  if (t != target.index()) target.reset(t);
 }
 /// Atomically combines value into target[index] (Add, Min or Max), correct under conflicts.
 template <typename T>
 void scatter_reduce(ReduceOp op, Array<T>& target, const Array<T>& value, const UInt32& index,
                     const Bool& active = Bool(true)) {
   detail::Index t = target.index();
-  detail::inc_ref(t);
   detail::trace_scatter(op, t, value.index(), index.index(), active.index());
-  target.reset(t);
+  if (t != target.index()) target.reset(t);
 }
 template <typename T>
 void scatter_add(Array<T>& target, const Array<T>& value, const UInt32& index,
@@ -341,9 +339,8 @@ void scatter_add(Array<T>& target, const Array<T>& value, const UInt32& index,
 /// basis of append buffers (each lane gets a distinct slot).
 inline UInt32 scatter_inc(UInt32& target, const UInt32& index, const Bool& active = Bool(true)) {
   detail::Index t = target.index();
-  detail::inc_ref(t);
   detail::Index result = detail::trace_scatter_inc(t, index.index(), active.index());
-  target.reset(t);
+  if (t != target.index()) target.reset(t);
   return UInt32::steal(result);
 }
 

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace kiln {
 
@@ -40,6 +41,18 @@ struct CacheStats {
 CacheStats cache_stats();
 /// Drops every compiled kernel held in memory.
 void flush_kernel_cache();
+
+/// One kernel launch, as recorded by kernel_history().
+struct KernelLaunch {
+  std::string hash;  ///< structural hash of the kernel (32 hex digits)
+  size_t size = 0;   ///< lanes launched
+  size_t ops = 0;    ///< operations in the kernel (leaves not counted)
+  size_t inputs = 0, outputs = 0, side_effects = 0;
+  bool cache_hit = false;
+  double codegen_ms = 0, compile_ms = 0, run_ms = 0;
+};
+/// The most recent launches (at most 4096 are kept), oldest first; `clear` empties it.
+std::vector<KernelLaunch> kernel_history(bool clear = false);
 
 /// Packet width (SIMD lanes) of the host's LLVM backend: 16 (AVX-512), 8 (AVX2) or 4.
 int packet_width();

@@ -31,12 +31,23 @@ std::string describe_statement(const ScheduledKernel& k, uint32_t position) {
   return text;
 }
 
-void log_launch(const ScheduledKernel& k, const Hash128& key, size_t size,
-                const CachedKernel& cached, double run_ms) {
-  if (!log_enabled(LogLevel::Info)) return;
+constexpr size_t kHistoryLimit = 4096;
+std::vector<KernelLaunch>& history() {
+  static std::vector<KernelLaunch>* instance = new std::vector<KernelLaunch>();
+  return *instance;
+}
+
+/// Records the launch in kernel_history() and prints its log line.
+void record_launch(const ScheduledKernel& k, const Hash128& key, size_t size,
+                   const CachedKernel& cached, double run_ms) {
   size_t side_effects = 0;
   for (const KernelStatement& s : k.form.statements)
     side_effects += s.op == Op::Scatter || s.op == Op::ScatterInc;
+  std::vector<KernelLaunch>& h = history();
+  if (h.size() >= kHistoryLimit) h.erase(h.begin(), h.begin() + kHistoryLimit / 2);
+  h.push_back({key.hex(), size, k.form.op_count(), k.form.input_count, k.form.output_count, side_effects,
+               cached.source == KernelSource::Memory, cached.times.codegen_ms, cached.times.compile_ms, run_ms});
+  if (!log_enabled(LogLevel::Info)) return;
   char line[256];
   if (cached.source == KernelSource::Compiled)
     std::snprintf(line, sizeof(line),
@@ -85,7 +96,7 @@ std::string run_group(const KernelGroup& group) {
     args.check = &check;
     auto start = Clock::now();
     cached.kernel->launch(args);
-    log_launch(k, key, group.size, cached, ms_since(start));
+    record_launch(k, key, group.size, cached, ms_since(start));
   }
 
   for (uint32_t i = 0; i < form.output_count; ++i) collapse_to_data(k.outputs[i], std::move(results[i]));
@@ -179,8 +190,15 @@ void read(Index index, size_t i, void* out) {
 
 Backend& active_backend() { return flag(Flag::Interpreter) ? interpreter_backend() : llvm_backend(); }
 
-}  // namespace kiln
+}  // namespace kiln::detail
 
 namespace kiln {
+std::vector<KernelLaunch> kernel_history(bool clear) {
+  detail::StateLock lock(detail::state().mutex);
+  std::vector<KernelLaunch> result = detail::history();
+  if (clear) detail::history().clear();
+  return result;
+}
+
 int packet_width() { return int(detail::llvm_backend().packet_width()); }
 }  // namespace kiln

@@ -118,11 +118,7 @@ Index writable_target(Index target, size_t scatter_size) {
 
 /// Replaces `target` by its writable version and records the scatter node on it.
 Index record_scatter(Index& target, Node prototype) {
-  Index writable = writable_target(target, prototype.size);
-  if (writable != target) {
-    dec_ref(target);
-    target = writable;
-  }
+  target = writable_target(target, prototype.size);  // the caller releases the old one
   prototype.operands[0] = target;
   prototype.type = node(target).type;
   Index index = create_node(prototype);

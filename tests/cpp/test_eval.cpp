@@ -1,16 +1,296 @@
-// Evaluation: fusion, dead-code elimination, graph collapse, side-effect order, caching.
+// Evaluation: fusion, dead-code elimination, graph collapse, grouping by size,
+// side-effect order, atomics under conflicts, copy on write, checked mode, caching,
+// horizontal operations.
 #include <kiln/kiln.h>
 
 #include <gtest/gtest.h>
 
 #include "ir/verify.h"
 
+#include <algorithm>
+#include <numeric>
+#include <random>
+
 using namespace kiln;
 
-TEST(Eval, FusedArithmetic) {
-  Float x = linspace<Float>(0.f, 1.f, 1000);
-  Float y = x * 2.f + 1.f;
-  EXPECT_FLOAT_EQ(y.read(999), 3.f);
-  EXPECT_FLOAT_EQ(y.read(0), 1.f);
-  EXPECT_EQ(detail::verify_ir(), "");
+namespace {
+class Eval : public ::testing::Test {
+ protected:
+  void SetUp() override { kernel_history(true); }
+  void TearDown() override { EXPECT_EQ(detail::verify_ir(), ""); }
+};
+
+Float iota(size_t n) { return arange<Float>(n); }
+}  // namespace
+
+TEST_F(Eval, TwentyOpExpressionIsOneKernel) {
+  Float x = Float::from(std::vector<float>(1000, 0.5f));
+  eval(x);
+  kernel_history(true);
+  Float y = x;
+  for (int i = 0; i < 10; ++i) y = y * 1.5f + 0.25f;  // 20 ops
+  eval(y);
+  auto h = kernel_history();
+  ASSERT_EQ(h.size(), 1u);
+  EXPECT_EQ(h[0].ops, 20u);
+  EXPECT_EQ(h[0].inputs, 1u);
+  EXPECT_EQ(h[0].outputs, 1u);
+  float expected = 0.5f;
+  for (int i = 0; i < 10; ++i) expected = expected * 1.5f + 0.25f;
+  EXPECT_FLOAT_EQ(y.read(999), expected);
+}
+
+TEST_F(Eval, UnusedBranchContributesNoOps) {
+  Float x = Float::from(std::vector<float>(64, 2.f));
+  Float used = x * 3.f;
+  Float unused = sqrt(x) + x * x - 7.f;  // traced, never evaluated
+  eval(used);
+  auto h = kernel_history();
+  ASSERT_EQ(h.size(), 1u);
+  EXPECT_EQ(h[0].ops, 1u);
+  EXPECT_EQ(used.read(5), 6.f);
+  EXPECT_EQ(unused.read(0), std::sqrt(2.f) + 4.f - 7.f);
+}
+
+TEST_F(Eval, EvaluatedNodesCollapse) {
+  size_t before = live_nodes();
+  Float y;
+  {
+    Float x = iota(100);
+    y = (x + 1.f) * (x - 1.f);
+    eval(y);
+  }
+  // Only y remains: its operands were released when it became Data.
+  EXPECT_EQ(live_nodes(), before + 1);
+  EXPECT_EQ(y.read(3), 8.f);
+}
+
+TEST_F(Eval, OneKernelPerSize) {
+  Float a = iota(10) * 2.f, b = iota(20) + 1.f, c = iota(10) - 1.f;
+  eval(a, b, c);
+  EXPECT_EQ(kernel_history().size(), 2u);
+  EXPECT_EQ(a.read(9), 18.f);
+  EXPECT_EQ(b.read(19), 20.f);
+  EXPECT_EQ(c.read(0), -1.f);
+}
+
+TEST_F(Eval, SizeOneBroadcasts) {
+  Float one = Float(3.f), many = iota(5);
+  Float data_one = Float{10.f};  // an evaluated size-1 array broadcasts too
+  EXPECT_EQ((one * many + data_one).to_vector(), (std::vector<float>{10, 13, 16, 19, 22}));
+}
+
+TEST_F(Eval, ManyBlocksAcrossThreads) {
+  size_t n = 3 * block_size() + 17;  // several parallel blocks and a masked tail
+  Float x = iota(n);
+  Float y = x * 2.f;
+  std::vector<float> v = y.to_vector();
+  for (size_t i = 0; i < n; i += 997) ASSERT_EQ(v[i], 2.f * float(i));
+  EXPECT_EQ(v[n - 1], 2.f * float(n - 1));
+}
+
+TEST_F(Eval, ScattersRunInProgramOrder) {
+  Float target = zeros<Float>(8);
+  scatter(target, Float(1.f), UInt32{3});
+  scatter(target, Float(2.f), UInt32{3});
+  scatter(target, Float(5.f), UInt32{4});
+  EXPECT_EQ(target.to_vector(), (std::vector<float>{0, 0, 0, 2, 5, 0, 0, 0}));
+  // A gather after a scatter sees it.
+  scatter(target, Float(9.f), UInt32{0});
+  Float g = gather(target, UInt32{0, 3});
+  EXPECT_EQ(g.to_vector(), (std::vector<float>{9, 2}));
+}
+
+TEST_F(Eval, ScatterReduceUnderHeavyConflicts) {
+  const size_t n = 1 << 20;
+  UInt32 lane = arange<UInt32>(n);
+  UInt32 bin = lane % 7u;
+  Int64 counts = zeros<Int64>(7);
+  scatter_add(counts, Int64(1), bin);
+  Int32 low = full<Int32>(INT32_MAX, 7), high = full<Int32>(INT32_MIN, 7);
+  scatter_reduce(ReduceOp::Min, low, cast<int32_t>(lane), bin);
+  scatter_reduce(ReduceOp::Max, high, cast<int32_t>(lane), bin);
+  Float sums = zeros<Float>(7);
+  scatter_add(sums, Float(0.5f), bin);
+  eval(counts, low, high, sums);
+  for (uint32_t b = 0; b < 7; ++b) {
+    int64_t expected = int64_t(n / 7 + (b < n % 7));
+    EXPECT_EQ(counts.read(b), expected);
+    EXPECT_EQ(low.read(b), int32_t(b));
+    EXPECT_EQ(high.read(b), int32_t((n - 1) - ((n - 1 - b) % 7)));
+    EXPECT_EQ(sums.read(b), 0.5f * float(expected));  // exact: small integers / 2
+  }
+}
+
+TEST_F(Eval, ScatterIncGivesDistinctSlots) {
+  const size_t n = 100000;
+  UInt32 lane = arange<UInt32>(n);
+  Bool keep = (lane % 3u) == 0u;
+  UInt32 counter = zeros<UInt32>(1);
+  UInt32 slot = scatter_inc(counter, UInt32(0), keep);
+  UInt32 out = zeros<UInt32>(n);
+  scatter(out, lane, slot, keep);  // append buffer in the same kernel
+  eval(out);
+  uint32_t count = counter.read(0);
+  EXPECT_EQ(count, (n + 2) / 3);
+  std::vector<uint32_t> appended = out.to_vector();
+  appended.resize(count);
+  std::sort(appended.begin(), appended.end());
+  for (uint32_t i = 0; i < count; ++i) ASSERT_EQ(appended[i], 3 * i);
+  // The old values remain readable after the kernel (they were stored).
+  EXPECT_LT(slot.read(3), count);
+}
+
+TEST_F(Eval, ScatterCopiesASharedTarget) {
+  Float a = Float{1.f, 2.f, 3.f};
+  Float b = a;              // shares the node
+  Float c = a * 10.f;       // pending, reads a's old value
+  scatter(a, Float(7.f), UInt32{1});
+  EXPECT_EQ(a.to_vector(), (std::vector<float>{1, 7, 3}));
+  EXPECT_EQ(b.to_vector(), (std::vector<float>{1, 2, 3}));
+  EXPECT_EQ(c.to_vector(), (std::vector<float>{10, 20, 30}));
+}
+
+TEST_F(Eval, WrapSharesCallerMemory) {
+  std::vector<float> host = {1.f, 2.f, 3.f, 4.f};
+  Float w = Float::wrap(host.data(), host.size());
+  EXPECT_EQ(w.data(), host.data());
+  host[2] = 30.f;
+  EXPECT_EQ((w * 1.f).read(2), 30.f);
+  scatter(w, Float(-1.f), UInt32{0});
+  eval(w);
+  EXPECT_EQ(host[0], -1.f);  // scatter into unshared wrapped memory writes in place
+}
+
+TEST_F(Eval, CheckedModeRaisesOnOutOfRangeIndex) {
+  set_flag(Flag::Checks, true);
+  Float source = Float{1.f, 2.f, 3.f};
+  set_label(source, "source");
+  Float g = gather(source, UInt32{0, 5, 2});
+  try {
+    eval(g);
+    FAIL() << "expected IndexError";
+  } catch (const IndexError& e) {
+    std::string message = e.what();
+    EXPECT_NE(message.find("Gather"), std::string::npos) << message;
+    EXPECT_NE(message.find("index 5"), std::string::npos) << message;
+    EXPECT_NE(message.find("3 elements"), std::string::npos) << message;
+  }
+  Float target = zeros<Float>(4);
+  scatter(target, Float(1.f), UInt32{1, 4});
+  EXPECT_THROW(eval(target), IndexError);
+  UInt32 counter = zeros<UInt32>(2);
+  UInt32 slot = scatter_inc(counter, UInt32{2});
+  EXPECT_THROW(eval(slot), IndexError);
+  // Masked-off lanes are not checked.
+  Float ok = gather(source, UInt32{0, 99}, Bool{true, false});
+  EXPECT_EQ(ok.to_vector(), (std::vector<float>{1, 0}));
+  set_flag(Flag::Checks, false);
+}
+
+TEST_F(Eval, CheckedModeOnTheInterpreterToo) {
+  set_flag(Flag::Checks, true);
+  set_flag(Flag::Interpreter, true);
+  Float g = gather(Float{1.f, 2.f}, UInt32{7});
+  EXPECT_THROW(eval(g), IndexError);
+  set_flag(Flag::Interpreter, false);
+  set_flag(Flag::Checks, false);
+}
+
+TEST_F(Eval, SameShapeHitsTheCacheWhateverTheSizeAndLabel) {
+  auto program = [](size_t n, const char* name) {
+    Float x = iota(n);
+    set_label(x, name);
+    Float y = x * x + 1.f;
+    eval(y);
+    return y;
+  };
+  program(100, "first");
+  size_t compiles = cache_stats().compiles;
+  program(5000, "second");
+  EXPECT_EQ(cache_stats().compiles, compiles);
+  auto h = kernel_history();
+  ASSERT_EQ(h.size(), 2u);
+  EXPECT_EQ(h[0].hash, h[1].hash);
+  EXPECT_TRUE(h[1].cache_hit);
+}
+
+TEST_F(Eval, ScheduleDefersToTheNextEval) {
+  Float a = iota(4) + 1.f, b = iota(4) * 3.f;
+  schedule(a);
+  eval(b);
+  EXPECT_EQ(kernel_history().size(), 1u);  // a and b share one kernel
+  EXPECT_EQ(a.read(3), 4.f);
+}
+
+TEST_F(Eval, EmptyArrays) {
+  Float x = iota(0);
+  Float y = x * 2.f;
+  eval(y);
+  EXPECT_EQ(y.size(), 0u);
+  EXPECT_EQ(sum(y).item(), 0.f);
+  EXPECT_EQ(compress(y > 0.f).size(), 0u);
+}
+
+TEST_F(Eval, HorizontalOperations) {
+  std::mt19937 rng(7);
+  std::vector<int32_t> values(100003);
+  for (auto& v : values) v = int32_t(rng() % 2001) - 1000;
+  Int32 x = Int32::from(values);
+  EXPECT_EQ(sum(x).item(), std::accumulate(values.begin(), values.end(), 0));
+  EXPECT_EQ(min(x).item(), *std::min_element(values.begin(), values.end()));
+  EXPECT_EQ(max(x).item(), *std::max_element(values.begin(), values.end()));
+  EXPECT_EQ(prod(Int64{2, -3, 7}).item(), -42);
+  EXPECT_EQ(dot(Float{1.f, 2.f}, Float{3.f, 4.f}).item(), 11.f);
+  EXPECT_TRUE(any(x > 999).item());
+  EXPECT_FALSE(all(x > 0).item());
+  EXPECT_TRUE(all(x >= -1000).item());
+
+  std::vector<int32_t> inclusive(values.size()), exclusive(values.size());
+  std::inclusive_scan(values.begin(), values.end(), inclusive.begin());
+  std::exclusive_scan(values.begin(), values.end(), exclusive.begin(), 0);
+  EXPECT_EQ(prefix_sum(x).to_vector(), inclusive);
+  EXPECT_EQ(prefix_sum(x, true).to_vector(), exclusive);
+
+  std::vector<uint32_t> positive;
+  for (size_t i = 0; i < values.size(); ++i)
+    if (values[i] > 0) positive.push_back(uint32_t(i));
+  EXPECT_EQ(compress(x > 0).to_vector(), positive);
+
+  Int32 blocks = block_sum(x, 1000);
+  ASSERT_EQ(blocks.size(), 101u);
+  EXPECT_EQ(blocks.read(100), std::accumulate(values.begin() + 100000, values.end(), 0));
+  EXPECT_EQ(blocks.read(3), std::accumulate(values.begin() + 3000, values.begin() + 4000, 0));
+}
+
+TEST_F(Eval, FloatSumIsIndependentOfThreads) {
+  Float x = sqrt(iota(1 << 20));
+  float first = sum(x).item();
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(sum(x).item(), first);
+}
+
+TEST_F(Eval, InterpreterAndJitAgreeOnAFusedProgram) {
+  auto program = [] {
+    Float x = linspace<Float>(-3.f, 3.f, 1001);
+    Float y = select(x > 0.f, sqrt(x), -x * x) + floor(x * 3.f);
+    return y.to_vector();
+  };
+  bool before = flag(Flag::Interpreter);
+  set_flag(Flag::Interpreter, true);
+  auto reference = program();
+  set_flag(Flag::Interpreter, false);
+  auto jit = program();
+  set_flag(Flag::Interpreter, before);
+  EXPECT_EQ(jit, reference);
+}
+
+TEST_F(Eval, IrListingIsDeterministicAndLabelled) {
+  Float x = Float{1.f, 2.f};
+  set_label(x, "x");
+  Float y = x + 1.f;
+  set_label(y, "y");
+  std::string listing = ir_listing();
+  EXPECT_NE(listing.find("# x"), std::string::npos) << listing;
+  EXPECT_NE(listing.find("Add"), std::string::npos) << listing;
+  EXPECT_EQ(listing, ir_listing());
 }

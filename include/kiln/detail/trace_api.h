@@ -34,7 +34,8 @@ Index make_counter(size_t size);
 /// Bitcast and ignored otherwise. Checks types and sizes and throws on a mismatch.
 Index trace(Op op, Index a, Index b = 0, Index c = 0, VarType type = VarType::Bool);
 /// Records a scatter (with reduction) into `target`, which is materialized and, when
-/// shared, copied first; `target` may be replaced by the index of the copy.
+/// shared, copied first: then `target` is replaced by the index of the copy, which
+/// carries a new reference (the caller still owns its reference to the old index).
 void trace_scatter(ReduceOp reduce, Index& target, Index value, Index index, Index mask);
 /// Records an atomic increment of target[index] per active lane; returns the old values.
 Index trace_scatter_inc(Index& target, Index index, Index mask);

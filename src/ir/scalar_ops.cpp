@@ -106,8 +106,8 @@ template <typename T> uint64_t arithmetic(Op op, uint64_t ab, uint64_t bb, uint6
       if constexpr (is_fp) return to_lane(T(std::fma(a, b, c)));
       else if constexpr (!is_bool) return to_lane(T(W(a) * W(b) + W(c)));
       break;
-    case Op::Min: if constexpr (is_fp) return to_lane(T(std::fmin(a, b))); else if constexpr (!is_bool) return to_lane(a < b ? a : b); break;
-    case Op::Max: if constexpr (is_fp) return to_lane(T(std::fmax(a, b))); else if constexpr (!is_bool) return to_lane(a > b ? a : b); break;
+    case Op::Min: if constexpr (is_fp) return to_lane((a < b || std::isnan(b)) ? a : b); else if constexpr (!is_bool) return to_lane(a < b ? a : b); break;
+    case Op::Max: if constexpr (is_fp) return to_lane((a > b || std::isnan(b)) ? a : b); else if constexpr (!is_bool) return to_lane(a > b ? a : b); break;
     case Op::Neg: if constexpr (is_fp) return to_lane(T(-a)); else if constexpr (!is_bool) return to_lane(T(W(0) - W(a))); break;
     case Op::Abs:
       if constexpr (is_fp) return to_lane(T(std::fabs(a)));

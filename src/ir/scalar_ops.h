@@ -5,7 +5,9 @@
 //   - shifts by >= the bit width give 0 (left, logical right) or the sign fill
 //     (arithmetic right); the count is read as unsigned
 //   - float -> integer casts saturate, NaN gives 0; any -> Bool is `x != 0`
-//   - Round is round-half-to-even; Min/Max on floats ignore a NaN operand (IEEE minNum)
+//   - Round is round-half-to-even; float Min/Max ignore a NaN operand (IEEE minNum) and
+//     are fully deterministic: min(a, b) = (a < b || isnan(b)) ? a : b, so min(+0, -0) = -0
+//     and min(-0, +0) = +0 (the second operand wins ties)
 #pragma once
 
 #include <kiln/detail/op_table.h>

@@ -85,8 +85,8 @@ template <typename Fn> auto run_on(bool interpreter, Fn&& program) {
   return program();
 }
 
-/// Equality of lane values: bitwise, except that any two NaNs are equal and, when
-/// `zero_sign_free`, +0 equals -0.
+/// Equality of lane values: bitwise, except that any two NaNs are equal (payloads may
+/// differ) and, when `zero_sign_free`, +0 equals -0.
 inline bool same_value(VarType type, uint64_t a, uint64_t b, bool zero_sign_free = false) {
   if (a == b) return true;
   if (type == VarType::Float32) {

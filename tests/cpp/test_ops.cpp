@@ -55,8 +55,7 @@ void check_op(Op op, VarType type, VarType result_type = VarType::Bool) {
                                                             : type;
   ASSERT_EQ(jit.size(), reference.size());
   for (size_t i = 0; i < jit.size(); ++i) {
-    bool zero_sign_free = (op == Op::Min || op == Op::Max);  // IEEE minNum may return either zero
-    ASSERT_TRUE(same_value(out_type, jit[i], reference[i], zero_sign_free))
+    ASSERT_TRUE(same_value(out_type, jit[i], reference[i]))
         << detail::op_name(op) << " on " << type_name(type) << " lane " << i << ": a=0x" << std::hex
         << columns[0][i] << " b=0x" << columns[1][i] << " c=0x" << columns[2][i] << " jit=0x" << jit[i]
         << " interpreter=0x" << reference[i];

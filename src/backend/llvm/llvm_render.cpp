@@ -175,7 +175,11 @@ class Renderer {
       case Op::Min:
       case Op::Max: {
         bool is_min = s.op == Op::Min;
-        std::string fn = fp ? (is_min ? "minnum" : "maxnum") : sgn ? (is_min ? "smin" : "smax") : (is_min ? "umin" : "umax");
+        if (fp) {
+          out = float_min_max(is_min, vt, arg(s, 0), arg(s, 1));
+          return;
+        }
+        std::string fn = sgn ? (is_min ? "smin" : "smax") : (is_min ? "umin" : "umax");
         out = call(vt, "llvm." + fn + "." + vmangle(scalar_type(t)), {{vt, arg(s, 0)}, {vt, arg(s, 1)}});
         return;
       }
@@ -215,6 +219,16 @@ class Renderer {
       case Op::ScatterInc: out = scatter_inc(position, s); return;
     }
     throw InternalError(std::string("kiln: LLVM backend: no lowering for ") + op_name(s.op));
+  }
+
+  /// (a < b || isnan(b)) ? a : b (and > for max): IEEE minNum with the tie between zeros
+  /// defined, as in scalar_ops.h. `type` may be a vector or a scalar type.
+  std::string float_min_max(bool is_min, const std::string& type, const std::string& a, const std::string& b) {
+    std::string mask_type = type[0] == '<' ? vec("i1") : "i1";
+    std::string better = instr(std::string("fcmp ") + (is_min ? "olt " : "ogt ") + type + " " + a + ", " + b);
+    std::string b_nan = instr("fcmp uno " + type + " " + b + ", " + b);
+    std::string take_a = instr("or " + mask_type + " " + better + ", " + b_nan);
+    return instr("select " + mask_type + " " + take_a + ", " + type + " " + a + ", " + type + " " + b);
   }
 
   std::string literal(uint32_t position, const KernelStatement& s) {
@@ -400,9 +414,10 @@ class Renderer {
     std::string p = "%s" + std::to_string(position);
     body_ << "  br label %" << head << "\n";
     start_block(head);
-    body_ << "  " << p << ".m = phi i64 [ " << bits64 << ", %" << before << " ], [ " << p << ".mnext, %" << body << " ]\n";
+    std::string next = label(position, "next");
+    body_ << "  " << p << ".m = phi i64 [ " << bits64 << ", %" << before << " ], [ " << p << ".mnext, %" << next << " ]\n";
     if (!result_type.empty())
-      body_ << "  " << p << ".acc = phi " << result_type << " [ zeroinitializer, %" << before << " ], [ " << p << ".accnext, %" << body << " ]\n";
+      body_ << "  " << p << ".acc = phi " << result_type << " [ zeroinitializer, %" << before << " ], [ " << p << ".accnext, %" << next << " ]\n";
     body_ << "  " << p << ".none = icmp eq i64 " << p << ".m, 0\n";
     body_ << "  br i1 " << p << ".none, label %" << done << ", label %" << body << "\n";
     start_block(body);
@@ -411,6 +426,8 @@ class Renderer {
     body_ << "  " << p << ".mnext = and i64 " << p << ".m, " << lower << "\n";
     std::string idx = instr("extractelement " + vec("i64") + " " + index64 + ", i64 " + lane);
     std::string value = per_lane(lane, idx);
+    body_ << "  br label %" << next << "\n";
+    start_block(next);
     if (!result_type.empty())
       body_ << "  " << p << ".accnext = insertelement " << result_type << " " << p << ".acc, i32 " << value << ", i64 " << lane << "\n";
     body_ << "  br label %" << head << "\n";
@@ -432,7 +449,7 @@ class Renderer {
       return;
     }
     const char* rmw = nullptr;
-    if (is_float(t)) rmw = reduce == ReduceOp::Add ? "fadd" : reduce == ReduceOp::Min ? "fmin" : "fmax";
+    if (is_float(t)) rmw = reduce == ReduceOp::Add ? "fadd" : nullptr;  // min/max: CAS loop below
     else if (is_signed_int(t)) rmw = reduce == ReduceOp::Add ? "add" : reduce == ReduceOp::Min ? "min" : "max";
     else rmw = reduce == ReduceOp::Add ? "add" : reduce == ReduceOp::Min ? "umin" : "umax";
     std::string slot = std::to_string(buffer.input_slot);
@@ -440,9 +457,31 @@ class Renderer {
     lane_loop(position, mask, index64, "", [&](const std::string& lane, const std::string& idx) {
       std::string ptr = instr("getelementptr " + mt + ", ptr %buf" + slot + ", i64 " + idx);
       std::string v = instr("extractelement " + vec(t) + " " + values + ", i64 " + lane);
-      instr("atomicrmw " + std::string(rmw) + " ptr " + ptr + ", " + mt + " " + v + " monotonic, align " + std::to_string(type_size(t)));
+      if (rmw) instr("atomicrmw " + std::string(rmw) + " ptr " + ptr + ", " + mt + " " + v + " monotonic, align " + std::to_string(type_size(t)));
+      else compare_exchange_min_max(position, reduce == ReduceOp::Min, t, ptr, v);
       return std::string();
     });
+  }
+
+  /// Atomic float min/max with the semantics of scalar_ops.h (LLVM's atomicrmw fmin
+  /// leaves the tie between zeros unspecified): a compare-exchange loop.
+  void compare_exchange_min_max(uint32_t position, bool is_min, VarType t, const std::string& ptr, const std::string& v) {
+    std::string sc = scalar_type(t), it = t == VarType::Float32 ? "i32" : "i64";
+    std::string align = std::to_string(type_size(t));
+    std::string first = instr("load atomic " + it + ", ptr " + ptr + " monotonic, align " + align);
+    std::string before = block_, retry = label(position, "cas"), done = label(position, "casdone");
+    std::string p = "%s" + std::to_string(position);
+    body_ << "  br label %" << retry << "\n";
+    start_block(retry);
+    body_ << "  " << p << ".old = phi " << it << " [ " << first << ", %" << before << " ], [ " << p << ".seen, %" << retry << " ]\n";
+    std::string old_value = instr("bitcast " + it + " " + p + ".old to " + sc);
+    std::string updated = float_min_max(is_min, sc, old_value, v);
+    std::string updated_bits = instr("bitcast " + sc + " " + updated + " to " + it);
+    std::string pair = instr("cmpxchg ptr " + ptr + ", " + it + " " + p + ".old, " + it + " " + updated_bits + " monotonic monotonic, align " + align);
+    body_ << "  " << p << ".seen = extractvalue { " << it << ", i1 } " << pair << ", 0\n";
+    std::string swapped = instr("extractvalue { " + it + ", i1 } " + pair + ", 1");
+    body_ << "  br i1 " << swapped << ", label %" << done << ", label %" << retry << "\n";
+    start_block(done);
   }
 
   std::string scatter_inc(uint32_t position, const KernelStatement& s) {

@@ -76,7 +76,7 @@ void print_table(std::ostream& out, const Facts& facts, const std::vector<Row>& 
                   const std::string& ratio, const std::string& goal, const std::string& status,
                   const std::string& note) {
     out << std::left << std::setw(int(name_width) + 2) << name << std::right << std::setw(10) << kiln
-        << std::setw(11) << base << std::setw(9) << ratio << "  " << std::left << std::setw(10) << goal
+        << std::setw(11) << base << std::setw(9) << ratio << "  " << std::left << std::setw(11) << goal
         << std::setw(6) << status << note << "\n";
   };
   line("benchmark", "kiln", "baseline", "ratio", "goal", "", "notes");

@@ -294,7 +294,7 @@ template <typename A> A arange(size_t size) {
 template <typename A>
 A arange(typename A::Value start, typename A::Value stop, typename A::Value step = 1) {
   using T = typename A::Value;
-  if (step == T(0)) throw SizeError("arange(): step must not be zero");
+  if (step == T(0)) throw ValueError("kiln: arange(): the step must not be zero");
   double count = std::ceil((double(stop) - double(start)) / double(step));
   size_t n = count > 0 ? size_t(count) : 0;
   return A(start) + arange<A>(n) * A(step);

@@ -14,6 +14,11 @@ struct TypeError : std::invalid_argument {
 struct SizeError : std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
+/// An invalid argument that is neither a type nor a size problem (an empty or freed
+/// array, a zero step).
+struct ValueError : std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
+};
 /// An index outside an array (always for element reads; for gathers and scatters in
 /// checked mode).
 struct IndexError : std::out_of_range {

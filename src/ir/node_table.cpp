@@ -115,7 +115,8 @@ void collapse_to_data(Index index, std::shared_ptr<Buffer> buffer) {
 void check_live(Index index, const char* what) {
   State& s = state();
   if (index == 0 || index >= s.nodes.size() || (s.nodes[index].ref_ext + s.nodes[index].ref_int) == 0)
-    throw InternalError(std::string("kiln: ") + what + "(): the array is empty or was freed");
+    throw ValueError(std::string("kiln: ") + what +
+                     "(): the array is empty (default-constructed) or was freed; assign it a value first");
 }
 
 void inc_ref(Index index) {

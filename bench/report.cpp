@@ -32,6 +32,15 @@ std::string json_number(double value) {
   return format("%.9g", value);
 }
 
+const char* goal_kind(Goal goal) {
+  switch (goal) {
+    case Goal::None: return "";
+    case Goal::RatioAtLeast: return "ratio_at_least";
+    case Goal::KilnAtMost: return "kiln_s_at_most";
+  }
+  return "";
+}
+
 }  // namespace
 
 std::string format_seconds(double s) {
@@ -102,7 +111,9 @@ void print_json(std::ostream& out, const Facts& facts, const std::vector<Row>& r
     out << "    {\"name\": " << json_string(r.name) << ", \"kiln_s\": " << json_number(r.kiln_s)
         << ", \"baseline_s\": " << json_number(r.baseline_s)
         << ", \"ratio\": " << json_number(r.has_baseline() ? r.ratio() : kNone)
-        << ", \"goal\": " << json_string(r.goal_text()) << ", \"status\": " << json_string(r.status())
+        << ", \"goal\": " << json_string(r.goal_text()) << ", \"goal_kind\": " << json_string(goal_kind(r.goal))
+        << ", \"goal_value\": " << json_number(r.goal == Goal::None ? kNone : r.goal_value)
+        << ", \"status\": " << json_string(r.status())
         << ", \"note\": " << json_string(r.note) << "}" << (i + 1 < rows.size() ? "," : "") << "\n";
   }
   out << "  ]\n}\n";

@@ -145,6 +145,11 @@ template <typename R, typename... Args> R traced(Op op, const Args&... args) {
 }
 template <typename T, typename S>
 concept ScalarOperand = std::is_arithmetic_v<S> && !is_array_v<S>;
+/// `value` as an Array<T>: arrays pass through, plain scalars become size-1 literals.
+template <typename T, typename V> Array<T> lift(const V& value) {
+  if constexpr (is_array_v<V>) return value;
+  else return Array<T>(static_cast<T>(value));
+}
 }  // namespace detail
 
 // ---- elementwise arithmetic, bitwise and comparison operators -------------------------
@@ -242,6 +247,11 @@ Array<T> max(const Array<T>& a, S b) { return max(a, Array<T>(static_cast<T>(b))
 /// a * b + c with a single rounding for floats.
 template <typename T> Array<T> fma(const Array<T>& a, const Array<T>& b, const Array<T>& c) {
   return detail::traced<Array<T>>(Op::Fma, a, b, c);
+}
+template <typename T, typename B, typename C>
+  requires(!(std::is_same_v<B, Array<T>> && std::is_same_v<C, Array<T>>))
+Array<T> fma(const Array<T>& a, const B& b, const C& c) {
+  return fma(a, detail::lift<T>(b), detail::lift<T>(c));
 }
 /// Lane-wise `mask ? t : f`.
 template <typename T> Array<T> select(const Bool& mask, const Array<T>& t, const Array<T>& f) {

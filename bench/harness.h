@@ -1,5 +1,5 @@
 // Timing helpers for kiln_bench: each measurement is the median of several timed
-// repetitions that follow untimed warm-up runs.
+// repetitions that follow untimed warm-up runs (see alternate() in main.cpp).
 #pragma once
 
 #include <algorithm>
@@ -26,15 +26,6 @@ inline double median(std::vector<double> samples) {
   std::sort(samples.begin(), samples.end());
   size_t mid = samples.size() / 2;
   return samples.size() % 2 ? samples[mid] : 0.5 * (samples[mid - 1] + samples[mid]);
-}
-
-/// Median of `reps` calls of `rep()` after `warmup` calls; `rep()` returns the seconds of
-/// the part it times, so set-up that must not count (tracing, say) stays outside.
-template <typename Rep> double median_of(int warmup, int reps, Rep&& rep) {
-  for (int i = 0; i < warmup; ++i) rep();
-  std::vector<double> samples;
-  for (int i = 0; i < reps; ++i) samples.push_back(rep());
-  return median(samples);
 }
 
 }  // namespace bench

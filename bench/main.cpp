@@ -103,16 +103,18 @@ std::string rate(double value, const char* unit) {
   return text;
 }
 
-/// Medians of alternating Kiln and baseline repetitions: {kiln, baseline}.
-std::pair<double, double> compare(int warmup, int reps, const std::function<double()>& kiln_rep,
-                                  const std::function<double()>& baseline_rep) {
-  for (int i = 0; i < warmup; ++i) kiln_rep(), baseline_rep();
-  std::vector<double> kiln, baseline;
-  for (int i = 0; i < reps; ++i) {
-    kiln.push_back(kiln_rep());
-    baseline.push_back(baseline_rep());
-  }
-  return {median(kiln), median(baseline)};
+/// Medians of `reps` rounds that each run every function once in turn (after `warmup`
+/// untimed rounds), so a machine that gets busier slows all of them alike.
+std::vector<double> alternate(int warmup, int reps, const std::vector<std::function<double()>>& runs) {
+  std::vector<std::vector<double>> samples(runs.size());
+  for (int round = 0; round < warmup + reps; ++round)
+    for (size_t k = 0; k < runs.size(); ++k) {
+      double s = runs[k]();
+      if (round >= warmup) samples[k].push_back(s);
+    }
+  std::vector<double> medians;
+  for (const auto& v : samples) medians.push_back(median(v));
+  return medians;
 }
 
 // ---- 1 and 2: streaming kernels over wrapped inputs ---------------------------------------
@@ -122,11 +124,11 @@ struct StreamInputs {
   HostFloats x, y, z, out;  ///< `out` receives the baselines' results
 };
 
-/// Times eval() of a cached kernel produced by `trace()` against `baseline()` writing to
-/// in.out; `bytes` per element moved, for the throughput note.
-/// `baseline(out)` writes its result to `out`. Two rows: against the loop writing to memory
-/// it reuses (the usual hand-written code), and, to separate code quality from allocation
-/// policy, against the loop writing to freshly allocated memory, as every Kiln eval does.
+/// Times eval() of the cached kernel that `trace()` records against `baseline(out)`, which
+/// writes its result to `out`; `bytes_per_element` moved gives the throughput. Two rows:
+/// against the loop writing to memory it reuses (the usual hand-written code), and, to
+/// separate code quality from allocation policy, against the loop writing to freshly
+/// allocated memory, as every Kiln eval does.
 void stream_rows(std::vector<Row>& rows, const std::string& name, const Plan& plan, StreamInputs& in,
                  size_t bytes_per_element, const std::function<kiln::Float()>& trace,
                  const std::function<void(float*)>& baseline) {
@@ -149,8 +151,8 @@ void stream_rows(std::vector<Row>& rows, const std::string& name, const Plan& pl
       baseline(out->get());
     });
   };
-  auto [kiln_s, baseline_s] = compare(plan.stream_warmup, plan.stream_reps, kiln_rep, baseline_rep);
-  double fresh_s = median_of(1, plan.stream_reps, fresh_rep);
+  std::vector<double> t = alternate(plan.stream_warmup, plan.stream_reps, {kiln_rep, baseline_rep, fresh_rep});
+  double kiln_s = t[0], baseline_s = t[1], fresh_s = t[2];
   double gb = double(n) * double(bytes_per_element) / 1e9;
   rows.push_back({name, kiln_s, baseline_s, Goal::RatioAtLeast, 0.9,
                   "kiln " + rate(gb / kiln_s, "GB/s") + ", loop " + rate(gb / baseline_s, "GB/s") + ", " + check});
@@ -216,11 +218,11 @@ void run_mandelbrot(const Plan& plan, std::vector<Row>& rows) {
     kiln::Float counts = mandelbrot_trace(v);
     return time_once([&] { kiln::eval(counts); });
   };
-  auto [kiln_s, early_s] = compare(1, plan.mandelbrot_reps, kiln_rep,
-                                   [&] { return time_once([&] { mandelbrot_early_exit(v, early.get(), block); }); });
-  double branch_free_s = median_of(1, plan.mandelbrot_reps, [&] {
-    return time_once([&] { mandelbrot_branch_free(v, branch_free.get(), block); });
-  });
+  std::vector<double> t = alternate(
+      1, plan.mandelbrot_reps,
+      {kiln_rep, [&] { return time_once([&] { mandelbrot_early_exit(v, early.get(), block); }); },
+       [&] { return time_once([&] { mandelbrot_branch_free(v, branch_free.get(), block); }); }});
+  double kiln_s = t[0], early_s = t[1], branch_free_s = t[2];
 
   double lane_iterations = double(n) * v.iterations;
   rows.push_back({"mandelbrot " + size + " vs early exit", kiln_s, early_s, Goal::RatioAtLeast, 0.8,

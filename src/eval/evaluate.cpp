@@ -7,6 +7,7 @@
 #include "backend/backend.h"
 #include "cache/kernel_cache.h"
 #include "eval/schedule.h"
+#include "ir/verify.h"
 #include "util/settings.h"
 
 #include <algorithm>
@@ -150,6 +151,10 @@ void evaluate(const Index* indices, size_t count) {
     dec_ref_int(e);
   }
   for (Index i : scheduled) dec_ref_int(i);
+#ifndef NDEBUG
+  if (std::string problem = verify_ir(); !problem.empty())
+    throw InternalError("kiln: IR verifier after evaluation: " + problem);
+#endif
   if (!error.empty()) throw IndexError(error);
 }
 

@@ -1,0 +1,113 @@
+// Golden tests of the LLVM IR renderer: one small kernel form each, rendered at 4 lanes so
+// the text does not depend on the host. A missing reference file fails; run with
+// `--update` (or KILN_UPDATE_GOLDEN=1) to rewrite the references, then review the diff.
+#include <gtest/gtest.h>
+
+#include "backend/llvm/llvm_render.h"
+#include "eval/kernel_form.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+using namespace kiln;
+using namespace kiln::detail;
+
+namespace {
+
+bool update_golden = std::getenv("KILN_UPDATE_GOLDEN") != nullptr;
+
+KernelStatement statement(Op op, VarType type, std::initializer_list<uint32_t> operands = {}, uint64_t literal = 0) {
+  KernelStatement s{};
+  s.op = op;
+  s.type = s.operand_type = type;
+  s.literal = literal;
+  s.input_slot = s.output_slot = kNoSlot;
+  int k = 0;
+  for (uint32_t o : operands) s.operands[k++] = o;
+  return s;
+}
+KernelStatement input(VarType type, uint32_t slot, bool broadcast = false) {
+  KernelStatement s = statement(Op::Data, type);
+  s.input_slot = slot;
+  s.broadcast = broadcast;
+  return s;
+}
+KernelStatement output(KernelStatement s, uint32_t slot) {
+  s.output_slot = slot;
+  return s;
+}
+
+void check_golden(const std::string& name, const KernelForm& form) {
+  std::string text = render_llvm_ir(form, "kiln_kernel_" + name, 128);
+  std::string path = std::string(KILN_GOLDEN_DIR) + "/llvm/" + name + ".ll";
+  if (update_golden) {
+    std::ofstream(path) << text;
+    return;
+  }
+  std::ifstream file(path);
+  ASSERT_TRUE(file.good()) << "missing golden file " << path << " (run test_llvm_render --update and review it)";
+  std::stringstream expected;
+  expected << file.rdbuf();
+  EXPECT_EQ(text, expected.str()) << "rendering of " << name << " changed; if intended, rerun with --update";
+}
+
+KernelForm form_of(std::vector<KernelStatement> statements, uint32_t inputs, uint32_t outputs, bool checks = false) {
+  KernelForm form;
+  form.statements = std::move(statements);
+  form.input_count = inputs;
+  form.output_count = outputs;
+  form.checks = checks;
+  form.packet_width = 4;
+  return form;
+}
+
+}  // namespace
+
+TEST(LlvmRender, FusedArithmetic) {
+  // out = fma(a, b, 2.5) + broadcast c
+  check_golden("fused_arithmetic",
+               form_of({statement(Op::Literal, VarType::Bool), input(VarType::Float32, 0), input(VarType::Float32, 1),
+                        statement(Op::Literal, VarType::Float32, {}, 0x40200000),
+                        statement(Op::Fma, VarType::Float32, {1, 2, 3}), input(VarType::Float32, 2, true),
+                        output(statement(Op::Add, VarType::Float32, {4, 5}), 3)},
+                       3, 1));
+}
+
+TEST(LlvmRender, IntegerEdgeCases) {
+  // Guarded division, saturating shift, and a cast chain.
+  KernelStatement cast = statement(Op::Cast, VarType::Float64, {3});
+  cast.operand_type = VarType::Int32;
+  check_golden("integer_edge_cases",
+               form_of({statement(Op::Literal, VarType::Bool), input(VarType::Int32, 0), input(VarType::Int32, 1),
+                        output(statement(Op::Div, VarType::Int32, {1, 2}), 2),
+                        output(statement(Op::Shl, VarType::Int32, {1, 2}), 3), output(cast, 4)},
+                       2, 3));
+}
+
+TEST(LlvmRender, CheckedGatherAndScatterAdd) {
+  KernelStatement counter = statement(Op::Counter, VarType::UInt32);
+  check_golden("checked_gather_scatter_add",
+               form_of({statement(Op::Literal, VarType::Bool), input(VarType::Float32, 0), counter,
+                        statement(Op::Literal, VarType::Bool, {}, 1),
+                        statement(Op::Gather, VarType::Float32, {1, 2, 3}), input(VarType::Float32, 1),
+                        statement(Op::Scatter, VarType::Float32, {5, 4, 2, 3}, uint64_t(ReduceOp::Add))},
+                       2, 0, true));
+}
+
+TEST(LlvmRender, ScatterIncAppend) {
+  KernelStatement zero = statement(Op::Literal, VarType::UInt32, {}, 0);
+  check_golden("scatter_inc",
+               form_of({statement(Op::Literal, VarType::Bool), input(VarType::UInt32, 0), zero,
+                        input(VarType::Bool, 1),
+                        output(statement(Op::ScatterInc, VarType::UInt32, {1, 2, 3}), 2)},
+                       2, 1));
+}
+
+int main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  for (int i = 1; i < argc; ++i)
+    if (std::strcmp(argv[i], "--update") == 0) update_golden = true;
+  return RUN_ALL_TESTS();
+}

@@ -27,9 +27,14 @@ demo: build
 bench: build
 	@$(BUILD)/bench/kiln_bench $(BENCH_ARGS)
 
-# The C++ suite once under AddressSanitizer and UndefinedBehaviorSanitizer.
-sanitize:
-	@$(MAKE) test BUILD=build-sanitize CMAKE_FLAGS="-DKILN_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug -DKILN_BUILD_BENCH=OFF"
+# The C++ suite under AddressSanitizer and UndefinedBehaviorSanitizer (debug build, so the
+# IR verifier also runs after every evaluation); the fuzzer runs 500 programs there.
+SANITIZE_ENV = ASAN_OPTIONS=allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1
+sanitize: bootstrap
+	@cmake -S . -B build-sanitize -G Ninja -DKILN_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug -DKILN_BUILD_BENCH=OFF > /dev/null
+	@cmake --build build-sanitize -j $(JOBS)
+	@cd build-sanitize && $(SANITIZE_ENV) ctest --output-on-failure -j $(JOBS) -E fuzz
+	@$(SANITIZE_ENV) KILN_FUZZ_PROGRAMS=500 build-sanitize/tests/test_fuzz
 
 clean:
 	@rm -rf $(BUILD) build-sanitize

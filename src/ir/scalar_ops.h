@@ -8,6 +8,8 @@
 //   - Round is round-half-to-even; float Min/Max ignore a NaN operand (IEEE minNum) and
 //     are fully deterministic: min(a, b) = (a < b || isnan(b)) ? a : b, so min(+0, -0) = -0
 //     and min(-0, +0) = +0 (the second operand wins ties)
+//   - the payload of a NaN produced by arithmetic is unspecified (LLVM may return the
+//     canonical quiet NaN); whether a value is NaN is always exact
 #pragma once
 
 #include <kiln/detail/op_table.h>

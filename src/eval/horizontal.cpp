@@ -7,6 +7,7 @@
 
 #include "eval/evaluate.h"
 #include "ir/node.h"
+#include "ir/type_dispatch.h"
 
 #include <tbb/parallel_for.h>
 
@@ -20,18 +21,6 @@ namespace {
 
 constexpr size_t kBlock = 1 << 14;
 
-template <typename Fn> decltype(auto) with_type(VarType type, Fn&& fn) {
-  switch (type) {
-    case VarType::Bool: return fn(bool{});
-    case VarType::Int32: return fn(int32_t{});
-    case VarType::UInt32: return fn(uint32_t{});
-    case VarType::Int64: return fn(int64_t{});
-    case VarType::UInt64: return fn(uint64_t{});
-    case VarType::Float32: return fn(float{});
-    case VarType::Float64: return fn(double{});
-  }
-  throw InternalError("kiln: invalid VarType");
-}
 
 /// Evaluates `index` and returns its elements and count.
 template <typename T> std::pair<const T*, size_t> input(Index index, const char* what) {
@@ -92,7 +81,7 @@ Index reduce(Reduction kind, Index index) {
   StateLock lock(state().mutex);
   check_live(index, reduction_name(kind));
   VarType type = node(index).type;
-  return with_type(type, [&](auto tag) -> Index {
+  return dispatch_type(type, [&](auto tag) -> Index {
     using T = decltype(tag);
     auto [data, n] = input<T>(index, reduction_name(kind));
     T* out;
@@ -107,7 +96,7 @@ Index prefix_sum(Index index, bool exclusive) {
   check_live(index, "prefix_sum");
   VarType type = node(index).type;
   if (type == VarType::Bool) throw TypeError("kiln: prefix_sum(): not defined for Bool; cast to UInt32 first");
-  return with_type(type, [&](auto tag) -> Index {
+  return dispatch_type(type, [&](auto tag) -> Index {
     using T = decltype(tag);
     if constexpr (std::is_same_v<T, bool>) return 0;
     else {
@@ -166,7 +155,7 @@ Index block_sum(Index index, size_t block) {
   if (block == 0) throw SizeError("kiln: block_sum(): the block size must be at least 1");
   VarType type = node(index).type;
   if (type == VarType::Bool) throw TypeError("kiln: block_sum(): not defined for Bool; cast to UInt32 first");
-  return with_type(type, [&](auto tag) -> Index {
+  return dispatch_type(type, [&](auto tag) -> Index {
     using T = decltype(tag);
     if constexpr (std::is_same_v<T, bool>) return 0;
     else {

@@ -33,20 +33,31 @@ NodeKey key_of(const Node& n) {
   return key;
 }
 
+/// Removes the node from the value-numbering table (it is about to change or go away).
+void forget_value_number(Index index) {
+  State& s = state();
+  const Node& n = s.nodes[index];
+  if (!op_is_pure(n.op)) return;
+  auto it = s.value_numbers.find(key_of(n));
+  if (it != s.value_numbers.end() && it->second == index) s.value_numbers.erase(it);
+}
+
+/// Releases the internal references a node holds on its operands.
+void release_operands(const Index (&operands)[4]) {
+  for (Index op : operands)
+    if (op) dec_ref_int(op);
+}
+
 void free_node(Index index) {
   State& s = state();
+  forget_value_number(index);
   Node& n = s.nodes[index];
-  if (op_is_pure(n.op)) {
-    auto it = s.value_numbers.find(key_of(n));
-    if (it != s.value_numbers.end() && it->second == index) s.value_numbers.erase(it);
-  }
   Index operands[4];
   std::copy(n.operands, n.operands + 4, operands);
   n = Node{};
   s.notes.erase(index);
   s.free_list.push_back(index);
-  for (Index op : operands)
-    if (op) dec_ref_int(op);
+  release_operands(operands);
 }
 
 void release_if_unused(Index index) {
@@ -96,20 +107,15 @@ void dec_ref_int(Index index) {
 }
 
 void collapse_to_data(Index index, std::shared_ptr<Buffer> buffer) {
-  State& s = state();
-  Node& n = s.nodes[index];
-  if (op_is_pure(n.op)) {
-    auto it = s.value_numbers.find(key_of(n));
-    if (it != s.value_numbers.end() && it->second == index) s.value_numbers.erase(it);
-  }
+  forget_value_number(index);
+  Node& n = node(index);
   Index operands[4];
   std::copy(n.operands, n.operands + 4, operands);
   n.op = Op::Data;
   n.literal = 0;
   std::fill(n.operands, n.operands + 4, 0);
   n.buffer = std::move(buffer);
-  for (Index op : operands)
-    if (op) dec_ref_int(op);
+  release_operands(operands);
 }
 
 void check_live(Index index, const char* what) {

@@ -4,6 +4,7 @@
 #include <kiln/errors.h>
 
 #include "ir/op_info.h"
+#include "ir/type_dispatch.h"
 
 #include <cmath>
 #include <cstring>
@@ -23,20 +24,6 @@ template <typename T> uint64_t to_lane(T value) {
   uint64_t bits = 0;
   std::memcpy(&bits, &value, sizeof(T));
   return bits;
-}
-
-/// Calls fn(T{}) with the C++ type of `type`.
-template <typename Fn> decltype(auto) dispatch_type(VarType type, Fn&& fn) {
-  switch (type) {
-    case VarType::Bool: return fn(bool{});
-    case VarType::Int32: return fn(int32_t{});
-    case VarType::UInt32: return fn(uint32_t{});
-    case VarType::Int64: return fn(int64_t{});
-    case VarType::UInt64: return fn(uint64_t{});
-    case VarType::Float32: return fn(float{});
-    case VarType::Float64: return fn(double{});
-  }
-  throw InternalError("kiln: invalid VarType");
 }
 
 template <typename To, typename From> To convert(From x) {

@@ -22,15 +22,21 @@ enum class LogLevel : uint8_t { Error, Warn, Info, Debug };
 void set_log_level(LogLevel level);
 LogLevel log_level();
 
-/// Bytes of memory Kiln has allocated (wrapped caller memory is not counted).
+/// Bytes of memory Kiln's arrays use (wrapped caller memory is not counted), and bytes
+/// of freed blocks held for reuse.
 struct MemoryStats {
-  size_t current_bytes = 0;
-  size_t peak_bytes = 0;
-  size_t allocations = 0;  ///< allocations made since start-up
+  size_t current_bytes = 0;  ///< in use by live arrays
+  size_t peak_bytes = 0;     ///< highest current_bytes since start-up or reset_peak_memory()
+  size_t allocations = 0;    ///< allocations served since start-up
+  size_t cached_bytes = 0;   ///< freed blocks kept for reuse (not in use)
 };
 MemoryStats memory_stats();
 /// Sets the peak counter to the current usage.
 void reset_peak_memory();
+/// Returns every cached block to the system.
+void flush_memory_cache();
+/// Caps the bytes of freed blocks kept for reuse (default 4 GiB; 0 disables the cache).
+void set_memory_cache_limit(size_t bytes);
 
 /// Statistics of the in-memory kernel cache.
 struct CacheStats {

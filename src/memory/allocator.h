@@ -7,9 +7,11 @@
 
 namespace kiln::detail {
 
-/// Allocates `bytes` (64-byte aligned); throws std::bad_alloc naming the size on failure.
-void* allocate(size_t bytes);
-void deallocate(void* ptr, size_t bytes);
+/// Allocates at least `bytes` (64-byte aligned), reusing a cached block when one fits;
+/// `capacity` receives the block's size. Throws std::bad_alloc naming the size on failure.
+void* allocate(size_t bytes, size_t& capacity);
+/// Returns a block to the cache (or to the system when the cache is full).
+void deallocate(void* ptr, size_t capacity);
 
 /// Memory of one evaluated array. Either owned (allocated here, counted in memory_stats)
 /// or wrapped (caller memory, optionally kept alive through `owner`).
@@ -25,11 +27,11 @@ class Buffer {
   size_t bytes() const { return bytes_; }
 
  private:
-  Buffer(void* data, size_t bytes, bool owned, std::shared_ptr<void> owner)
-      : data_(data), bytes_(bytes), owned_(owned), owner_(std::move(owner)) {}
+  Buffer(void* data, size_t bytes, size_t capacity, std::shared_ptr<void> owner)
+      : data_(data), bytes_(bytes), capacity_(capacity), owner_(std::move(owner)) {}
   void* data_;
   size_t bytes_;
-  bool owned_;
+  size_t capacity_;  ///< 0 for wrapped memory
   std::shared_ptr<void> owner_;
 };
 

@@ -294,3 +294,27 @@ TEST_F(Eval, IrListingIsDeterministicAndLabelled) {
   EXPECT_NE(listing.find("Add"), std::string::npos) << listing;
   EXPECT_EQ(listing, ir_listing());
 }
+
+TEST_F(Eval, MemoryStatsAndBlockReuse) {
+  flush_memory_cache();
+  size_t base = memory_stats().current_bytes;
+  reset_peak_memory();
+  {
+    Float big = empty<Float>(1 << 20);  // 4 MiB
+    EXPECT_EQ(memory_stats().current_bytes, base + (4u << 20));
+    EXPECT_GE(memory_stats().peak_bytes, base + (4u << 20));
+  }
+  EXPECT_EQ(memory_stats().current_bytes, base);
+  EXPECT_EQ(memory_stats().cached_bytes, 4u << 20);  // freed, kept for reuse
+  {
+    Float again = arange<Float>(1 << 20) * 2.f;
+    eval(again);  // the output reuses the cached block
+    EXPECT_EQ(memory_stats().cached_bytes, 0u);
+    EXPECT_EQ(again.read(5), 10.f);
+  }
+  flush_memory_cache();
+  EXPECT_EQ(memory_stats().cached_bytes, 0u);
+  EXPECT_GE(memory_stats().peak_bytes, base + (4u << 20));
+  reset_peak_memory();
+  EXPECT_EQ(memory_stats().peak_bytes, memory_stats().current_bytes);
+}

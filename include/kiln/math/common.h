@@ -53,12 +53,10 @@ Array<T> polynomial(const Array<T>& x, const float (&f)[NF], const double (&d)[N
   else return horner(x, d);
 }
 
+/// The bits of `x` as a signed integer.
 template <typename T> Ints<T> bits(const Array<T>& x) { return reinterpret<IntOf<T>>(x); }
-template <typename T> Array<T> from_bits(const Ints<T>& i) {
-  using F = std::conditional_t<sizeof(typename Ints<T>::Value) == 4, float, double>;
-  static_assert(std::is_same_v<F, T>);
-  return reinterpret<T>(i);
-}
+/// The float whose bits are `i` (call as from_bits<T>(i)).
+template <typename T> Array<T> from_bits(const Ints<T>& i) { return reinterpret<T>(i); }
 
 /// The sign bit of each lane (as an integer with only that bit possibly set).
 template <typename T> Ints<T> sign_bit(const Array<T>& x) {
@@ -90,13 +88,16 @@ template <typename T> DoubleWord<T> fast_two_sum(const Array<T>& a, const Array<
   Array<T> hi = a + b;
   return {hi, (a - hi) + b};
 }
+/// a + b exactly as hi + lo, for any a and b (Knuth's two-sum).
+template <typename T> DoubleWord<T> two_sum(const Array<T>& a, const Array<T>& b) {
+  Array<T> hi = a + b;
+  Array<T> b_part = hi - a;
+  return {hi, (a - (hi - b_part)) + (b - b_part)};
+}
 /// a * b exactly as hi + lo.
 template <typename T> DoubleWord<T> two_product(const Array<T>& a, const Array<T>& b) {
   Array<T> hi = a * b;
   return {hi, fma(a, b, -hi)};
 }
-
-/// Lanes that are neither zero, subnormal... (see uses): |x| is finite.
-template <typename T> Bool is_finite(const Array<T>& x) { return abs(x) < Format<T>::kInfinity; }
 
 }  // namespace kiln::detail::math

@@ -31,7 +31,8 @@ template <typename T> Array<T> exp_polynomial(const Array<T>& r) {
 /// while n = round(x / ln2) + shift stays within twice the exponent range; callers select
 /// inf or 0 beyond their overflow and underflow thresholds.
 template <typename T>
-Array<T> exp_kernel(const Array<T>& x, const Array<T>* lo = nullptr, int shift = 0) {
+Array<T> exp_kernel(const Array<T>& x, const std::type_identity_t<Array<T>>* lo = nullptr,
+                    int shift = 0) {
   Array<T> n = round(x * pick<T>(1.44269502f, 1.4426950408889634));
   // x - n ln2 with ln2 = hi + lo: the first fma is exact (|r| < 1), the second rounds once.
   Array<T> r = fma(n, Array<T>(pick<T>(-0.693147182f, -0.6931471805599453)), x);
@@ -101,8 +102,10 @@ template <typename T> Array<T> log_limits(const Array<T>& x, const Array<T>& val
 /// for pow near overflow, where |y log x| is ~700 and every bit of log x counts.
 template <typename T> DoubleWord<T> log_double_word(const Array<T>& x) {
   // Coefficients of 2 atanh(s) - 2s - (2/3) s^3 (powers 5, 7, ...).
-  static constexpr float kF[] = {0.0f, 0.0f};
-  static constexpr double kD[] = {0.0, 0.0};
+  static constexpr float kF[] = {0.400001526f, 0.285470843f, 0.234199002f};
+  static constexpr double kD[] = {0.40000000000002256, 0.2857142857009934, 0.22222222520009027,
+                                  0.18181784355997213, 0.15386757998186507, 0.1325679885012907,
+                                  0.13196533377366937};
   LogReduction<T> red = log_reduce(x);
   // s = f / (m + 1) as a double word; m + 1 = d_hi + d_lo exactly.
   Array<T> d_hi = red.m + T(1);

@@ -28,12 +28,17 @@ template <typename T> QuarterTurns<T> reduce_quarter_turns(const Array<T>& ax) {
   constexpr T kC2 = pick<T>(-4.37113883e-08f, 6.123233995736766e-17);
   constexpr T kC3 = pick<T>(-1.71512451e-15f, -1.4973849048591698e-33);
   Array<T> n = round(ax * pick<T>(0.636619747f, 0.6366197723675814));
-  // Exact: |r1| < 1 and both ax and n kC1 are multiples of ulp(kC1) / 2 or finer.
+  // Exact while |r1| < 1: ax and n kC1 are both multiples of ulp(kC1) / 2 or finer.
   Array<T> r1 = fma(n, Array<T>(-kC1), ax);
-  Array<T> hi = fma(n, Array<T>(-kC2), r1);
-  Array<T> lo = fma(n, Array<T>(-kC2), r1 - hi);  // what rounding hi dropped
-  lo = fma(n, Array<T>(-kC3), lo);
-  return {cast<IntOf<T>>(n), hi, lo};
+  // r1 - n kC2 can cancel heavily, so it is summed error-free (product and sum).
+  DoubleWord<T> product = two_product(n, Array<T>(-kC2));
+  DoubleWord<T> sum = two_sum(r1, product.hi);
+  Array<T> lo = fma(n, Array<T>(-kC3), sum.lo + product.lo);
+  // Beyond the supported range the reduction is meaningless; keep results bounded
+  // (NaN, from x = ±inf, passes through).
+  Bool failed = abs(sum.hi) > T(1);
+  Array<T> zero(T(0));
+  return {cast<IntOf<T>>(n), select(failed, zero, sum.hi), select(failed, zero, lo)};
 }
 
 /// sin(hi + lo) for |hi| <= pi/4, |lo| <= ulp(hi).
@@ -53,14 +58,11 @@ template <typename T> Array<T> cos_reduced(const Array<T>& hi, const Array<T>& l
   static constexpr double kD[] = {0.041666666666666595, -0.0013888888888873342,
                                   2.480158728900208e-05, -2.755731421703866e-07,
                                   2.087570539594709e-09, -1.1358749231760443e-11};
-  // cos = 1 - z/2 + z^2 Q(z) - hi lo. 1 - z/2 is rounded to w; (1 - w) - z/2 recovers the
-  // rounding error exactly, and z's own rounding error (z_lo) is added back.
-  Array<T> z_lo = fma(hi, hi, -z);
+  // cos(hi + lo) ~ 1 - z/2 + z^2 Q(z) - hi lo. 1 - z/2 is rounded to w, and (1 - w) - z/2
+  // recovers that rounding error exactly.
   Array<T> h = z * T(0.5);
   Array<T> w = T(1) - h;
-  Array<T> small = fma(hi, lo, z_lo * T(0.5));
-  Array<T> tail = ((T(1) - w) - h) + fma(z * z, polynomial(z, kF, kD), -small);
-  return w + tail;
+  return w + (((T(1) - w) - h) + fma(z * z, polynomial(z, kF, kD), -(hi * lo)));
 }
 
 /// sin and cos of |x| reduced, with the quadrant.

@@ -8,6 +8,7 @@
 //
 //   mandelbrot [out.png]      (KILN_LOG=debug also prints the kernel's IR)
 #include <kiln/kiln.h>
+#include <kiln/math/exp_log.h>
 
 #include <png.h>
 
@@ -16,25 +17,12 @@
 
 using kiln::Bool;
 using kiln::Float;
-using kiln::Int32;
 using kiln::UInt32;
 
 constexpr uint32_t kWidth = 1024, kHeight = 768;
 constexpr int kIterations = 256;
 constexpr float kBailout = 256.0f;  // escape at |z| > 16: a large radius colours smoothly
 constexpr float kLeft = -2.5f, kTop = -1.3125f, kStep = 3.5f / kWidth;
-
-/// log2(x) for x > 0: the float's exponent plus a degree-4 polynomial in its mantissa
-/// (error below 2e-4, plenty for colours). Kiln has no log() yet; bits make one.
-Float log2_approx(const Float& x) {
-  Int32 bits = kiln::reinterpret<int32_t>(x);
-  Float exponent = kiln::cast<float>((bits >> 23) - 127);
-  Float t = kiln::reinterpret<float>((bits & 0x007fffff) | 0x3f800000) - 1.0f;  // mantissa - 1, in [0, 1)
-  Float p = kiln::fma(t, Float(-0.08427316f), Float(0.32361048f));
-  p = kiln::fma(p, t, Float(-0.67807154f));
-  p = kiln::fma(p, t, Float(1.43854537f));
-  return exponent + p * t;
-}
 
 /// One colour channel in [0, 1] -> 0..255.
 UInt32 to_byte(const Float& channel) {
@@ -60,11 +48,11 @@ UInt32 render() {
   }
 
   // Smooth (continuous) escape count: mu = n + 1 - log2(ln |z|).
-  Float ln_modulus = 0.5f * 0.69314718f * log2_approx(zx * zx + zy * zy);
-  Float mu = count + 1.0f - log2_approx(ln_modulus);
+  Float ln_modulus = 0.5f * kiln::log(zx * zx + zy * zy);
+  Float mu = count + 1.0f - kiln::log2(ln_modulus);
   Float t = kiln::sqrt(kiln::max(mu, 0.0f) * (1.0f / kIterations));
 
-  // A polynomial palette: dark blue through orange to pale yellow.
+  // A polynomial palette: dark blue through cyan to yellow.
   Float s = 1.0f - t;
   Float red = 9.0f * s * t * t * t, green = 15.0f * s * s * t * t, blue = 8.5f * s * s * s * t;
   UInt32 rgba = to_byte(red) | (to_byte(green) << 8) | (to_byte(blue) << 16) | 0xff000000u;

@@ -3,5 +3,9 @@
 
 #include <kiln/array.h>
 #include <kiln/errors.h>
+#include <kiln/math.h>
+#include <kiln/matrix.h>
+#include <kiln/random.h>
 #include <kiln/runtime.h>
 #include <kiln/types.h>
+#include <kiln/vector.h>

@@ -5,7 +5,8 @@
 // References: for float, glibc's double function on the same input (not rounded to float,
 // so a correctly rounded result measures <= 0.5 ulp); for double, glibc's long double
 // function (x86-64: 64-bit significand), except erfinv, which glibc lacks: its reference
-// is Newton's method on erfl / erfcl in long double. Each measured table row is printed.
+// is Halley's method iterated on erfl / erfcl in long double. Each measured row of the
+// table in docs/math.md is printed as an "[ ulp  ]" line, each op count as "[ ops  ]".
 #include <kiln/kiln.h>
 #include <kiln/math.h>
 
@@ -95,7 +96,6 @@ template <typename T> class Inputs {
     return *this;
   }
   const std::vector<T>& values() const { return values_; }
-  std::mt19937_64& rng() { return rng_; }
 
  private:
   std::mt19937_64 rng_;
@@ -121,7 +121,7 @@ template <typename T> std::vector<T> run(const Binary<T>& f, const std::vector<T
   return f(Array<T>::from(x), Array<T>::from(y)).to_vector();
 }
 
-/// erfinv reference: Newton on erf(y) = x in long double, with the erfc residual near ±1.
+/// erfinv reference: Halley's method on erf(y) = x in long double, with the erfc residual near ±1.
 LD erfinv_reference(LD x) {
   if (std::isnan(x) || std::fabs(x) > 1) return NAN;
   if (std::fabs(x) == 1) return std::copysign(LD(INFINITY), x);
@@ -169,31 +169,31 @@ std::vector<UnaryCase> unary_cases() {
     in.uniform(-kPi / 4, kPi / 4, 300000).uniform(-2 * kPi, 2 * kPi, 300000).log_uniform(1e-300, kTrigLimit64, 400000);
   };
   cases.push_back({"sin", KILN_UNARY(sin), KILN_UNARY(sin), [](double x) { return std::sin(x); },
-                   [](LD x) { return sinl(x); }, trig32, trig64, 2, 2, kTrigLimit32, kTrigLimit64});
+                   [](LD x) { return sinl(x); }, trig32, trig64, 1, 1, kTrigLimit32, kTrigLimit64});
   cases.push_back({"cos", KILN_UNARY(cos), KILN_UNARY(cos), [](double x) { return std::cos(x); },
-                   [](LD x) { return cosl(x); }, trig32, trig64, 2, 2, kTrigLimit32, kTrigLimit64});
+                   [](LD x) { return cosl(x); }, trig32, trig64, 1, 1, kTrigLimit32, kTrigLimit64});
   cases.push_back({"tan", KILN_UNARY(tan), KILN_UNARY(tan), [](double x) { return std::tan(x); },
-                   [](LD x) { return tanl(x); }, trig32, trig64, 4, 4, kTrigLimit32, kTrigLimit64});
+                   [](LD x) { return tanl(x); }, trig32, trig64, 2.5, 2.5, kTrigLimit32, kTrigLimit64});
   auto inverse_trig = [](auto& in) {
     in.uniform(-1, 1, 500000).log_uniform(1e-30, 1, 300000).near_one(1e-7, 0.5, 200000);
   };
   cases.push_back({"asin", KILN_UNARY(asin), KILN_UNARY(asin), [](double x) { return std::asin(x); },
-                   [](LD x) { return asinl(x); }, inverse_trig, inverse_trig, 2, 2});
+                   [](LD x) { return asinl(x); }, inverse_trig, inverse_trig, 1, 1});
   cases.push_back({"acos", KILN_UNARY(acos), KILN_UNARY(acos), [](double x) { return std::acos(x); },
-                   [](LD x) { return acosl(x); }, inverse_trig, inverse_trig, 2, 2});
+                   [](LD x) { return acosl(x); }, inverse_trig, inverse_trig, 1.5, 1.5});
   auto atan_inputs = [](auto& in) { in.uniform(-4, 4, 400000).log_uniform(1e-30, 1e30, 600000); };
   cases.push_back({"atan", KILN_UNARY(atan), KILN_UNARY(atan), [](double x) { return std::atan(x); },
-                   [](LD x) { return atanl(x); }, atan_inputs, atan_inputs, 4, 4});
+                   [](LD x) { return atanl(x); }, atan_inputs, atan_inputs, 2, 2});
   cases.push_back({"exp", KILN_UNARY(exp), KILN_UNARY(exp), [](double x) { return std::exp(x); },
                    [](LD x) { return expl(x); },
                    [](Inputs<float>& in) { in.uniform(-0.35, 0.35, 300000).uniform(-104, 89, 400000).log_uniform(1e-30, 1, 300000); },
                    [](Inputs<double>& in) { in.uniform(-0.35, 0.35, 300000).uniform(-746, 710, 400000).log_uniform(1e-300, 1, 300000); },
-                   2, 2});
+                   1, 1});
   cases.push_back({"exp2", KILN_UNARY(exp2), KILN_UNARY(exp2), [](double x) { return std::exp2(x); },
                    [](LD x) { return exp2l(x); },
                    [](Inputs<float>& in) { in.uniform(-0.5, 0.5, 300000).uniform(-151, 129, 400000).log_uniform(1e-30, 1, 300000); },
                    [](Inputs<double>& in) { in.uniform(-0.5, 0.5, 300000).uniform(-1076, 1025, 400000).log_uniform(1e-300, 1, 300000); },
-                   4, 4});
+                   1, 1});
   auto log32 = [](Inputs<float>& in) {
     in.log_uniform(1e-45, 3e38, 500000, false).uniform(0.5, 2, 300000).near_one(1e-7, 0.3, 100000).uniform(1, 1.0001, 100000);
   };
@@ -201,39 +201,39 @@ std::vector<UnaryCase> unary_cases() {
     in.log_uniform(5e-324, 1.7e308, 500000, false).uniform(0.5, 2, 300000).near_one(1e-16, 0.3, 100000).uniform(1, 1.0001, 100000);
   };
   cases.push_back({"log", KILN_UNARY(log), KILN_UNARY(log), [](double x) { return std::log(x); },
-                   [](LD x) { return logl(x); }, log32, log64, 2, 2});
+                   [](LD x) { return logl(x); }, log32, log64, 1, 1});
   cases.push_back({"log2", KILN_UNARY(log2), KILN_UNARY(log2), [](double x) { return std::log2(x); },
-                   [](LD x) { return log2l(x); }, log32, log64, 4, 4});
+                   [](LD x) { return log2l(x); }, log32, log64, 1.5, 1.5});
   cases.push_back({"sinh", KILN_UNARY(sinh), KILN_UNARY(sinh), [](double x) { return std::sinh(x); },
                    [](LD x) { return sinhl(x); },
                    [](Inputs<float>& in) { in.uniform(-2, 2, 300000).uniform(-90, 90, 400000).log_uniform(1e-30, 1, 300000); },
                    [](Inputs<double>& in) { in.uniform(-2, 2, 300000).uniform(-711, 711, 400000).log_uniform(1e-300, 1, 300000); },
-                   4, 4});
+                   2, 2});
   cases.push_back({"cosh", KILN_UNARY(cosh), KILN_UNARY(cosh), [](double x) { return std::cosh(x); },
                    [](LD x) { return coshl(x); },
                    [](Inputs<float>& in) { in.uniform(-2, 2, 300000).uniform(-90, 90, 400000).log_uniform(1e-30, 1, 300000); },
                    [](Inputs<double>& in) { in.uniform(-2, 2, 300000).uniform(-711, 711, 400000).log_uniform(1e-300, 1, 300000); },
-                   4, 4});
+                   1.5, 1.5});
   cases.push_back({"tanh", KILN_UNARY(tanh), KILN_UNARY(tanh), [](double x) { return std::tanh(x); },
                    [](LD x) { return tanhl(x); },
                    [](Inputs<float>& in) { in.uniform(-1, 1, 300000).uniform(-10, 10, 400000).log_uniform(1e-30, 1, 300000); },
                    [](Inputs<double>& in) { in.uniform(-1, 1, 300000).uniform(-22, 22, 400000).log_uniform(1e-300, 1, 300000); },
-                   4, 4});
+                   2, 2});
   cases.push_back({"erf", KILN_UNARY(erf), KILN_UNARY(erf), [](double x) { return std::erf(x); },
                    [](LD x) { return erfl(x); },
                    [](Inputs<float>& in) { in.uniform(-1.5, 1.5, 300000).uniform(-4.5, 4.5, 400000).log_uniform(1e-30, 1, 300000); },
                    [](Inputs<double>& in) { in.uniform(-1.5, 1.5, 300000).uniform(-6.5, 6.5, 400000).log_uniform(1e-300, 1, 300000); },
-                   4, 4});
+                   1.5, 1.5});
   cases.push_back({"erfinv", KILN_UNARY(erfinv), KILN_UNARY(erfinv), [](double x) { return double(erfinv_reference(x)); },
                    [](LD x) { return erfinv_reference(x); },
                    [](Inputs<float>& in) { in.uniform(-1, 1, 500000).near_one(6e-8, 0.5, 300000).log_uniform(1e-30, 1, 200000); },
                    [](Inputs<double>& in) { in.uniform(-1, 1, 500000).near_one(1.2e-16, 0.5, 300000).log_uniform(1e-300, 1, 200000); },
-                   4, 4});
+                   3, 3});
   cases.push_back({"cbrt", KILN_UNARY(cbrt), KILN_UNARY(cbrt), [](double x) { return std::cbrt(x); },
                    [](LD x) { return cbrtl(x); },
                    [](Inputs<float>& in) { in.uniform(-8, 8, 300000).log_uniform(1e-45, 3e38, 700000); },
                    [](Inputs<double>& in) { in.uniform(-8, 8, 300000).log_uniform(5e-324, 1.7e308, 700000); },
-                   2, 2});
+                   1, 1});
   return cases;
 }
 
@@ -349,7 +349,7 @@ Worst measure_binary(const Binary<T>& f, const Pairs<T>& p, const Ref& reference
   return worst;
 }
 
-constexpr double kPowBound = 2, kAtan2Bound = 4;
+constexpr double kPowBound = 1.5, kAtan2Bound = 2;
 
 Binary<float> pow32 = [](const Float& x, const Float& y) { return kiln::pow(x, y); };
 Binary<double> pow64 = [](const Float64& x, const Float64& y) { return kiln::pow(x, y); };

@@ -62,7 +62,7 @@ template <typename T> struct LogReduction {
 };
 template <typename T> LogReduction<T> log_reduce(const Array<T>& x) {
   using F = Format<T>;
-  constexpr int kSubnormalShift = pick<T>(24, 54);  // makes every subnormal normal
+  constexpr T kSubnormalShift = pick<T>(24.f, 54.0);  // 2^shift makes every subnormal normal
   constexpr IntOf<T> kSqrtHalf = sizeof(T) == 4 ? IntOf<T>(0x3f3504f3) : IntOf<T>(0x3fe6a09e667f3bcdLL);
   Bool subnormal = x < F::kMinNormal;
   Array<T> scaled = select(subnormal, x * pick<T>(0x1p24f, 0x1p54), x);
@@ -70,7 +70,7 @@ template <typename T> LogReduction<T> log_reduce(const Array<T>& x) {
   Ints<T> offset = bits(scaled) - kSqrtHalf;
   Ints<T> e = offset >> IntOf<T>(F::kMantissaBits);
   Array<T> m = from_bits<T>((offset & F::kMantissaMask) + kSqrtHalf);
-  Array<T> ef = cast<T>(e) - select(subnormal, Array<T>(T(kSubnormalShift)), Array<T>(T(0)));
+  Array<T> ef = cast<T>(e) - select(subnormal, Array<T>(kSubnormalShift), Array<T>(T(0)));
   return {ef, m, m - T(1)};
 }
 
@@ -151,10 +151,12 @@ template <detail::math::MathFloat T> Array<T> exp2(const Array<T>& x) {
                                   1.5252734169805007e-05, 1.3215491405150375e-06,
                                   1.0177930062807663e-07, 7.052894265700139e-09,
                                   4.4738166980450357e-10, 2.8848758490202246e-11};
+  constexpr T kOverflow = pick<T>(128.f, 1024.0);     // 2^x is inf above
+  constexpr T kUnderflow = pick<T>(-152.f, -1077.0);  // 2^x rounds to 0 below
   Array<T> n = round(x);
   Array<T> y = scale(polynomial(x - n, kF, kD), cast<IntOf<T>>(n));
-  y = select(x > T(Format<T>::kExponentBias + 1), Array<T>(Format<T>::kInfinity), y);
-  return select(x < T(-Format<T>::kExponentBias - Format<T>::kMantissaBits - 2), Array<T>(T(0)), y);
+  y = select(x > kOverflow, Array<T>(Format<T>::kInfinity), y);
+  return select(x < kUnderflow, Array<T>(T(0)), y);
 }
 
 /// Natural logarithm: log(±0) = -inf, log(x < 0) = NaN, log(inf) = inf.

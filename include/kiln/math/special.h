@@ -41,14 +41,15 @@ template <typename T> struct Erfc {
 };
 template <typename T> constexpr T kErfCutoff = pick<T>(4.f, 6.0);  // erf rounds to 1 beyond
 template <typename T> Erfc<T> erfc_large(const Array<T>& ax) {
-  static constexpr float kF[] = {0.255395681f, -0.427185774f, 0.241657317f, -0.0789968073f,
-                                 0.0036500264f, 0.00697649131f, -0.0002445805f};
-  static constexpr double kD[] = {0.2108063640611437, -0.37173673394897694, 0.2517131932171902,
-                                  -0.12503305238181714, 0.03992253909442037,
-                                  -0.003993700552715328, -0.002642361375886824,
-                                  0.0008759251851912977, 0.00022832309029456382,
-                                  -0.00012932512586087043, -3.546473348229958e-05,
-                                  1.7027154275890004e-05, 7.639470483884047e-06};
+  static constexpr float kF[] = {0.255395681f, -0.427186191f, 0.24165684f, -0.0789602473f,
+                                 0.00377463829f, 0.00675072102f, -0.00112607551f};
+  static constexpr double kD[] = {0.2108063640611436, -0.37173673394897294, 0.25171319321745234,
+                                  -0.12503305237892076, 0.03992253907514668,
+                                  -0.0039937011599481004, -0.002642365941047953,
+                                  0.0008759152833409183, 0.00022837978970800053,
+                                  -0.00012887478307971415, -3.4174278983690704e-05,
+                                  1.859649011003044e-05, 7.4938039594906724e-06,
+                                  -2.232332650545962e-06, -1.5780222207670312e-06};
   constexpr T kCentre = pick<T>(2.f, 2.5);
   DoubleWord<T> square = two_product(ax, ax);
   Array<T> minus_lo = -square.lo;
@@ -75,11 +76,11 @@ template <detail::math::MathFloat T> Array<T> erfinv(const Array<T>& x) {
   static constexpr float kCentralF[] = {1.62354231f, 0.241632015f, -0.00573919481f,
                                         -0.000838463602f, 0.00019572505f, -1.18546204e-05f,
                                         -1.91540198e-06f, 3.29935858e-07f, -3.33696448e-09f};
-  static constexpr double kCentralD[] = {1.6235423071898678, 0.24163200745647836,
-                                         -0.005739190236861536, -0.0008384558666802969,
-                                         0.0001957231077345086, -1.1856494567775994e-05,
-                                         -1.9154120828459232e-06, 3.2986082536307775e-07,
-                                         -3.3336733802557972e-09};
+  static constexpr double kCentralD[] = {1.6235423071898678, 0.24163200745647823,
+                                         -0.005739190236861189, -0.0008384558666801257,
+                                         0.00019572310773431162, -1.1856360344822938e-05,
+                                         -1.9150944119553323e-06, 3.300709196527471e-07,
+                                         -3.351863637722967e-09};
   static constexpr float kTailF[] = {3.08388591f, 1.00525117f, 0.00535745546f, -0.00365298754f,
                                      0.0025691255f, -0.00201473525f, 0.000850946642f};
   static constexpr double kTailD[] = {4.092223893771975, 1.0099790062058862,
@@ -101,7 +102,7 @@ template <detail::math::MathFloat T> Array<T> erfinv(const Array<T>& x) {
   DoubleWord<T> linear = two_product(y, Array<T>(kErfC1<T>));
   Array<T> below = ((linear.hi - ax) + erf_small_tail(y)) + linear.lo;
   Array<T> residual = select(y < T(1), below, (T(1) - ax) - e.erfc);
-  Array<T> u = residual * pick<T>(0.886226925f, 0.88622692545275801) / e.gauss;  // f / f'
+  Array<T> u = residual * pick<T>(0.886226952f, 0.886226925452758) / e.gauss;  // f / f'
   y = y - u / fma(y, u, Array<T>(T(1)));
   y = select(ax == T(1), Array<T>(Format<T>::kInfinity), y);
   return flip_sign(y, sign_bit(x));
@@ -115,7 +116,7 @@ template <detail::math::MathFloat T> Array<T> cbrt(const Array<T>& x) {
   static constexpr double kD[] = {0.4471408561370857, 0.9501013997429274, -0.6661816806195135,
                                   0.38536753045624145, -0.1444730049583931,
                                   0.030904774130966352, -0.002859703679184757};
-  constexpr IntOf<T> kSubnormalShift = pick<T>(24, 54);  // a multiple of 3
+  constexpr IntOf<T> kSubnormalShift = sizeof(T) == 4 ? 24 : 54;  // a multiple of 3
   constexpr IntOf<T> kBias = F::kExponentBias;
   constexpr IntOf<T> kMantissaBits = F::kMantissaBits;
   Array<T> ax = abs(x);

@@ -3,9 +3,10 @@
 // sin, cos and tan reduce |x| = n pi/2 + r with a three-part Cody–Waite split of pi/2
 // and fma; r is kept as a double word (hi + lo) so the reduction adds almost no error.
 // Minimax polynomials of sin and cos on |r| <= pi/4 are then chosen and signed by the
-// quadrant n mod 4. The reduction is accurate while n pi/2 is well represented: up to
-// |x| ~ 2^19 (float) / 2^40 (double) as measured (docs/math.md); beyond that results
-// stay bounded but lose accuracy (there is no Payne–Hanek reduction).
+// quadrant n mod 4. The reduction is accurate while round(x 2/pi) is the right quadrant
+// count: up to |x| ~ 2^19 (float) / 2^47 (double) as measured (docs/math.md). Beyond that
+// accuracy degrades and then is lost (there is no Payne–Hanek reduction); sin and cos stay
+// in [-1, 1] and no finite input gives NaN.
 // asin/acos use asin(x) = pi/2 - 2 asin(sqrt((1-x)/2)) above 1/2; atan reduces to
 // |t| <= tan(pi/8) with the octant identities.
 #pragma once
@@ -81,8 +82,9 @@ template <typename T> Ints<T> quadrant_sign(const Ints<T>& quadrant) {
   return (quadrant & IntOf<T>(2)) << IntOf<T>(sizeof(T) * 8 - 2);
 }
 
-/// t + t^3 P(t^2) ~ atan(t) for |t| <= tan(pi/8), as hi + lo after adding `base` (a
-/// multiple of pi/4 given as hi and lo with |base_hi| >= |t| or base_hi == 0).
+/// base + atan(t) for |t| <= tan(pi/8), where base = base_hi + base_lo is a multiple of
+/// pi/4 with |base_hi| >= |t| or base_hi == 0; atan(t) = t + t^3 P(t^2), and base_hi + t is
+/// summed exactly so the result is rounded about once.
 template <typename T>
 Array<T> atan_plus(const Array<T>& t, const Array<T>& base_hi, const Array<T>& base_lo) {
   static constexpr float kF[] = {-0.333333164f, 0.199985281f, -0.14244391f, 0.105991684f,
@@ -104,8 +106,8 @@ Array<T> atan_plus(const Array<T>& t, const Array<T>& base_hi, const Array<T>& b
 template <typename T> constexpr T kQuarterPiHi = pick<T>(0.785398245f, 0.7853981633974483);
 template <typename T> constexpr T kQuarterPiLo = pick<T>(-8.14603425e-08f, 3.061616997868383e-17);
 
-/// asin(s) for s in [0, 1/2] where z = s^2: s + s z P(z).
-template <typename T> Array<T> asin_reduced(const Array<T>& s, const Array<T>& z) {
+/// asin(s) - s for s in [0, 1/2], z = s^2: s z P(z).
+template <typename T> Array<T> asin_tail(const Array<T>& s, const Array<T>& z) {
   static constexpr float kF[] = {0.166666597f, 0.0750052184f, 0.044513382f, 0.0318388455f,
                                  0.0143169165f, 0.0376917385f};
   static constexpr double kD[] = {0.1666666666666676, 0.07499999999970865,
@@ -115,19 +117,24 @@ template <typename T> Array<T> asin_reduced(const Array<T>& s, const Array<T>& z
                                   0.010779923457889525, 0.0037075727256119556,
                                   0.02170477986030116, -0.020995488056003295,
                                   0.03262649689349218};
-  return fma(s * z, polynomial(z, kF, kD), s);
+  return (s * z) * polynomial(z, kF, kD);
 }
 
-/// For |x| <= 1/2: s = |x|. Above: s = sqrt((1 - |x|) / 2), asin|x| = pi/2 - 2 asin(s).
+/// For |x| <= 1/2, asin|x| = ax + tail. Above, with s = sqrt((1 - |x|) / 2) rounded,
+/// asin|x| = pi/2 - 2 asin(s) and 2 asin(s) = 2s + (2 tail + twice_s_error), where
+/// twice_s_error = (z - s^2) / s corrects the rounding of the square root.
 template <typename T> struct ArcsinReduced {
   Bool upper;
-  Array<T> asin_s;
+  Array<T> s, tail, twice_s_error;
 };
 template <typename T> ArcsinReduced<T> arcsin_reduce(const Array<T>& ax) {
   Bool upper = ax > T(0.5);
   Array<T> z = select(upper, fma(ax, Array<T>(T(-0.5)), Array<T>(T(0.5))), ax * ax);
-  Array<T> s = select(upper, sqrt(z), ax);
-  return {upper, asin_reduced(s, z)};
+  Array<T> root = sqrt(z);
+  // + kMinNormal keeps 0/0 away at |x| = 1 and leaves every other root unchanged.
+  Array<T> twice_s_error = fma(-root, root, z) / (root + Format<T>::kMinNormal);
+  Array<T> s = select(upper, root, ax);
+  return {upper, s, asin_tail(s, z), twice_s_error};
 }
 
 }  // namespace detail::math
@@ -175,8 +182,10 @@ template <detail::math::MathFloat T> Array<T> asin(const Array<T>& x) {
   constexpr T kHalfPiHi = pick<T>(1.57079637f, 1.5707963267948966);
   constexpr T kHalfPiLo = pick<T>(-4.37113883e-08f, 6.123233995736766e-17);
   ArcsinReduced<T> r = arcsin_reduce(abs(x));
-  Array<T> upper = fma(r.asin_s, Array<T>(T(-2)), Array<T>(kHalfPiHi)) + kHalfPiLo;
-  return flip_sign(select(r.upper, upper, r.asin_s), sign_bit(x));
+  // Above 1/2: pi/2 - 2s summed exactly (|pi/2| > |2s|), then the small terms, rounded once.
+  DoubleWord<T> head = fast_two_sum(Array<T>(kHalfPiHi), -(r.s + r.s));
+  Array<T> small = (kHalfPiLo + head.lo) - fma(r.tail, Array<T>(T(2)), r.twice_s_error);
+  return flip_sign(select(r.upper, head.hi + small, r.s + r.tail), sign_bit(x));
 }
 
 /// Arccosine, in [0, pi]; NaN outside [-1, 1].
@@ -188,9 +197,10 @@ template <detail::math::MathFloat T> Array<T> acos(const Array<T>& x) {
   constexpr T kPiLo = pick<T>(-8.74227766e-08f, 1.2246467991473532e-16);
   ArcsinReduced<T> r = arcsin_reduce(abs(x));
   // |x| <= 1/2: pi/2 - asin x. Above: 2 asin(s) for x > 0, pi - 2 asin(s) for x < 0.
-  Array<T> middle = kHalfPiHi - (flip_sign(r.asin_s, sign_bit(x)) - kHalfPiLo);
-  Array<T> twice = r.asin_s + r.asin_s;
-  Array<T> upper = select(x < T(0), kPiHi - (twice - kPiLo), twice);
+  Array<T> middle = kHalfPiHi - (flip_sign(r.s + r.tail, sign_bit(x)) - kHalfPiLo);
+  Array<T> twice_s = r.s + r.s;
+  Array<T> twice_rest = fma(r.tail, Array<T>(T(2)), r.twice_s_error);
+  Array<T> upper = select(x < T(0), kPiHi - (twice_s - (kPiLo - twice_rest)), twice_s + twice_rest);
   return select(r.upper, upper, middle);
 }
 
@@ -215,11 +225,11 @@ template <detail::math::MathFloat T> Array<T> atan2(const Array<T>& y, const Arr
   using namespace detail::math;
   using F = Format<T>;
   Array<T> ax = abs(x), ay = abs(y);
-  Array<T> lo = min(ax, ay), hi = max(ax, ay);
-  // The angle of (hi, lo) is in [0, pi/4]; reduce it to |t| <= tan(pi/8). Both infinite
+  Array<T> lesser = min(ax, ay), greater = max(ax, ay);
+  // The angle of (greater, lesser) is in [0, pi/4]; reduce it to |t| <= tan(pi/8). Both infinite
   // counts as the diagonal; 0/0 and inf/inf give t = 0.
-  Bool mid = (lo > hi * pick<T>(0.414213568f, 0.41421356237309503)) | (lo == F::kInfinity);
-  Array<T> t = select(mid, lo - hi, lo) / select(mid, lo + hi, hi);
+  Bool mid = (lesser > greater * pick<T>(0.414213568f, 0.41421356237309503)) | (lesser == F::kInfinity);
+  Array<T> t = select(mid, lesser - greater, lesser) / select(mid, lesser + greater, greater);
   t = select(isnan(t), Array<T>(T(0)), t);
   // angle = k pi/4 ± atan(t): reflect about pi/4 when |y| > |x|, about pi/2 when x < 0.
   Bool swap = ay > ax;

@@ -8,7 +8,6 @@
 //
 //   mandelbrot [out.png]      (KILN_LOG=debug also prints the kernel's IR)
 #include <kiln/kiln.h>
-#include <kiln/math/exp_log.h>
 
 #include <png.h>
 

@@ -123,18 +123,6 @@ class FuzzProgram {
     return out.str();
   }
 
-  static bool defined_for(Op op, VarType t) {
-    switch (op) {
-      case Op::And: case Op::Or: case Op::Xor: case Op::Not: return !is_float(t);
-      case Op::Mod: case Op::Shl: case Op::Shr: return is_int(t);
-      case Op::Sqrt: case Op::Rcp: case Op::Rsqrt: case Op::Floor: case Op::Ceil: case Op::Round:
-      case Op::Trunc: return is_float(t);
-      case Op::Eq: case Op::Ne: return true;
-      case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: return t != VarType::Bool;
-      default: return t != VarType::Bool;
-    }
-  }
-
   /// An in-range UInt32 index for memory of kMemorySize elements.
   Index memory_index() {
     Index raw = pick(VarType::UInt32);
@@ -147,7 +135,7 @@ class FuzzProgram {
     switch (rng_() % 10) {
       case 0: case 1: case 2: case 3: {  // elementwise arithmetic
         Op op = Op(int(Op::Neg) + rng_() % (int(Op::Fma) - int(Op::Neg) + 1));
-        if (op == Op::Cast || op == Op::Bitcast || !defined_for(op, t)) return;
+        if (op == Op::Cast || op == Op::Bitcast || !op_defined_for(op, t)) return;
         int arity = detail::op_arity(op);
         Index a = pick(t), b = arity > 1 ? pick(t) : 0, c = arity > 2 ? pick(t) : 0;
         VarType result = detail::op_is_comparison(op) ? VarType::Bool : t;

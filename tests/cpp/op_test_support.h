@@ -57,6 +57,19 @@ inline std::vector<uint64_t> edge_values(VarType type) {
   return {};
 }
 
+/// True when elementwise `op` accepts operands of type `t` (mirrors the type rules of
+/// src/ir/trace.cpp; the op and error tests check both sides).
+inline bool op_defined_for(Op op, VarType t) {
+  switch (op) {
+    case Op::And: case Op::Or: case Op::Xor: case Op::Not: return !is_float(t);
+    case Op::Mod: case Op::Shl: case Op::Shr: return is_int(t);
+    case Op::Sqrt: case Op::Rcp: case Op::Rsqrt: case Op::Floor: case Op::Ceil: case Op::Round:
+    case Op::Trunc: return is_float(t);
+    case Op::Eq: case Op::Ne: case Op::Select: return true;
+    default: return t != VarType::Bool;
+  }
+}
+
 /// An evaluated node holding `lanes` (lane bits) of `type`.
 inline Index upload(VarType type, const std::vector<uint64_t>& lanes) {
   std::vector<uint8_t> bytes(lanes.size() * type_size(type));

@@ -28,7 +28,8 @@ std::string describe_statement(const ScheduledKernel& k, uint32_t position) {
   Index index = k.statements[position];
   std::string text = op_name(k.form.statements[position].op);
   auto it = state().notes.find(index);
-  if (it != state().notes.end() && !it->second.label.empty()) text += " (label `" + it->second.label + "`)";
+  if (it != state().notes.end() && !it->second.label.empty())
+    text += " (label `" + it->second.label + "`, set at " + it->second.where + ")";
   return text;
 }
 
@@ -43,7 +44,7 @@ void record_launch(const ScheduledKernel& k, const Hash128& key, size_t size,
                    const CachedKernel& cached, double run_ms) {
   size_t side_effects = 0;
   for (const KernelStatement& s : k.form.statements)
-    side_effects += s.op == Op::Scatter || s.op == Op::ScatterInc;
+    side_effects += op_is_side_effect(s.op);
   std::vector<KernelLaunch>& h = history();
   if (h.size() >= kHistoryLimit) h.erase(h.begin(), h.begin() + kHistoryLimit / 2);
   h.push_back({key.hex(), size, k.form.op_count(), k.form.input_count, k.form.output_count, side_effects,

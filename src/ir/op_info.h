@@ -27,6 +27,10 @@ constexpr const char* op_name(Op op) { return op_info(op).name; }
 constexpr int op_arity(Op op) { return op_info(op).arity; }
 constexpr bool op_is_pure(Op op) { return op_info(op).flags & kPure; }
 constexpr bool op_is_side_effect(Op op) { return op_info(op).flags & kSideEffect; }
+/// True for ops whose first operand is a buffer they access (not a value they read).
+constexpr bool op_has_buffer_operand(Op op) {
+  return op == Op::Gather || op == Op::Scatter || op == Op::ScatterInc;
+}
 constexpr bool op_is_comparison(Op op) { return op >= Op::Eq && op <= Op::Ge; }
 
 }  // namespace kiln::detail

@@ -26,7 +26,7 @@ std::string verify_ir() {
       const Node& o = s.nodes[op];
       if (o.ref_ext + o.ref_int == 0) return fail(i, "operand was freed");
       if (o.serial >= n.serial) return fail(i, "operand created after its user");
-      bool memory = (n.op == Op::Gather || n.op == Op::Scatter || n.op == Op::ScatterInc) && k == 0;
+      bool memory = op_has_buffer_operand(n.op) && k == 0;
       if (memory && o.op != Op::Data) return fail(i, "memory operand is not evaluated");
       if (!memory && o.size != 1 && o.size != n.size) return fail(i, "operand size does not broadcast");
       int_refs[op]++;

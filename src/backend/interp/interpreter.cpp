@@ -74,7 +74,7 @@ class InterpretedKernel final : public Kernel {
   bool has_value_use(uint32_t position) const {
     for (const KernelStatement& user : form_.statements) {
       int arity = op_arity(user.op);
-      bool memory = user.op == Op::Gather || user.op == Op::Scatter || user.op == Op::ScatterInc;
+      bool memory = op_has_buffer_operand(user.op);
       for (int k = memory ? 1 : 0; k < arity; ++k)
         if (user.operands[k] == position) return true;
     }

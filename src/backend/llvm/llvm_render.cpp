@@ -147,7 +147,7 @@ class Renderer {
   void find_value_uses() {
     value_used_.assign(form_.statements.size(), false);
     for (const KernelStatement& s : form_.statements) {
-      bool memory = s.op == Op::Gather || s.op == Op::Scatter || s.op == Op::ScatterInc;
+      bool memory = op_has_buffer_operand(s.op);
       for (int k = memory ? 1 : 0; k < op_arity(s.op); ++k) value_used_[s.operands[k]] = true;
     }
     for (uint32_t i = 0; i < form_.statements.size(); ++i)

@@ -24,12 +24,15 @@ double ms_since(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
+/// "Gather (array `label`, labelled at file:line)": the op that failed and the labelled
+/// array it accessed, so a checked-mode error points at user code.
 std::string describe_statement(const ScheduledKernel& k, uint32_t position) {
-  Index index = k.statements[position];
-  std::string text = op_name(k.form.statements[position].op);
-  auto it = state().notes.find(index);
+  const KernelStatement& s = k.form.statements[position];
+  std::string text = op_name(s.op);
+  Index buffer = k.statements[s.operands[0]];
+  auto it = state().notes.find(buffer);
   if (it != state().notes.end() && !it->second.label.empty())
-    text += " (label `" + it->second.label + "`, set at " + it->second.where + ")";
+    text += " (array `" + it->second.label + "`, labelled at " + it->second.where + ")";
   return text;
 }
 

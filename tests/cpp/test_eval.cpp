@@ -175,7 +175,7 @@ TEST_F(Eval, CheckedModeRaisesOnOutOfRangeIndex) {
     EXPECT_NE(message.find("Gather"), std::string::npos) << message;
     EXPECT_NE(message.find("index 5"), std::string::npos) << message;
     EXPECT_NE(message.find("3 elements"), std::string::npos) << message;
-    EXPECT_NE(message.find("label `source`, set at"), std::string::npos) << message;
+    EXPECT_NE(message.find("array `source`, labelled at"), std::string::npos) << message;
   }
   Float target = zeros<Float>(4);
   scatter(target, Float(1.f), UInt32{1, 4});

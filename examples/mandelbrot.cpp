@@ -94,6 +94,7 @@ int main(int argc, char** argv) {
   kiln::CacheStats cache = kiln::cache_stats();
   std::printf("memory: %zu bytes now, %zu at peak, %zu allocations\n", memory.current_bytes,
               memory.peak_bytes, memory.allocations);
-  std::printf("kernel cache: %zu compiled, %zu hits, %zu held\n", cache.compiles, cache.hits, cache.kernels);
+  std::printf("kernel cache: %zu compiled, %zu memory hits, %zu disk hits, %zu held\n", cache.compiles,
+              cache.memory_hits, cache.disk_hits, cache.kernels);
   return 0;
 }

@@ -34,8 +34,10 @@ template <ArrayScalar T> class Array {
 
   /// An empty array (no node).
   Array() = default;
-  /// A size-1 literal.
-  Array(T value) : index_(detail::make_literal(Type, detail::to_bits(value), 1)) {}
+  /// A size-1 literal; `where` (the caller) is shown when the literal's value changes
+  /// the kernel that is compiled.
+  Array(T value, std::source_location where = std::source_location::current())
+      : index_(detail::make_literal(Type, detail::to_bits(value), 1, where)) {}
   /// An evaluated copy of `values`.
   Array(std::initializer_list<T> values)
       : Array(steal(detail::make_copy(Type, std::data(values), values.size()))) {}
@@ -148,8 +150,20 @@ concept ScalarOperand = std::is_arithmetic_v<S> && !is_array_v<S>;
 /// `value` as an Array<T>: arrays pass through, plain scalars become size-1 literals.
 template <typename T, typename V> Array<T> lift(const V& value) {
   if constexpr (is_array_v<V>) return value;
-  else return Array<T>(static_cast<T>(value));
+  else return Array<T>(static_cast<T>(value), std::source_location());
 }
+/// A host scalar operand converted to T, with the user code it came from: operators take
+/// it so that a literal's creation site is the expression that used it.
+template <typename T> struct HostValue {
+  template <typename S>
+    requires ScalarOperand<T, S>
+  HostValue(S value, std::source_location where = std::source_location::current())
+      : value(static_cast<T>(value)), where(where) {}
+  Array<T> array() const { return Array<T>(value, where); }
+  T value;
+  std::source_location where;
+};
+template <typename T> using host_value_t = std::type_identity_t<HostValue<T>>;
 }  // namespace detail
 
 // ---- elementwise arithmetic, bitwise and comparison operators -------------------------
@@ -158,15 +172,11 @@ template <typename T, typename V> Array<T> lift(const V& value) {
   template <typename T> Result operator symbol(const Array<T>& a, const Array<T>& b) {    \
     return detail::traced<Result>(Op::op, a, b);                                          \
   }                                                                                       \
-  template <typename T, typename S>                                                       \
-    requires detail::ScalarOperand<T, S>                                                  \
-  Result operator symbol(const Array<T>& a, S b) {                                        \
-    return a symbol Array<T>(static_cast<T>(b));                                          \
+  template <typename T> Result operator symbol(const Array<T>& a, detail::host_value_t<T> b) { \
+    return a symbol b.array();                                                            \
   }                                                                                       \
-  template <typename T, typename S>                                                       \
-    requires detail::ScalarOperand<T, S>                                                  \
-  Result operator symbol(S a, const Array<T>& b) {                                        \
-    return Array<T>(static_cast<T>(a)) symbol b;                                          \
+  template <typename T> Result operator symbol(detail::host_value_t<T> a, const Array<T>& b) { \
+    return a.array() symbol b;                                                            \
   }
 
 KILN_BINARY_OPERATOR(+, Add, Array<T>)
@@ -237,12 +247,8 @@ template <typename T> Array<T> min(const Array<T>& a, const Array<T>& b) {
 template <typename T> Array<T> max(const Array<T>& a, const Array<T>& b) {
   return detail::traced<Array<T>>(Op::Max, a, b);
 }
-template <typename T, typename S>
-  requires detail::ScalarOperand<T, S>
-Array<T> min(const Array<T>& a, S b) { return min(a, Array<T>(static_cast<T>(b))); }
-template <typename T, typename S>
-  requires detail::ScalarOperand<T, S>
-Array<T> max(const Array<T>& a, S b) { return max(a, Array<T>(static_cast<T>(b))); }
+template <typename T> Array<T> min(const Array<T>& a, detail::host_value_t<T> b) { return min(a, b.array()); }
+template <typename T> Array<T> max(const Array<T>& a, detail::host_value_t<T> b) { return max(a, b.array()); }
 
 /// a * b + c with a single rounding for floats.
 template <typename T> Array<T> fma(const Array<T>& a, const Array<T>& b, const Array<T>& c) {
@@ -257,15 +263,11 @@ Array<T> fma(const Array<T>& a, const B& b, const C& c) {
 template <typename T> Array<T> select(const Bool& mask, const Array<T>& t, const Array<T>& f) {
   return detail::traced<Array<T>>(Op::Select, mask, t, f);
 }
-template <typename T, typename S>
-  requires detail::ScalarOperand<T, S>
-Array<T> select(const Bool& mask, const Array<T>& t, S f) {
-  return select(mask, t, Array<T>(static_cast<T>(f)));
+template <typename T> Array<T> select(const Bool& mask, const Array<T>& t, detail::host_value_t<T> f) {
+  return select(mask, t, f.array());
 }
-template <typename T, typename S>
-  requires detail::ScalarOperand<T, S>
-Array<T> select(const Bool& mask, S t, const Array<T>& f) {
-  return select(mask, Array<T>(static_cast<T>(t)), f);
+template <typename T> Array<T> select(const Bool& mask, detail::host_value_t<T> t, const Array<T>& f) {
+  return select(mask, t.array(), f);
 }
 
 /// Value conversion. Float to integer saturates (NaN gives 0); to Bool means `!= 0`.
@@ -294,6 +296,18 @@ template <typename A> A full(typename A::Value value, size_t size) {
   return A::steal(detail::make_literal(A::Type, detail::to_bits(value), size));
 }
 template <typename A> A zeros(size_t size) { return full<A>(typename A::Value(0), size); }
+/// A value that kernels receive at launch instead of having it baked into their code:
+/// changing it never compiles a new kernel (literals generalize this way automatically
+/// once they change; opaque() does it from the start).
+template <typename A>
+A opaque(typename A::Value value, size_t size = 1, std::source_location where = std::source_location::current()) {
+  return A::steal(detail::make_param(A::Type, detail::to_bits(value), size, where));
+}
+/// Makes each array opaque in place: literals become launch parameters, pending
+/// computations are evaluated, evaluated arrays stay as they are.
+template <typename... As> void make_opaque(As&... arrays) {
+  (arrays.reset(detail::make_opaque(arrays.index())), ...);
+}
 /// `size` uninitialized elements (memory is allocated now).
 template <typename A> A empty(size_t size) { return A::steal(detail::make_empty(A::Type, size)); }
 /// 0, 1, ..., size-1.
@@ -392,6 +406,11 @@ template <typename... As> void eval(const As&... arrays) {
 /// Marks arrays for evaluation at the next eval().
 template <typename... As> void schedule(const As&... arrays) {
   (detail::schedule(arrays.index()), ...);
+}
+/// The pending computation behind the arrays as Graphviz DOT text (`dot -Tsvg`).
+template <typename... As> std::string graphviz(const As&... arrays) {
+  detail::Index indices[] = {arrays.index()..., 0};
+  return detail::graphviz(indices, sizeof...(As));
 }
 /// Names an array in IR listings and kernel logs.
 template <typename A>

@@ -32,6 +32,10 @@ template <typename T, size_t N> struct Matrix {
   const T& operator()(size_t row, size_t col) const { return entries[row * N + col]; }
 };
 
+template <typename M> struct is_matrix : std::false_type {};
+template <typename T, size_t N> struct is_matrix<Matrix<T, N>> : std::true_type {};
+template <typename M> inline constexpr bool is_matrix_v = is_matrix<std::decay_t<M>>::value;
+
 using Matrix2f = Matrix<Float, 2>;
 using Matrix3f = Matrix<Float, 3>;
 using Matrix4f = Matrix<Float, 4>;
@@ -157,8 +161,10 @@ template <typename T> Vector<T, 3> transform_normal(const Matrix<T, 4>& m, const
 // ---- evaluation -----------------------------------------------------------------------------
 
 /// Lets eval() and schedule() (vector.h) take matrices: every entry is one array.
-template <typename T, size_t N, typename F> void for_each_array(const Matrix<T, N>& value, F&& f) {
-  for (const T& entry : value.entries) f(entry);
+template <typename M, typename F>
+  requires is_matrix_v<M>
+void for_each_array(M&& value, F&& f) {
+  for (auto& entry : value.entries) f(entry);
 }
 
 }  // namespace kiln

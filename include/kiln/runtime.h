@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,8 @@ namespace kiln {
 enum class Flag : uint8_t {
   Checks,       ///< KILN_CHECKS=1: bounds-check gathers and scatters, raise on violation.
   Interpreter,  ///< KILN_BACKEND=interp: run kernels on the reference interpreter.
+  Generalize,   ///< on unless KILN_GENERALIZE=0: literals that change become parameters.
+  DiskCache,    ///< on unless KILN_DISK_CACHE=0: keep compiled kernels on disk.
 };
 
 void set_flag(Flag flag, bool value);
@@ -38,24 +41,66 @@ void flush_memory_cache();
 /// Caps the bytes of freed blocks kept for reuse (default 4 GiB; 0 disables the cache).
 void set_memory_cache_limit(size_t bytes);
 
-/// Statistics of the in-memory kernel cache.
+/// Where a launched kernel came from.
+enum class KernelSource : uint8_t {
+  Compiled,     ///< compiled now, with its literals baked in
+  Generalized,  ///< compiled now as a generic kernel: some literal slots became parameters
+  Memory,       ///< found in the in-memory cache (no code generated)
+  Disk,         ///< loaded from the disk cache (no code generated)
+};
+const char* source_name(KernelSource source);  ///< "compiled", "generalized", "memory", "disk"
+
+/// Statistics of the kernel caches.
 struct CacheStats {
-  size_t hits = 0;
-  size_t compiles = 0;
-  size_t kernels = 0;  ///< kernels held in memory now
+  size_t memory_hits = 0;      ///< launches served by the in-memory cache
+  size_t disk_hits = 0;        ///< launches served by the disk cache
+  size_t compiles = 0;         ///< kernels compiled (specialized and generalized)
+  size_t generalizations = 0;  ///< compilations that turned literal slots into parameters
+  size_t kernels = 0;          ///< kernels held in memory now
+  size_t disk_bytes = 0;       ///< bytes of the disk cache directory's Kiln entries
+  bool disk_enabled = false;   ///< false when the disk cache is off or its directory was refused
+  std::string disk_problem;    ///< why the disk cache is not used (empty when it is)
 };
 CacheStats cache_stats();
-/// Drops every compiled kernel held in memory.
+/// Drops every compiled kernel held in memory and forgets which literals varied (the disk
+/// cache stays: kernels found there are loaded instead of compiled).
 void flush_kernel_cache();
+/// Removes Kiln's entries from the disk cache directory.
+void clear_disk_cache();
+/// Uses `path` as the disk cache directory (empty: $KILN_CACHE_DIR, else ~/.cache/kiln).
+/// It is created with mode 0700; one that is a symlink, owned by another user or
+/// writable by others is refused (with a warning), and kernels are then cached in memory only.
+void set_disk_cache_dir(const std::string& path);
+std::string disk_cache_dir();
+/// Caps the disk cache (default 1 GiB, or $KILN_CACHE_LIMIT bytes with an optional K/M/G
+/// suffix); least recently used entries are removed first.
+void set_disk_cache_limit(size_t bytes);
+
+/// Number of distinct literal variants of one kernel shape at which the literals that
+/// changed become kernel parameters (default 2: the second variant; 1: every literal is
+/// a parameter from the first compilation). Flag::Generalize turns this off.
+void set_generalization_threshold(uint32_t variants);
+uint32_t generalization_threshold();
+
+namespace detail {
+struct LaunchListing;
+}
 
 /// One kernel launch, as recorded by kernel_history().
 struct KernelLaunch {
-  std::string hash;  ///< structural hash of the kernel (32 hex digits)
-  size_t size = 0;   ///< lanes launched
-  size_t ops = 0;    ///< operations in the kernel (leaves not counted)
+  std::string hash;        ///< identity of the kernel that ran (32 hex digits)
+  std::string shape_hash;  ///< its shape: the same kernel with literal values as placeholders
+  size_t size = 0;         ///< lanes launched
+  size_t ops = 0;          ///< operations in the kernel (leaves not counted)
   size_t inputs = 0, outputs = 0, side_effects = 0;
-  bool cache_hit = false;
+  size_t parameters = 0;   ///< literal slots passed at launch instead of baked in
+  KernelSource source = KernelSource::Compiled;
+  std::string reason;      ///< why it was compiled; empty for cache hits
   double codegen_ms = 0, compile_ms = 0, run_ms = 0;
+  /// The kernel's statements with the label and creation site of each (as traced for
+  /// this launch).
+  std::string ir() const;
+  std::shared_ptr<const detail::LaunchListing> listing;
 };
 /// The most recent launches (at most 4096 are kept), oldest first; `clear` empties it.
 std::vector<KernelLaunch> kernel_history(bool clear = false);

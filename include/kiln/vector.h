@@ -204,14 +204,18 @@ void scatter_add(T& target, const Vector<T, N>& value, const UInt32& index,
 
 // ---- evaluation -----------------------------------------------------------------------------
 
-/// Calls `f` on each Kiln array that `value` is made of: an array itself, every component
-/// of a vector (matrix.h adds matrices). Found by argument-dependent lookup.
-template <ArrayScalar T, typename F> void for_each_array(const Array<T>& value, F&& f) {
+/// Calls `f` on each Kiln array that `value` is made of (as const when `value` is): an
+/// array itself, every component of a vector (matrix.h adds matrices). Found by
+/// argument-dependent lookup.
+template <typename A, typename F>
+  requires is_array_v<A>
+void for_each_array(A&& value, F&& f) {
   f(value);
 }
-template <typename T, size_t N, typename F>
-void for_each_array(const Vector<T, N>& value, F&& f) {
-  for (size_t i = 0; i < N; ++i) f(value[i]);
+template <typename V, typename F>
+  requires is_vector_v<V>
+void for_each_array(V&& value, F&& f) {
+  for (size_t i = 0; i < std::decay_t<V>::Size; ++i) f(value[i]);
 }
 
 /// eval() and schedule() over any mix of arrays, vectors and matrices. They are preferred
@@ -227,6 +231,12 @@ template <typename... Vs>
 void eval(const Vs&... values) {
   schedule(values...);
   eval();
+}
+/// make_opaque() over arrays, vectors and matrices: every component becomes opaque.
+template <typename... Vs>
+  requires((!is_array_v<Vs>) || ...)
+void make_opaque(Vs&... values) {
+  (for_each_array(values, [](auto& array) { make_opaque(array); }), ...);
 }
 
 }  // namespace kiln

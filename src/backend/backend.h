@@ -7,7 +7,9 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
+#include <vector>
 
 namespace kiln::detail {
 
@@ -45,11 +47,21 @@ class Backend {
  public:
   virtual ~Backend() = default;
   virtual const char* name() const = 0;
-  /// Distinguishes backends in kernel hashes.
-  virtual uint32_t id() const = 0;
+  /// What generates the code, with its version ("LLVM 19.1.7"), and the CPU it is for
+  /// (triple, CPU name, features): with name(), part of every kernel's identity.
+  virtual std::string compiler() const = 0;
+  virtual std::string cpu() const = 0;
   /// SIMD lanes of generated code.
   virtual uint32_t packet_width() const = 0;
-  virtual std::unique_ptr<Kernel> compile(const KernelForm& form, CompileTimes& times) = 0;
+  /// Compiles `form` with entry point `symbol`. Backends with object code (has_object_code())
+  /// also return it in `object`: what the disk cache stores and load() accepts.
+  virtual std::unique_ptr<Kernel> compile(const KernelForm& form, const std::string& symbol,
+                                          CompileTimes& times, std::vector<uint8_t>& object) = 0;
+  virtual bool has_object_code() const { return false; }
+  /// Loads object code produced by compile() (in this or another process).
+  virtual std::unique_ptr<Kernel> load(std::span<const uint8_t> /*object*/, const std::string& /*symbol*/) {
+    return nullptr;
+  }
 };
 
 /// The backend selected by Flag::Interpreter (the LLVM CPU backend otherwise).

@@ -1,53 +1,245 @@
-// In-memory kernel cache.
+// The kernel cache driver (see kernel_cache.h): memory, disk, generalization, reasons.
 #include "cache/kernel_cache.h"
 
-#include <kiln/runtime.h>
+#include "cache/compile_reason.h"
+#include "cache/disk_cache.h"
+#include "cache/generalize.h"
+#include "cache/kernel_key.h"
+#include "util/build_id.h"
+#include "util/settings.h"
 
 #include <mutex>
 #include <unordered_map>
 
 namespace kiln::detail {
 namespace {
+
+/// A backend's code generation as it enters kernel identity and disk entries.
+struct BackendIdentity {
+  Hash128 hash;
+  DiskTarget target;
+};
+
+struct MemoryEntry {
+  std::shared_ptr<const Kernel> kernel;
+  std::shared_ptr<const LaunchListing> listing;
+};
+
 struct Cache {
   std::mutex mutex;
-  std::unordered_map<Hash128, std::shared_ptr<const Kernel>, Hash128Hasher> kernels;
-  size_t hits = 0, compiles = 0;
+  std::unordered_map<Hash128, MemoryEntry, Hash128Hasher> kernels;
+  std::unordered_map<Hash128, ShapeRecord, Hash128Hasher> shapes;
+  std::unordered_map<const Backend*, BackendIdentity> backends;
+  CompiledShapes compiled;
+  size_t memory_hits = 0, disk_hits = 0, compiles = 0, generalizations = 0;
 };
 Cache& cache() {
-  static Cache* instance = new Cache();
+  static Cache* instance = new Cache();  // kernels may be released after main()
   return *instance;
 }
+
+const BackendIdentity& identity_of(Cache& c, const Backend& backend) {
+  auto it = c.backends.find(&backend);
+  if (it != c.backends.end()) return it->second;
+  BackendIdentity id;
+  id.target = {backend.compiler(), backend.cpu()};
+  std::string text = std::string(backend.name()) + "\n" + id.target.compiler + "\n" + id.target.cpu + "\n" + build_id();
+  id.hash = hash128_bytes(text.data(), text.size());
+  return c.backends.emplace(&backend, std::move(id)).first->second;
+}
+
+std::string symbol_for(const Hash128& key) { return "kiln_" + key.hex(); }
+
+/// The parameter slots of a shape as stored on disk: one byte per slot.
+void load_disk_parameters(ShapeRecord& record, const KernelShape& shape, const DiskTarget& target) {
+  auto payload = disk_cache().load(DiskEntryKind::Shape, shape.hash, target);
+  if (payload && payload->size() == shape.slots.size()) record.parameters.assign(payload->begin(), payload->end());
+}
+
+/// Everything about one lookup: the form, its shape, and what the caller needs back.
+class Lookup {
+ public:
+  Lookup(Cache& cache, Backend& backend, const KernelForm& form, const std::function<StatementNotes()>& notes)
+      : cache_(cache), backend_(backend), form_(form), notes_(notes), identity_(identity_of(cache, backend)),
+        shape_(kernel_shape(form, identity_.hash)),
+        disk_(flag(Flag::DiskCache) && backend.has_object_code() && disk_cache().enabled()),
+        generalize_(flag(Flag::Generalize)) {}
+
+  CachedKernel run() {
+    auto [it, first_sight] = cache_.shapes.try_emplace(shape_.hash);
+    ShapeRecord& record = it->second;
+    if (first_sight && disk_ && generalize_) load_disk_parameters(record, shape_, identity_.target);
+
+    std::vector<ParameterMask> candidates{shape_.opaque};
+    if (generalize_ && !record.parameters.empty()) {
+      ParameterMask generic = mask_union(record.parameters, shape_.opaque);
+      if (generic != shape_.opaque) candidates.push_back(generic);
+    }
+    for (const ParameterMask& mask : candidates)
+      if (std::optional<CachedKernel> hit = from_memory(mask)) return seen(record, std::move(*hit));
+    if (disk_)
+      for (const ParameterMask& mask : candidates)
+        if (std::optional<CachedKernel> hit = from_disk(mask)) return seen(record, std::move(*hit));
+
+    CompilePlan plan = plan_compilation(record, shape_, generalize_, generalization_threshold());
+    bool new_mask = std::find(candidates.begin(), candidates.end(), plan.mask) == candidates.end();
+    if (disk_ && new_mask)  // another process may have compiled this generic kernel
+      if (std::optional<CachedKernel> hit = from_disk(plan.mask)) return std::move(*hit);
+    return compile(plan);
+  }
+
+ private:
+  CachedKernel result(const ParameterMask& mask, const MemoryEntry& entry, KernelSource source) {
+    CachedKernel k;
+    k.kernel = entry.kernel;
+    k.listing = entry.listing;
+    k.source = source;
+    k.key = kernel_key(shape_, mask);
+    k.shape = shape_.hash;
+    k.parameters = parameter_block(shape_, mask);
+    return k;
+  }
+
+  /// A hit makes its variant known, so that the next miss is compared against it.
+  CachedKernel seen(ShapeRecord& record, CachedKernel hit) {
+    if (record.variants == 0) {
+      record.reference = record.last = shape_.values;
+      record.varied.assign(shape_.slots.size(), 0);
+      record.variants = 1;
+    }
+    return hit;
+  }
+
+  std::optional<CachedKernel> from_memory(const ParameterMask& mask) {
+    auto it = cache_.kernels.find(kernel_key(shape_, mask));
+    if (it == cache_.kernels.end()) return std::nullopt;
+    cache_.memory_hits++;
+    return result(mask, it->second, KernelSource::Memory);
+  }
+
+  std::optional<CachedKernel> from_disk(const ParameterMask& mask) {
+    Hash128 key = kernel_key(shape_, mask);
+    auto object = disk_cache().load(DiskEntryKind::Kernel, key, identity_.target);
+    if (!object) return std::nullopt;
+    MemoryEntry entry;
+    try {
+      entry.kernel = backend_.load(*object, symbol_for(key));
+    } catch (const std::exception& e) {
+      log(LogLevel::Warn, "disk cache entry " + disk_cache().entry_path(DiskEntryKind::Kernel, key) +
+                              " could not be loaded (" + e.what() + "); recompiling it");
+      return std::nullopt;
+    }
+    entry.listing = listing(mask);
+    cache_.kernels[key] = entry;
+    cache_.disk_hits++;
+    return result(mask, entry, KernelSource::Disk);
+  }
+
+  std::shared_ptr<const LaunchListing> listing(const ParameterMask& mask) {
+    auto listing = std::make_shared<LaunchListing>();
+    listing->form = generic_form(form_, shape_, mask);
+    listing->notes = notes_();
+    return listing;
+  }
+
+  CachedKernel compile(const CompilePlan& plan) {
+    Hash128 key = kernel_key(shape_, plan.mask);
+    std::shared_ptr<const LaunchListing> compiled = listing(plan.mask);
+    std::string why = reason(plan, compiled->notes);  // before this kernel joins the compiled ones
+    std::vector<uint8_t> object;
+    CompileTimes times;
+    MemoryEntry entry{backend_.compile(compiled->form, symbol_for(key), times, object), compiled};
+    cache_.kernels[key] = entry;
+    cache_.compiled.add(key, std::shared_ptr<const KernelForm>(compiled, &compiled->form));
+    cache_.compiles++;
+    cache_.generalizations += plan.generalized;
+    if (disk_) {
+      disk_cache().store(DiskEntryKind::Kernel, key, identity_.target, object);
+      if (plan.generalized) {
+        const ShapeRecord& record = cache_.shapes.at(shape_.hash);
+        disk_cache().store(DiskEntryKind::Shape, shape_.hash, identity_.target, record.parameters);
+      }
+    }
+    CachedKernel k = result(plan.mask, entry, plan.generalized ? KernelSource::Generalized : KernelSource::Compiled);
+    k.times = times;
+    k.reason = std::move(why);
+    return k;
+  }
+
+  std::string reason(const CompilePlan& plan, const StatementNotes& notes) const {
+    size_t slots = shape_.slots.size();
+    if (plan.first_variant && plan.generalized)
+      return "first time this kernel shape was seen; generalization threshold 1: all " + std::to_string(slots) +
+             " literal slots are parameters";
+    if (plan.first_variant) return cache_.compiled.explain_new_shape(form_, notes);
+    if (plan.changed.empty())
+      return "these literal values were compiled before, under other generalization settings";
+    std::string changes = describe_literal_changes(form_, shape_, plan.changed, plan.old_values, notes);
+    size_t count = plan.changed.size();
+    if (plan.generalized)
+      return changes + " \u2014 generalized " + std::to_string(count) + " slot" + (count > 1 ? "s" : "") + " (" +
+             std::to_string(mask_count(plan.mask)) + " of " + std::to_string(slots) + " literals are parameters)";
+    if (!generalize_) return changes + " (generalization is off)";
+    return changes + " (variant " + std::to_string(cache_.shapes.at(shape_.hash).variants) +
+           " of this shape; literals that vary become parameters at variant " +
+           std::to_string(generalization_threshold()) + ")";
+  }
+
+  Cache& cache_;
+  Backend& backend_;
+  const KernelForm& form_;
+  const std::function<StatementNotes()>& notes_;
+  const BackendIdentity& identity_;
+  KernelShape shape_;
+  bool disk_, generalize_;
+};
+
 }  // namespace
 
-CachedKernel find_or_compile(Backend& backend, const KernelForm& form, const Hash128& key) {
+CachedKernel find_or_compile(Backend& backend, const KernelForm& form, const std::function<StatementNotes()>& notes) {
   Cache& c = cache();
-  {
-    std::lock_guard<std::mutex> lock(c.mutex);
-    auto it = c.kernels.find(key);
-    if (it != c.kernels.end()) {
-      c.hits++;
-      return {it->second, KernelSource::Memory, {}};
-    }
-  }
-  CompileTimes times;
-  std::shared_ptr<const Kernel> kernel = backend.compile(form, times);
   std::lock_guard<std::mutex> lock(c.mutex);
-  c.compiles++;
-  c.kernels.emplace(key, kernel);
-  return {kernel, KernelSource::Compiled, times};
+  return Lookup(c, backend, form, notes).run();
 }
 
 }  // namespace kiln::detail
 
 namespace kiln {
+
+const char* source_name(KernelSource source) {
+  switch (source) {
+    case KernelSource::Compiled: return "compiled";
+    case KernelSource::Generalized: return "generalized";
+    case KernelSource::Memory: return "memory";
+    case KernelSource::Disk: return "disk";
+  }
+  return "?";
+}
+
 CacheStats cache_stats() {
   detail::Cache& c = detail::cache();
-  std::lock_guard<std::mutex> lock(c.mutex);
-  return {c.hits, c.compiles, c.kernels.size()};
+  CacheStats stats;
+  {
+    std::lock_guard<std::mutex> lock(c.mutex);
+    stats.memory_hits = c.memory_hits;
+    stats.disk_hits = c.disk_hits;
+    stats.compiles = c.compiles;
+    stats.generalizations = c.generalizations;
+    stats.kernels = c.kernels.size();
+  }
+  detail::DiskCache& disk = detail::disk_cache();
+  stats.disk_enabled = flag(Flag::DiskCache) && disk.enabled();
+  stats.disk_problem = flag(Flag::DiskCache) ? disk.problem() : "turned off (Flag::DiskCache, KILN_DISK_CACHE=0)";
+  stats.disk_bytes = disk.enabled() ? disk.bytes() : 0;
+  return stats;
 }
+
 void flush_kernel_cache() {
   detail::Cache& c = detail::cache();
   std::lock_guard<std::mutex> lock(c.mutex);
   c.kernels.clear();
+  c.shapes.clear();
+  c.compiled = {};
 }
+
 }  // namespace kiln

@@ -1,25 +1,46 @@
-// The in-memory kernel cache: compiled kernels keyed by the structural hash of their
-// canonical form. A hit skips code generation entirely. (The disk cache and literal
-// generalization extend this key; see DESIGN.md "Kernel identity".)
+// The kernel cache: finds the kernel for a canonical form in memory, then on disk, and
+// otherwise compiles it, deciding which literal slots become parameters (generalize.h)
+// and why the compilation happened (compile_reason.h). A hit skips code generation.
+//
+// Start reading here for the cache. Lookup order: the specialized kernel (every literal
+// baked in) and the shape's generic kernel, in memory, then on disk; on a miss the plan
+// of generalize.h picks the parameter slots, the kernel is compiled, kept in memory and
+// written to disk, and a shape that generalized records its parameter slots on disk too,
+// so that another process finds the generic kernel without compiling anything.
 #pragma once
+
+#include <kiln/runtime.h>
 
 #include "backend/backend.h"
 #include "util/hash.h"
 
+#include <functional>
 #include <memory>
+#include <string>
+#include <vector>
 
 namespace kiln::detail {
 
-/// Where a launched kernel came from.
-enum class KernelSource : uint8_t { Compiled, Memory };
-
-struct CachedKernel {
-  std::shared_ptr<const Kernel> kernel;
-  KernelSource source;
-  CompileTimes times;  ///< zero for hits
+/// What kernel_history() shows of a kernel: the form as compiled (parameters as Param
+/// statements) and the notes of its statements when it was compiled or loaded.
+struct LaunchListing {
+  KernelForm form;
+  StatementNotes notes;
 };
 
-/// Returns the kernel for `form` (hash `key`), compiling it on a miss.
-CachedKernel find_or_compile(Backend& backend, const KernelForm& form, const Hash128& key);
+/// A kernel ready to launch, and where it came from.
+struct CachedKernel {
+  std::shared_ptr<const Kernel> kernel;
+  std::shared_ptr<const LaunchListing> listing;
+  KernelSource source = KernelSource::Compiled;
+  CompileTimes times;                ///< zero for hits
+  Hash128 key, shape;
+  std::vector<uint64_t> parameters;  ///< the launch's parameter block
+  std::string reason;                ///< why it was compiled; empty for hits
+};
+
+/// The kernel for `form`: from memory, from disk, or compiled. `notes` gives the
+/// statements' diagnostics; it is called only when a kernel is compiled or loaded.
+CachedKernel find_or_compile(Backend& backend, const KernelForm& form, const std::function<StatementNotes()>& notes);
 
 }  // namespace kiln::detail

@@ -6,6 +6,7 @@
 
 #include "backend/backend.h"
 #include "cache/kernel_cache.h"
+#include "eval/history.h"
 #include "eval/schedule.h"
 #include "ir/verify.h"
 #include "util/settings.h"
@@ -36,35 +37,24 @@ std::string describe_statement(const ScheduledKernel& k, uint32_t position) {
   return text;
 }
 
-constexpr size_t kHistoryLimit = 4096;
-std::vector<KernelLaunch>& history() {
-  static std::vector<KernelLaunch>* instance = new std::vector<KernelLaunch>();
-  return *instance;
-}
-
-/// Records the launch in kernel_history() and prints its log line.
-void record_launch(const ScheduledKernel& k, const Hash128& key, size_t size,
-                   const CachedKernel& cached, double run_ms) {
-  size_t side_effects = 0;
-  for (const KernelStatement& s : k.form.statements)
-    side_effects += op_is_side_effect(s.op);
-  std::vector<KernelLaunch>& h = history();
-  if (h.size() >= kHistoryLimit) h.erase(h.begin(), h.begin() + kHistoryLimit / 2);
-  h.push_back({key.hex(), size, k.form.op_count(), k.form.input_count, k.form.output_count, side_effects,
-               cached.source == KernelSource::Memory, cached.times.codegen_ms, cached.times.compile_ms, run_ms});
-  if (!log_enabled(LogLevel::Info)) return;
-  char line[256];
-  if (cached.source == KernelSource::Compiled)
-    std::snprintf(line, sizeof(line),
-                  "launch %s n=%zu ops=%zu in=%u out=%u se=%zu codegen=%.3f ms compile=%.3f ms run=%.3f ms",
-                  key.hex().c_str(), size, k.form.op_count(), k.form.input_count, k.form.output_count,
-                  side_effects, cached.times.codegen_ms, cached.times.compile_ms, run_ms);
-  else
-    std::snprintf(line, sizeof(line), "launch %s n=%zu ops=%zu in=%u out=%u se=%zu cache hit run=%.3f ms",
-                  key.hex().c_str(), size, k.form.op_count(), k.form.input_count, k.form.output_count,
-                  side_effects, run_ms);
-  log(LogLevel::Info, line);
-  if (log_enabled(LogLevel::Debug)) log(LogLevel::Debug, print_kernel_form(k.form));
+/// Labels and creation sites of the kernel's statements (while their nodes still live).
+StatementNotes statement_notes(const ScheduledKernel& k) {
+  StatementNotes notes;
+  for (uint32_t position = 0; position < k.statements.size(); ++position) {
+    const Node& n = node(k.statements[position]);
+    if (!n.labelled && !n.created.line()) continue;
+    StatementNote note;
+    note.position = position;
+    note.created = n.created;
+    if (n.labelled) {
+      const NodeNote& labelled = state().notes.at(k.statements[position]);
+      note.label = labelled.label;
+      note.labelled_at = labelled.where;
+      note.derived = labelled.derived;
+    }
+    notes.push_back(std::move(note));
+  }
+  return notes;
 }
 
 /// Runs one group's kernel and turns its outputs into Data nodes. Returns the error of a
@@ -92,16 +82,16 @@ std::string run_group(const KernelGroup& group) {
   CheckState check;
   check.report = record_check_failure;
   if (group.size > 0) {
-    Hash128 key = form.hash(backend.id());
-    CachedKernel cached = find_or_compile(backend, form, key);
+    CachedKernel cached = find_or_compile(backend, form, [&] { return statement_notes(k); });
     LaunchArgs args;
     args.size = group.size;
     args.buffers = buffers.data();
     args.buffer_sizes = sizes.data();
+    args.params = cached.parameters.data();
     args.check = &check;
     auto start = Clock::now();
     cached.kernel->launch(args);
-    record_launch(k, key, group.size, cached, ms_since(start));
+    record_launch(form, cached, group.size, ms_since(start));
   }
 
   for (uint32_t i = 0; i < form.output_count; ++i) collapse_to_data(k.outputs[i], std::move(results[i]));
@@ -189,7 +179,7 @@ void read(Index index, size_t i, void* out) {
   if (i >= n.size)
     throw IndexError("kiln: read(): index " + std::to_string(i) + " is out of range for an array of " +
                      std::to_string(n.size) + " elements");
-  if (n.op == Op::Literal) {
+  if (n.op == Op::Literal || n.op == Op::Param) {
     std::memcpy(out, &n.literal, type_size(n.type));
     return;
   }
@@ -202,12 +192,5 @@ Backend& active_backend() { return flag(Flag::Interpreter) ? interpreter_backend
 }  // namespace kiln::detail
 
 namespace kiln {
-std::vector<KernelLaunch> kernel_history(bool clear) {
-  detail::StateLock lock(detail::state().mutex);
-  std::vector<KernelLaunch> result = detail::history();
-  if (clear) detail::history().clear();
-  return result;
-}
-
 int packet_width() { return int(detail::llvm_backend().packet_width()); }
 }  // namespace kiln

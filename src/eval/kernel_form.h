@@ -1,15 +1,14 @@
 // The canonical kernel form: what the scheduler hands to a backend. It holds only what
 // determines the generated code (ops, types, operand positions, which inputs broadcast,
-// literal values), never node indices, labels or the array size, so its hash identifies a
-// kernel. Backends render it as a pure function.
+// literal values), never node indices, labels or the array size, so it identifies a
+// kernel (src/cache/kernel_key.h hashes it). Backends render it as a pure function.
 #pragma once
 
 #include <kiln/detail/op_table.h>
 #include <kiln/types.h>
 
-#include "util/hash.h"
-
 #include <cstdint>
+#include <source_location>
 #include <string>
 #include <vector>
 
@@ -30,7 +29,7 @@ struct KernelStatement {
   bool broadcast;
   /// Positions of the operand statements (earlier in the list); 0 when unused.
   uint32_t operands[4];
-  /// Literal bits (Literal) or ReduceOp (Scatter).
+  /// Literal bits (Literal), parameter number (Param, in a compiled form) or ReduceOp (Scatter).
   uint64_t literal;
   /// Data: the buffer slot read; Scatter/ScatterInc: unused (target is operand 0).
   uint32_t input_slot;
@@ -45,13 +44,25 @@ struct KernelForm {
   bool checks = false;        ///< bounds checks on gathers and scatters
   uint32_t packet_width = 1;  ///< SIMD lanes the backend generates
 
-  /// Structural hash of the form, computed before any code is generated.
-  Hash128 hash(uint32_t backend_id) const;
   /// Number of operations that do work (everything but leaves), for logs and tests.
   size_t op_count() const;
 };
 
-/// Deterministic text listing of a kernel form (for logs and golden tests).
-std::string print_kernel_form(const KernelForm& form);
+/// Diagnostics of one statement as traced: never part of a kernel's identity.
+struct StatementNote {
+  uint32_t position = 0;
+  std::source_location created;  ///< the user code that created it (line 0: unknown)
+  std::string label, labelled_at;
+  bool derived = false;  ///< a folded literal: `label` lists the labels it was computed from
+};
+/// Notes of the statements that have any, in increasing position.
+using StatementNotes = std::vector<StatementNote>;
+const StatementNote* find_note(const StatementNotes& notes, uint32_t position);
+/// "label `x`, created at file:line" (what is known of it; empty when nothing is).
+std::string describe_origin(const StatementNote* note);
+
+/// Deterministic text listing of a kernel form (for logs and golden tests), with the
+/// label and creation site of each statement that has notes.
+std::string print_kernel_form(const KernelForm& form, const StatementNotes& notes = {});
 
 }  // namespace kiln::detail

@@ -15,6 +15,7 @@
 
 #include <memory>
 #include <mutex>
+#include <source_location>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -28,19 +29,26 @@ struct Node {
   /// it as an operand or reading it first evaluates those scatters.
   size_t dirty_size = 0;
   Index operands[4] = {0, 0, 0, 0};
-  /// Literal value bits (Literal), or the ReduceOp (Scatter).
+  /// Value bits (Literal, Param), or the ReduceOp (Scatter).
   uint64_t literal = 0;
   size_t size = 0;
   uint32_t ref_ext = 0, ref_int = 0;
   /// Creation order, for deterministic scheduling and printing.
   uint64_t serial = 0;
   std::shared_ptr<Buffer> buffer;  ///< Data nodes only
+  /// Where user code created the node (literals and parameters; line 0 when unknown).
+  /// Diagnostics only, never hashed.
+  std::source_location created;
+  /// A label is set (in State::notes), so the scheduler can skip the lookup otherwise.
+  bool labelled = false;
 };
 
 /// Label and creation site of a node: diagnostics only, never hashed.
 struct NodeNote {
   std::string label;
   std::string where;
+  /// The node is a literal folded from labelled ones; `label` lists their labels.
+  bool derived = false;
 };
 
 /// Key of a pure node for value numbering.

@@ -33,11 +33,18 @@ NodeKey key_of(const Node& n) {
   return key;
 }
 
+/// Whether identical nodes of this op are merged. Literals and parameters are not merged
+/// by value: if two equal literals shared a node (and so did the ops on them), a kernel's
+/// structure would depend on whether two host values happen to be equal, and a changed
+/// value would change the kernel's shape instead of one literal slot. Ops on the same
+/// literal node still merge.
+bool value_numbered(Op op) { return op_is_pure(op) && op != Op::Literal && op != Op::Param; }
+
 /// Removes the node from the value-numbering table (it is about to change or go away).
 void forget_value_number(Index index) {
   State& s = state();
   const Node& n = s.nodes[index];
-  if (!op_is_pure(n.op)) return;
+  if (!value_numbered(n.op)) return;
   auto it = s.value_numbers.find(key_of(n));
   if (it != s.value_numbers.end() && it->second == index) s.value_numbers.erase(it);
 }
@@ -54,8 +61,8 @@ void free_node(Index index) {
   Node& n = s.nodes[index];
   Index operands[4];
   std::copy(n.operands, n.operands + 4, operands);
+  if (n.labelled) s.notes.erase(index);
   n = Node{};
-  s.notes.erase(index);
   s.free_list.push_back(index);
   release_operands(operands);
 }
@@ -68,7 +75,7 @@ void release_if_unused(Index index) {
 
 Index create_node(const Node& prototype) {
   State& s = state();
-  bool numbered = op_is_pure(prototype.op);
+  bool numbered = value_numbered(prototype.op);
   if (numbered) {
     auto it = s.value_numbers.find(key_of(prototype));
     if (it != s.value_numbers.end()) {

@@ -26,7 +26,7 @@ std::string ir_listing() {
     number[i] = id;
     out << "%" << id << " = " << type_name(n.type) << "[" << n.size << "] " << op_name(n.op);
     for (int k = 0; k < op_arity(n.op); ++k) out << (k ? ", %" : " %") << number[n.operands[k]];
-    if (n.op == Op::Literal) out << " 0x" << std::hex << n.literal << std::dec;
+    if (n.op == Op::Literal || n.op == Op::Param) out << " 0x" << std::hex << n.literal << std::dec;
     if (n.dirty_size) out << " (pending writes)";
     auto note = s.notes.find(i);
     if (note != s.notes.end() && !note->second.label.empty()) out << "  # " << note->second.label;

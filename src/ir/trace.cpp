@@ -7,6 +7,7 @@
 #include "ir/node.h"
 #include "ir/scalar_ops.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -101,6 +102,27 @@ void check_index_operands(const char* what, Index index, Index mask) {
     throw TypeError(std::string("kiln: ") + what + "(): the mask must be Bool, not " + describe(mask));
 }
 
+/// A literal folded from labelled literals is labelled with the names it was computed
+/// from ("to_world.3, fov"; the note says it is derived), so compilation reasons can name it.
+void label_folded(Index folded, const Index* operands, int arity) {
+  std::vector<std::string> sources;
+  for (int i = 0; i < arity; ++i) {
+    if (!node(operands[i]).labelled) continue;
+    const NodeNote& note = state().notes.at(operands[i]);
+    std::string names = note.label;
+    for (size_t start = 0, end; start < names.size(); start = end + 2) {
+      end = note.derived ? std::min(names.find(", ", start), names.size()) : names.size();
+      std::string name = names.substr(start, end - start);
+      if (std::find(sources.begin(), sources.end(), name) == sources.end()) sources.push_back(name);
+    }
+  }
+  if (sources.empty()) return;
+  NodeNote& note = state().notes[folded];
+  for (size_t i = 0; i < sources.size(); ++i) note.label += (i ? ", " : "") + sources[i];
+  note.derived = true;
+  node(folded).labelled = true;
+}
+
 /// Materializes `target` as a Data node that only this array uses, so that a scatter may
 /// write it in place (copy on write). While a node is dirty, its internal references come
 /// only from the pending scatters into it (any other use flushes them first).
@@ -130,14 +152,35 @@ Index record_scatter(Index& target, Node prototype) {
 
 }  // namespace
 
-Index make_literal(VarType type, uint64_t bits, size_t size) {
+namespace {
+Index make_scalar(Op op, VarType type, uint64_t bits, size_t size, std::source_location where) {
   StateLock lock(state().mutex);
   Node n;
-  n.op = Op::Literal;
+  n.op = op;
   n.type = type;
   n.literal = type == VarType::Bool ? (bits & 1) : bits;
   n.size = size;
+  n.created = where;
   return create_node(n);
+}
+}  // namespace
+
+Index make_literal(VarType type, uint64_t bits, size_t size, std::source_location where) {
+  return make_scalar(Op::Literal, type, bits, size, where);
+}
+
+Index make_param(VarType type, uint64_t bits, size_t size, std::source_location where) {
+  return make_scalar(Op::Param, type, bits, size, where);
+}
+
+Index make_opaque(Index index) {
+  StateLock lock(state().mutex);
+  check_live(index, "make_opaque");
+  const Node& n = node(index);
+  if (n.op == Op::Literal) return make_param(n.type, n.literal, n.size, n.created);
+  if (n.op != Op::Data || n.dirty_size) evaluate(&index, 1);
+  inc_ref(index);
+  return index;
 }
 
 Index make_empty(VarType type, size_t count) {
@@ -216,7 +259,9 @@ Index trace(Op op, Index a, Index b, Index c, VarType type) {
     for (int i = 0; i < arity; ++i) lanes[i] = node(operands[i]).literal;
     VarType in = node(operands[op == Op::Select ? 1 : 0]).type;
     uint64_t value = eval_scalar(op, n.type, in, lanes[0], lanes[1], lanes[2]);
-    return make_literal(n.type, value, n.size);
+    Index folded = make_literal(n.type, value, n.size, node(operands[0]).created);
+    label_folded(folded, operands, arity);
+    return folded;
   }
   if (op == Op::Cast && n.type == node(a).type) {
     node(a).ref_ext++;
@@ -282,7 +327,9 @@ void set_label(Index index, const std::string& label, std::source_location where
   StateLock lock(state().mutex);
   check_live(index, "set_label");
   NodeNote& note = state().notes[index];
+  node(index).labelled = true;
   note.label = label;
+  note.derived = false;
   note.where = std::string(where.file_name()) + ":" + std::to_string(where.line());
 }
 

@@ -12,10 +12,23 @@
 namespace kiln {
 namespace {
 
-bool env_true(const char* name) {
+/// The boolean value of an environment variable ("1/true/on", "0/false/off"), or `fallback`.
+bool env_bool(const char* name, bool fallback) {
   const char* value = std::getenv(name);
-  return value && (std::strcmp(value, "1") == 0 || std::strcmp(value, "true") == 0 ||
-                   std::strcmp(value, "on") == 0);
+  if (!value) return fallback;
+  for (const char* yes : {"1", "true", "on"})
+    if (std::strcmp(value, yes) == 0) return true;
+  for (const char* no : {"0", "false", "off"})
+    if (std::strcmp(value, no) == 0) return false;
+  return fallback;
+}
+
+uint32_t env_threshold() {
+  const char* value = std::getenv("KILN_GENERALIZE_AFTER");
+  if (!value) return 2;
+  char* end = nullptr;
+  unsigned long n = std::strtoul(value, &end, 10);
+  return end != value && *end == 0 && n >= 1 && n <= 1000000 ? uint32_t(n) : 2;
 }
 
 LogLevel env_log_level() {
@@ -34,8 +47,11 @@ bool env_interpreter() {
 }
 
 struct Settings {
-  std::atomic<bool> checks{env_true("KILN_CHECKS")};
+  std::atomic<bool> checks{env_bool("KILN_CHECKS", false)};
   std::atomic<bool> interpreter{env_interpreter()};
+  std::atomic<bool> generalize{env_bool("KILN_GENERALIZE", true)};
+  std::atomic<bool> disk_cache{env_bool("KILN_DISK_CACHE", true)};
+  std::atomic<uint32_t> threshold{env_threshold()};
   std::atomic<LogLevel> level{env_log_level()};
   std::atomic<size_t> block_size{16384};
 };
@@ -50,6 +66,8 @@ void set_flag(Flag f, bool value) {
   switch (f) {
     case Flag::Checks: settings().checks = value; return;
     case Flag::Interpreter: settings().interpreter = value; return;
+    case Flag::Generalize: settings().generalize = value; return;
+    case Flag::DiskCache: settings().disk_cache = value; return;
   }
 }
 
@@ -57,6 +75,8 @@ bool flag(Flag f) {
   switch (f) {
     case Flag::Checks: return settings().checks;
     case Flag::Interpreter: return settings().interpreter;
+    case Flag::Generalize: return settings().generalize;
+    case Flag::DiskCache: return settings().disk_cache;
   }
   return false;
 }
@@ -72,6 +92,14 @@ void set_block_size(size_t lanes) {
   settings().block_size = lanes;
 }
 size_t block_size() { return settings().block_size; }
+
+void set_generalization_threshold(uint32_t variants) {
+  if (variants == 0)
+    throw ValueError("kiln: set_generalization_threshold(): 0 variants; use 1 (every literal is a parameter), "
+                     "2 (the default: literals that change at the second variant) or more");
+  settings().threshold = variants;
+}
+uint32_t generalization_threshold() { return settings().threshold; }
 
 namespace detail {
 bool log_enabled(LogLevel level) { return level <= settings().level; }

@@ -109,6 +109,7 @@ class FuzzProgram {
     if (candidates.empty() || rng_() % 8 == 0) {
       if (rng_() % 2) {
         uint64_t lane = random_lane(t);
+        if (rng_() % 4 == 0) return add(detail::make_param(t, lane, 1), t, "opaque 0x" + hex(lane));
         return add(detail::make_literal(t, lane, 1), t, "literal 0x" + hex(lane));
       }
       add_input(t, size_);

@@ -213,7 +213,7 @@ TEST_F(Eval, SameShapeHitsTheCacheWhateverTheSizeAndLabel) {
   auto h = kernel_history();
   ASSERT_EQ(h.size(), 2u);
   EXPECT_EQ(h[0].hash, h[1].hash);
-  EXPECT_TRUE(h[1].cache_hit);
+  EXPECT_EQ(h[1].source, KernelSource::Memory);
 }
 
 TEST_F(Eval, ScheduleDefersToTheNextEval) {

@@ -4,6 +4,9 @@
 //   KILN_FUZZ_PROGRAMS=N   number of programs (default 10000; more for a longer run)
 //   KILN_FUZZ_FIRST=F      first seed (ctest runs shards of the default range in parallel)
 //   KILN_FUZZ_SEED=S       run only seed S (to reproduce a failure)
+// A third test runs the JIT with every literal as a kernel parameter (generalization
+// threshold 1) against the interpreter with literals baked in: generic kernels must give
+// bit-identical results.
 #include <gtest/gtest.h>
 
 #include "fuzz_program.h"
@@ -20,8 +23,14 @@ uint64_t env_number(const char* name, uint64_t fallback) {
   return value ? std::strtoull(value, nullptr, 10) : fallback;
 }
 
+/// Generalization threshold of the JIT runs (1: every literal is a parameter).
+uint32_t jit_threshold = 2;
+
 FuzzResult run_seed(uint64_t seed, int max_steps, bool interpreter) {
-  return run_on(interpreter, [&] { return FuzzProgram(seed, max_steps).run(); });
+  set_generalization_threshold(interpreter ? 2 : jit_threshold);
+  FuzzResult result = run_on(interpreter, [&] { return FuzzProgram(seed, max_steps).run(); });
+  set_generalization_threshold(2);
+  return result;
 }
 
 /// Index of the first differing value, or -1.
@@ -76,4 +85,14 @@ TEST(Fuzz, CheckedModeMatchesToo) {
     if (HasFailure()) break;
   }
   set_flag(Flag::Checks, false);
+}
+
+TEST(Fuzz, GeneralizedKernelsMatchSpecialized) {
+  jit_threshold = 1;
+  for (uint64_t seed = 200001; seed <= 200300; ++seed) {
+    check_seed(seed);
+    if (HasFailure()) break;
+  }
+  jit_threshold = 2;
+  EXPECT_GT(cache_stats().generalizations, 0u);
 }

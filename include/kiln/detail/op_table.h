@@ -11,6 +11,7 @@
 
 #define KILN_OP_TABLE(X)                                                                   \
   X(Literal, 0, kPure)     /* constant broadcast to the node's size; bits in `literal` */  \
+  X(Param, 0, kPure)       /* a scalar passed at launch, never baked into code (opaque) */  \
   X(Data, 0, 0)            /* an evaluated buffer */                                        \
   X(Counter, 0, kPure)     /* lane index 0..size-1 (UInt32) */                              \
   X(Neg, 1, kPure)                                                                          \

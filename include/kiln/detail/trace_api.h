@@ -18,8 +18,15 @@ using Index = uint32_t;
 void inc_ref(Index index);
 void dec_ref(Index index);
 
-/// A literal of `size` lanes, all holding the value whose bits are `bits`.
-Index make_literal(VarType type, uint64_t bits, size_t size);
+/// A literal of `size` lanes, all holding the value whose bits are `bits`; `where` is
+/// the user code that created it (for the reasons of kernel compilations).
+Index make_literal(VarType type, uint64_t bits, size_t size, std::source_location where = {});
+/// Like make_literal, but the value is passed to kernels at launch instead of being baked
+/// into their code (opaque()): changing it never compiles a new kernel.
+Index make_param(VarType type, uint64_t bits, size_t size, std::source_location where = {});
+/// make_opaque() on one node: a literal becomes a parameter, pending work is evaluated,
+/// evaluated data stays. Returns the node to use instead (with a new reference).
+Index make_opaque(Index index);
 /// An evaluated array holding a copy of `count` elements at `data`.
 Index make_copy(VarType type, const void* data, size_t count);
 /// An evaluated array over caller memory, without a copy. `owner` is kept alive as long
@@ -57,6 +64,9 @@ void read(Index index, size_t i, void* out);
 /// Attaches a label (for the IR printer and kernel logs; never part of a kernel's identity).
 void set_label(Index index, const std::string& label, std::source_location where);
 std::string label(Index index);
+
+/// The pending graph behind the nodes as Graphviz DOT text.
+std::string graphviz(const Index* indices, size_t count);
 
 /// Horizontal operations: they evaluate their input and return a new evaluated node.
 enum class Reduction : uint8_t { Sum, Prod, Min, Max, Any, All };

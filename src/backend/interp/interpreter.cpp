@@ -32,6 +32,7 @@ class InterpretedKernel final : public Kernel {
     auto buffer = [&](int k) -> const KernelStatement& { return form_.statements[s.operands[k]]; };
     switch (s.op) {
       case Op::Literal: return store(s, lane, s.literal, args);
+      case Op::Param: return store(s, lane, args.params[s.literal], args);
       case Op::Counter: return store(s, lane, lane, args);
       case Op::Data: {
         if (!value_used_[position]) return 0;
@@ -104,9 +105,11 @@ class InterpretedKernel final : public Kernel {
 class InterpreterBackend final : public Backend {
  public:
   const char* name() const override { return "interp"; }
-  uint32_t id() const override { return 2; }
+  std::string compiler() const override { return "reference interpreter"; }
+  std::string cpu() const override { return "any"; }
   uint32_t packet_width() const override { return 1; }
-  std::unique_ptr<Kernel> compile(const KernelForm& form, CompileTimes&) override {
+  std::unique_ptr<Kernel> compile(const KernelForm& form, const std::string&, CompileTimes&,
+                                  std::vector<uint8_t>&) override {
     return std::make_unique<InterpretedKernel>(form);
   }
 };

@@ -101,6 +101,8 @@ class LlvmJit {
 
   uint32_t width() const { return width_; }
   int vector_bits() const { return vector_bits_; }
+  /// Triple, CPU name and features: code compiled here runs on exactly this description.
+  std::string cpu() const { return triple_ + " " + cpu_ + " " + features_; }
 
   /// IR text -> optimized relocatable object code.
   LLVMMemoryBufferRef compile_object(const std::string& ir, const std::string& name) {
@@ -123,7 +125,8 @@ class LlvmJit {
     return object;
   }
 
-  /// Loads object code under its own resource tracker and returns the entry point.
+  /// Loads object code (ORC takes the buffer) under its own resource tracker and returns
+  /// the entry point.
   KernelFunction load(LLVMMemoryBufferRef object, const std::string& name, LLVMOrcResourceTrackerRef& tracker) {
     tracker = LLVMOrcJITDylibCreateResourceTracker(LLVMOrcLLJITGetMainJITDylib(jit_));
     if (LLVMErrorRef error = LLVMOrcLLJITAddObjectFileWithRT(jit_, tracker, object))
@@ -188,22 +191,40 @@ class LlvmKernel final : public Kernel {
 class LlvmBackend final : public Backend {
  public:
   const char* name() const override { return "llvm"; }
-  uint32_t id() const override { return 1; }
+  std::string compiler() const override {
+    unsigned major = 0, minor = 0, patch = 0;
+    LLVMGetVersion(&major, &minor, &patch);
+    return "LLVM " + std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
+  }
+  std::string cpu() const override { return jit().cpu(); }
   uint32_t packet_width() const override { return jit().width(); }
+  bool has_object_code() const override { return true; }
 
-  std::unique_ptr<Kernel> compile(const KernelForm& form, CompileTimes& times) override {
+  std::unique_ptr<Kernel> compile(const KernelForm& form, const std::string& symbol, CompileTimes& times,
+                                  std::vector<uint8_t>& object) override {
     LlvmJit& j = jit();
     std::lock_guard<std::mutex> lock(j.mutex);
-    std::string name = "kiln_kernel_" + form.hash(id()).hex();
     auto t0 = std::chrono::steady_clock::now();
-    std::string ir = render_llvm_ir(form, name, j.vector_bits());
+    std::string ir = render_llvm_ir(form, symbol, j.vector_bits());
     auto t1 = std::chrono::steady_clock::now();
-    LLVMMemoryBufferRef object = j.compile_object(ir, name);
+    LLVMMemoryBufferRef buffer = j.compile_object(ir, symbol);
+    const uint8_t* start = reinterpret_cast<const uint8_t*>(LLVMGetBufferStart(buffer));
+    object.assign(start, start + LLVMGetBufferSize(buffer));
     LLVMOrcResourceTrackerRef tracker = nullptr;
-    KernelFunction entry = j.load(object, name, tracker);
+    KernelFunction entry = j.load(buffer, symbol, tracker);
     auto t2 = std::chrono::steady_clock::now();
     times.codegen_ms = ms_between(t0, t1);
     times.compile_ms = ms_between(t1, t2);
+    return std::make_unique<LlvmKernel>(entry, tracker);
+  }
+
+  std::unique_ptr<Kernel> load(std::span<const uint8_t> object, const std::string& symbol) override {
+    LlvmJit& j = jit();
+    std::lock_guard<std::mutex> lock(j.mutex);
+    LLVMMemoryBufferRef buffer = LLVMCreateMemoryBufferWithMemoryRangeCopy(
+        reinterpret_cast<const char*>(object.data()), object.size(), symbol.c_str());
+    LLVMOrcResourceTrackerRef tracker = nullptr;
+    KernelFunction entry = j.load(buffer, symbol, tracker);
     return std::make_unique<LlvmKernel>(entry, tracker);
   }
 };

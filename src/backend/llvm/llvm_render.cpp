@@ -165,6 +165,7 @@ class Renderer {
     const bool fp = is_float(t), sgn = is_signed_int(t);
     switch (s.op) {
       case Op::Literal: out = literal(position, s); return;
+      case Op::Param: out = parameter(position, s); return;
       case Op::Counter: out = instr("trunc " + vec("i64") + " %lane to " + vec("i32")); return;
       case Op::Data: if (value_used_[position]) out = load_input(position, s); return;
       case Op::Add: out = instr(std::string(fp ? "fadd " : "add ") + vt + " " + arg(s, 0) + ", " + arg(s, 1)); return;
@@ -244,6 +245,29 @@ class Renderer {
       value = "%" + tag + ".bits";
     } else {
       value = std::to_string(s.type == VarType::Int32 || s.type == VarType::UInt32 ? int64_t(int32_t(uint32_t(s.literal))) : int64_t(s.literal));
+    }
+    splat(entry_, tag, scalar, value);
+    return "%" + tag;
+  }
+
+  /// A parameter: 64 bits read once from the parameter block, narrowed, and broadcast.
+  std::string parameter(uint32_t position, const KernelStatement& s) {
+    std::string scalar = scalar_type(s.type);
+    std::string tag = "par" + std::to_string(position);
+    entry_ << "  %" << tag << ".p = getelementptr inbounds i64, ptr %params, i64 " << s.literal << "\n";
+    entry_ << "  %" << tag << ".bits = load i64, ptr %" << tag << ".p, align 8\n";
+    std::string value = "%" + tag + ".bits";
+    if (s.type == VarType::Float64) {
+      entry_ << "  %" << tag << ".v = bitcast i64 " << value << " to double\n";
+      value = "%" + tag + ".v";
+    } else if (s.type != VarType::Int64 && s.type != VarType::UInt64) {
+      const char* narrow = s.type == VarType::Bool ? "i1" : "i32";
+      entry_ << "  %" << tag << ".n = trunc i64 " << value << " to " << narrow << "\n";
+      value = "%" + tag + ".n";
+      if (s.type == VarType::Float32) {
+        entry_ << "  %" << tag << ".v = bitcast i32 " << value << " to float\n";
+        value = "%" + tag + ".v";
+      }
     }
     splat(entry_, tag, scalar, value);
     return "%" + tag;

@@ -1,0 +1,13 @@
+// Kernel history: one record per launch (what ran, where the kernel came from, why it was
+// compiled, how long each step took) and the log line KILN_LOG=info prints for it.
+#pragma once
+
+#include "cache/kernel_cache.h"
+#include "eval/kernel_form.h"
+
+namespace kiln::detail {
+
+/// Records a launch of `cached` over `size` lanes in kernel_history() and logs it.
+void record_launch(const KernelForm& form, const CachedKernel& cached, size_t size, double run_ms);
+
+}  // namespace kiln::detail

@@ -105,6 +105,20 @@ TEST(LlvmRender, ScatterIncAppend) {
                        2, 1));
 }
 
+TEST(LlvmRender, ParametersAreReadFromTheParameterBlock) {
+  // out = a * param#0 (f32) + cast(param#1 (u32)) where param#2 (bool); params are 64-bit slots
+  KernelStatement scale = statement(Op::Param, VarType::Float32, {}, 0);
+  KernelStatement offset = statement(Op::Param, VarType::UInt32, {}, 1);
+  KernelStatement flag = statement(Op::Param, VarType::Bool, {}, 2);
+  KernelStatement cast = statement(Op::Cast, VarType::Float32, {3});
+  cast.operand_type = VarType::UInt32;
+  check_golden("parameters",
+               form_of({input(VarType::Float32, 0), scale, statement(Op::Mul, VarType::Float32, {0, 1}), offset, cast,
+                        statement(Op::Add, VarType::Float32, {2, 4}), flag,
+                        output(statement(Op::Select, VarType::Float32, {6, 5, 0}), 1)},
+                       1, 1));
+}
+
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
   for (int i = 1; i < argc; ++i)

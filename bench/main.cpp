@@ -4,12 +4,15 @@
 // bench/workloads.h with Kiln arrays, times only what it claims to time (tracing stays
 // outside unless the row says otherwise), runs the same template compiled natively
 // (bench/baselines.cpp) and checks that both agree before reporting. Kiln and baseline
-// repetitions alternate, so a machine that gets busier slows both alike.
+// repetitions alternate, so a machine that gets busier slows both alike. The kernel-cache
+// groups (story, cache) live in bench/cache_bench.cpp.
 //
 //   kiln_bench [--quick] [--json] [--threads N] [--only NAME]
 #include "baselines.h"
+#include "cache_bench.h"
 #include "harness.h"
 #include "launch_log.h"
+#include "op_chain.h"
 #include "report.h"
 #include "workloads.h"
 
@@ -240,23 +243,8 @@ void run_mandelbrot(const Plan& plan, std::vector<Row>& rows) {
 
 // ---- 4: compile time against kernel size -------------------------------------------------
 
-/// A chain of `ops` operations mixing mul, add, max and fma over two inputs; `salt` changes
-/// the literals, so each salt is a distinct kernel.
-kiln::Float op_chain(const kiln::Float& x, const kiln::Float& y, size_t ops, uint32_t salt) {
-  kiln::Float v = x;
-  for (size_t k = 0; k < ops; ++k) {
-    float c = 1.0f + float((salt * 7919u + uint32_t(k)) % 4096u) * 1e-5f;
-    switch (k % 4) {
-      case 0: v = v * c; break;
-      case 1: v = v + y; break;
-      case 2: v = kiln::max(v, x); break;
-      case 3: v = kiln::fma(v, kiln::Float(c), y); break;
-    }
-  }
-  return v;
-}
-
 void run_compile_times(const Plan& plan, std::vector<Row>& rows) {
+  ScopedFlag no_disk(kiln::Flag::DiskCache, false);  // a kernel from an earlier run would not compile
   const size_t n = 1024;  // small: the kernel's run time does not matter here
   HostFloats hx = random_floats(n, 4), hy = random_floats(n, 5);
   kiln::Float x = kiln::Float::wrap(hx.get(), n), y = kiln::Float::wrap(hy.get(), n);
@@ -329,7 +317,8 @@ int usage(const char* program, int code) {
                "  --quick      small sizes and few repetitions (seconds)\n"
                "  --json       print JSON instead of a table\n"
                "  --threads N  limit Kiln and the baselines to N threads\n"
-               "  --only NAME  run one group: stream, fused, triad, mandelbrot, compile, roundtrip\n",
+               "  --only NAME  run one group: stream, fused, triad, mandelbrot, compile, roundtrip,\n"
+               "               story (story 1's loop, Dr.Jit's too if installed), cache\n",
                program);
   return code;
 }
@@ -360,6 +349,8 @@ int run(int argc, char** argv) {
   if (wanted("mandelbrot")) progress("mandelbrot"), run_mandelbrot(plan, rows);
   if (wanted("compile")) progress("compile times"), run_compile_times(plan, rows);
   if (wanted("roundtrip")) progress("round trip"), run_round_trip(plan, rows);
+  if (wanted("story")) progress("story 1 loop"), run_story(o.quick, rows);
+  if (wanted("cache")) progress("kernel cache"), run_cache(o.quick, rows);
 
   Facts facts = {
       {"mode", o.quick ? "quick" : "full"},

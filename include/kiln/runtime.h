@@ -97,6 +97,9 @@ struct KernelLaunch {
   KernelSource source = KernelSource::Compiled;
   std::string reason;      ///< why it was compiled; empty for cache hits
   double codegen_ms = 0, compile_ms = 0, run_ms = 0;
+  /// Time spent identifying the kernel (hashing its form) and finding it in memory or
+  /// loading it from disk; compilation is not included.
+  double lookup_ms = 0;
   /// The kernel's statements with the label and creation site of each (as traced for
   /// this launch).
   std::string ir() const;

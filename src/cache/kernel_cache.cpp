@@ -8,6 +8,7 @@
 #include "util/build_id.h"
 #include "util/settings.h"
 
+#include <algorithm>
 #include <mutex>
 #include <unordered_map>
 
@@ -70,33 +71,46 @@ class Lookup {
     ShapeRecord& record = it->second;
     if (first_sight && disk_ && generalize_) load_disk_parameters(record, shape_, identity_.target);
 
-    std::vector<ParameterMask> candidates{shape_.opaque};
+    // The specialized kernel first (best code), then the shape's generic one.
+    std::vector<Candidate> candidates{candidate(shape_.opaque)};
     if (generalize_ && !record.parameters.empty()) {
       ParameterMask generic = mask_union(record.parameters, shape_.opaque);
-      if (generic != shape_.opaque) candidates.push_back(generic);
+      if (generic != shape_.opaque) candidates.push_back(candidate(generic));
     }
-    for (const ParameterMask& mask : candidates)
-      if (std::optional<CachedKernel> hit = from_memory(mask)) return seen(record, std::move(*hit));
+    for (const Candidate& c : candidates)
+      if (std::optional<CachedKernel> hit = from_memory(c)) return seen(record, std::move(*hit));
     if (disk_)
-      for (const ParameterMask& mask : candidates)
-        if (std::optional<CachedKernel> hit = from_disk(mask)) return seen(record, std::move(*hit));
+      for (const Candidate& c : candidates)
+        if (std::optional<CachedKernel> hit = from_disk(c)) return seen(record, std::move(*hit));
 
     CompilePlan plan = plan_compilation(record, shape_, generalize_, generalization_threshold());
-    bool new_mask = std::find(candidates.begin(), candidates.end(), plan.mask) == candidates.end();
+    Candidate planned = candidate(plan.mask);
+    bool new_mask = std::none_of(candidates.begin(), candidates.end(),
+                                 [&](const Candidate& c) { return c.key == planned.key; });
     if (disk_ && new_mask)  // another process may have compiled this generic kernel
-      if (std::optional<CachedKernel> hit = from_disk(plan.mask)) return std::move(*hit);
-    return compile(plan);
+      if (std::optional<CachedKernel> hit = from_disk(planned)) return std::move(*hit);
+    return compile(plan, planned);
   }
 
  private:
-  CachedKernel result(const ParameterMask& mask, const MemoryEntry& entry, KernelSource source) {
+  /// A kernel that may serve the launch: its parameter slots and its key.
+  struct Candidate {
+    ParameterMask mask;
+    Hash128 key;
+  };
+  Candidate candidate(ParameterMask mask) const {
+    Hash128 key = kernel_key(shape_, mask);
+    return {std::move(mask), key};
+  }
+
+  CachedKernel result(const Candidate& c, const MemoryEntry& entry, KernelSource source) {
     CachedKernel k;
     k.kernel = entry.kernel;
     k.listing = entry.listing;
     k.source = source;
-    k.key = kernel_key(shape_, mask);
+    k.key = c.key;
     k.shape = shape_.hash;
-    k.parameters = parameter_block(shape_, mask);
+    k.parameters = parameter_block(shape_, c.mask);
     return k;
   }
 
@@ -110,15 +124,15 @@ class Lookup {
     return hit;
   }
 
-  std::optional<CachedKernel> from_memory(const ParameterMask& mask) {
-    auto it = cache_.kernels.find(kernel_key(shape_, mask));
+  std::optional<CachedKernel> from_memory(const Candidate& c) {
+    auto it = cache_.kernels.find(c.key);
     if (it == cache_.kernels.end()) return std::nullopt;
     cache_.memory_hits++;
-    return result(mask, it->second, KernelSource::Memory);
+    return result(c, it->second, KernelSource::Memory);
   }
 
-  std::optional<CachedKernel> from_disk(const ParameterMask& mask) {
-    Hash128 key = kernel_key(shape_, mask);
+  std::optional<CachedKernel> from_disk(const Candidate& c) {
+    const Hash128& key = c.key;
     auto object = disk_cache().load(DiskEntryKind::Kernel, key, identity_.target);
     if (!object) return std::nullopt;
     MemoryEntry entry;
@@ -129,10 +143,10 @@ class Lookup {
                               " could not be loaded (" + e.what() + "); recompiling it");
       return std::nullopt;
     }
-    entry.listing = listing(mask);
+    entry.listing = listing(c.mask);
     cache_.kernels[key] = entry;
     cache_.disk_hits++;
-    return result(mask, entry, KernelSource::Disk);
+    return result(c, entry, KernelSource::Disk);
   }
 
   std::shared_ptr<const LaunchListing> listing(const ParameterMask& mask) {
@@ -142,8 +156,8 @@ class Lookup {
     return listing;
   }
 
-  CachedKernel compile(const CompilePlan& plan) {
-    Hash128 key = kernel_key(shape_, plan.mask);
+  CachedKernel compile(const CompilePlan& plan, const Candidate& planned) {
+    const Hash128& key = planned.key;
     std::shared_ptr<const LaunchListing> compiled = listing(plan.mask);
     std::string why = reason(plan, compiled->notes);  // before this kernel joins the compiled ones
     std::vector<uint8_t> object;
@@ -160,7 +174,7 @@ class Lookup {
         disk_cache().store(DiskEntryKind::Shape, shape_.hash, identity_.target, record.parameters);
       }
     }
-    CachedKernel k = result(plan.mask, entry, plan.generalized ? KernelSource::Generalized : KernelSource::Compiled);
+    CachedKernel k = result(planned, entry, plan.generalized ? KernelSource::Generalized : KernelSource::Compiled);
     k.times = times;
     k.reason = std::move(why);
     return k;

@@ -3,28 +3,36 @@
 
 #include "ir/op_info.h"
 
+#include <iterator>
+
 namespace kiln::detail {
 namespace {
 
 bool is_slot(Op op) { return op == Op::Literal || op == Op::Param; }
 
-/// Appends the bytes of `value` (field by field, so padding never takes part).
-template <typename T> void put(std::vector<uint8_t>& bytes, const T& value) {
-  const uint8_t* p = reinterpret_cast<const uint8_t*>(&value);
-  bytes.insert(bytes.end(), p, p + sizeof(T));
-}
+/// One statement as it enters the shape hash: fixed width, no padding.
+struct HashedStatement {
+  uint64_t literal;  ///< 0 for literal slots: their value is not part of the shape
+  uint32_t operands[4];
+  uint32_t input_slot, output_slot;
+  uint8_t op, type, operand_type, broadcast;
+  uint32_t zero = 0;
+};
+static_assert(sizeof(HashedStatement) == 40, "HashedStatement must have no padding");
 
 }  // namespace
 
 KernelShape kernel_shape(const KernelForm& form, const Hash128& target) {
   KernelShape shape;
-  thread_local std::vector<uint8_t> bytes;
-  bytes.clear();
-  bytes.reserve(form.statements.size() * 24 + 48);
+  Hasher128 hasher;
   uint32_t header[] = {kKernelFormatVersion, form.packet_width, form.input_count, form.output_count,
                        uint32_t(form.checks)};
-  put(bytes, target);
-  put(bytes, header);
+  hasher.update(target);
+  hasher.update(header);
+  // Statements are written into a batch and hashed a batch at a time (a small store
+  // followed at once by a wide load of the same bytes stalls the CPU).
+  HashedStatement batch[64];
+  size_t batched = 0;
   for (uint32_t i = 0; i < form.statements.size(); ++i) {
     const KernelStatement& s = form.statements[i];
     bool slot = is_slot(s.op);
@@ -34,29 +42,33 @@ KernelShape kernel_shape(const KernelForm& form, const Hash128& target) {
       shape.opaque.push_back(s.op == Op::Param);
     }
     // A slot is a typed placeholder: Literal and Param alike, without its value.
-    uint8_t small[] = {uint8_t(slot ? Op::Literal : s.op), uint8_t(s.type), uint8_t(s.operand_type),
-                       uint8_t(s.broadcast)};
-    put(bytes, small);
-    for (int k = 0; k < op_arity(s.op); ++k) put(bytes, s.operands[k]);
-    if (!slot) put(bytes, s.literal);
-    put(bytes, s.input_slot);
-    put(bytes, s.output_slot);
+    batch[batched++] = {slot ? 0 : s.literal,
+                         {s.operands[0], s.operands[1], s.operands[2], s.operands[3]},
+                         s.input_slot,
+                         s.output_slot,
+                         uint8_t(slot ? Op::Literal : s.op),
+                         uint8_t(s.type),
+                         uint8_t(s.operand_type),
+                         uint8_t(s.broadcast)};
+    if (batched == std::size(batch)) {
+      hasher.update(batch, sizeof(batch));
+      batched = 0;
+    }
   }
-  shape.hash = hash128_bytes(bytes.data(), bytes.size());
+  hasher.update(batch, batched * sizeof(HashedStatement));
+  shape.hash = hasher.finish();
   return shape;
 }
 
 Hash128 kernel_key(const KernelShape& shape, const ParameterMask& mask) {
-  std::vector<uint8_t> bytes;
-  bytes.reserve(16 + shape.slots.size() * 9);
-  put(bytes, shape.hash);
+  Hasher128 hasher;
+  hasher.update(shape.hash);
   for (size_t k = 0; k < shape.slots.size(); ++k) {
-    bytes.push_back(mask[k]);
-    if (!mask[k]) put(bytes, shape.values[k]);
+    hasher.update(mask[k]);
+    if (!mask[k]) hasher.update(shape.values[k]);
   }
-  return hash128_bytes(bytes.data(), bytes.size());
+  return hasher.finish();
 }
-
 KernelForm generic_form(const KernelForm& form, const KernelShape& shape, const ParameterMask& mask) {
   KernelForm generic = form;
   uint64_t parameter = 0;

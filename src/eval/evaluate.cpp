@@ -82,7 +82,9 @@ std::string run_group(const KernelGroup& group) {
   CheckState check;
   check.report = record_check_failure;
   if (group.size > 0) {
+    auto lookup_start = Clock::now();
     CachedKernel cached = find_or_compile(backend, form, [&] { return statement_notes(k); });
+    double lookup_ms = ms_since(lookup_start) - cached.times.codegen_ms - cached.times.compile_ms;
     LaunchArgs args;
     args.size = group.size;
     args.buffers = buffers.data();
@@ -91,7 +93,7 @@ std::string run_group(const KernelGroup& group) {
     args.check = &check;
     auto start = Clock::now();
     cached.kernel->launch(args);
-    record_launch(form, cached, group.size, ms_since(start));
+    record_launch(form, cached, group.size, lookup_ms, ms_since(start));
   }
 
   for (uint32_t i = 0; i < form.output_count; ++i) collapse_to_data(k.outputs[i], std::move(results[i]));

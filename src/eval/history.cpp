@@ -26,14 +26,14 @@ void log_launch(const KernelLaunch& launch) {
     std::snprintf(line + n, sizeof(line) - n, " codegen=%.3f ms compile=%.3f ms run=%.3f ms", launch.codegen_ms,
                   launch.compile_ms, launch.run_ms);
   else
-    std::snprintf(line + n, sizeof(line) - n, " run=%.3f ms", launch.run_ms);
+    std::snprintf(line + n, sizeof(line) - n, " lookup=%.3f ms run=%.3f ms", launch.lookup_ms, launch.run_ms);
   log(LogLevel::Info, compiled ? std::string(line) + ": " + launch.reason : std::string(line));
   if (log_enabled(LogLevel::Debug)) log(LogLevel::Debug, launch.ir());
 }
 
 }  // namespace
 
-void record_launch(const KernelForm& form, const CachedKernel& cached, size_t size, double run_ms) {
+void record_launch(const KernelForm& form, const CachedKernel& cached, size_t size, double lookup_ms, double run_ms) {
   KernelLaunch launch;
   launch.hash = cached.key.hex();
   launch.shape_hash = cached.shape.hex();
@@ -48,6 +48,7 @@ void record_launch(const KernelForm& form, const CachedKernel& cached, size_t si
   launch.codegen_ms = cached.times.codegen_ms;
   launch.compile_ms = cached.times.compile_ms;
   launch.run_ms = run_ms;
+  launch.lookup_ms = lookup_ms;
   launch.listing = cached.listing;
   if (log_enabled(LogLevel::Info)) log_launch(launch);
   std::vector<KernelLaunch>& h = history();

@@ -8,6 +8,6 @@
 namespace kiln::detail {
 
 /// Records a launch of `cached` over `size` lanes in kernel_history() and logs it.
-void record_launch(const KernelForm& form, const CachedKernel& cached, size_t size, double run_ms);
+void record_launch(const KernelForm& form, const CachedKernel& cached, size_t size, double lookup_ms, double run_ms);
 
 }  // namespace kiln::detail

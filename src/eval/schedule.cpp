@@ -3,7 +3,6 @@
 #include "eval/schedule.h"
 
 #include <algorithm>
-#include <unordered_map>
 
 namespace kiln::detail {
 
@@ -27,7 +26,7 @@ namespace {
 
 class KernelBuilder {
  public:
-  KernelBuilder(bool checks, uint32_t packet_width) {
+  KernelBuilder(bool checks, uint32_t packet_width) : pass_(++state().schedule_passes) {
     kernel_.form.checks = checks;
     kernel_.form.packet_width = packet_width;
   }
@@ -38,7 +37,7 @@ class KernelBuilder {
     while (!stack.empty()) {
       auto [index, expanded] = stack.back();
       stack.pop_back();
-      if (positions_.count(index)) continue;
+      if (placed(index)) continue;
       const Node& n = node(index);
       if (n.op == Op::Data) {
         emit_input(index);
@@ -51,9 +50,9 @@ class KernelBuilder {
       stack.push_back({index, true});
       int arity = op_arity(n.op);
       for (int k = arity - 1; k >= 0; --k)
-        if (!positions_.count(n.operands[k])) stack.push_back({n.operands[k], false});
+        if (!placed(n.operands[k])) stack.push_back({n.operands[k], false});
     }
-    return positions_.at(root);
+    return node(root).schedule_position;
   }
 
   void mark_output(Index index) {
@@ -95,20 +94,24 @@ class KernelBuilder {
     s.input_slot = kNoSlot;
     s.output_slot = kNoSlot;
     int arity = op_arity(n.op);
-    for (int k = 0; k < arity; ++k) s.operands[k] = positions_.at(n.operands[k]);
+    for (int k = 0; k < arity; ++k) s.operands[k] = node(n.operands[k]).schedule_position;
     int value_operand = n.op == Op::Select ? 1 : 0;
     s.operand_type = arity > 0 ? node(n.operands[value_operand]).type : n.type;
     push(index, s);
   }
 
   void push(Index index, const KernelStatement& s) {
-    positions_[index] = uint32_t(kernel_.form.statements.size());
+    Node& n = node(index);
+    n.schedule_pass = pass_;
+    n.schedule_position = uint32_t(kernel_.form.statements.size());
     kernel_.form.statements.push_back(s);
     kernel_.statements.push_back(index);
   }
 
   ScheduledKernel kernel_;
-  std::unordered_map<Index, uint32_t> positions_;
+  bool placed(Index index) const { return node(index).schedule_pass == pass_; }
+
+  uint64_t pass_;
 };
 
 }  // namespace

@@ -41,6 +41,10 @@ struct Node {
   std::source_location created;
   /// A label is set (in State::notes), so the scheduler can skip the lookup otherwise.
   bool labelled = false;
+  /// Scheduler scratch: the statement position of the node in the kernel being built,
+  /// valid when `schedule_pass` equals the pass that builds it (no map per kernel).
+  uint32_t schedule_position = 0;
+  uint64_t schedule_pass = 0;
 };
 
 /// Label and creation site of a node: diagnostics only, never hashed.
@@ -74,13 +78,16 @@ struct State {
   std::vector<Index> side_effects;  ///< pending, in program order (internal refs)
   std::vector<Index> scheduled;     ///< marked by schedule() (internal refs)
   uint64_t next_serial = 1;
+  uint64_t schedule_passes = 0;  ///< kernels scheduled so far (see Node::schedule_pass)
 };
-State& state();
+extern State* const kState;
+/// The one State (inline, a plain pointer: tracing and scheduling call this per node).
+inline State& state() { return *kState; }
 
 /// Locks the global state for the duration of a public entry point.
 using StateLock = std::lock_guard<std::recursive_mutex>;
 
-Node& node(Index index);
+inline Node& node(Index index) { return state().nodes[index]; }
 /// Creates a node (value-numbered when its op is pure); returns it with one external ref.
 Index create_node(const Node& prototype);
 void inc_ref_int(Index index);

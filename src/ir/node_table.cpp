@@ -10,12 +10,9 @@
 
 namespace kiln::detail {
 
-State& state() {
-  static State* instance = new State();  // never destroyed: arrays may outlive main()
-  return *instance;
-}
-
-Node& node(Index index) { return state().nodes[index]; }
+// Created when the library is loaded, before any user code can trace (nothing in Kiln
+// traces during static initialization), and never destroyed: arrays may outlive main().
+State* const kState = new State();
 
 size_t NodeKeyHash::operator()(const NodeKey& key) const {
   return size_t(hash_bytes(&key, sizeof(NodeKey)));

@@ -199,6 +199,16 @@ TEST_F(KernelCache, MakeOpaqueTurnsLiteralsIntoParametersAndEvaluatesPendingWork
   EXPECT_EQ(v.z.item(), 3.f);
 }
 
+TEST_F(KernelCache, MakeOpaqueOfAnEmptyArrayIsAClearError) {
+  Float empty;
+  try {
+    make_opaque(empty);
+    FAIL() << "make_opaque() accepted an empty array";
+  } catch (const ValueError& e) {
+    EXPECT_NE(std::string(e.what()).find("make_opaque()"), std::string::npos) << e.what();
+  }
+}
+
 TEST_F(KernelCache, ANewShapeNamesTheClosestCompiledKernelAndTheFirstDifference) {
   Float x = arange<Float>(16);
   set_label(x, "x");

@@ -88,7 +88,10 @@ class Lookup {
     bool new_mask = std::none_of(candidates.begin(), candidates.end(),
                                  [&](const Candidate& c) { return c.key == planned.key; });
     if (disk_ && new_mask)  // another process may have compiled this generic kernel
-      if (std::optional<CachedKernel> hit = from_disk(planned)) return std::move(*hit);
+      if (std::optional<CachedKernel> hit = from_disk(planned)) {
+        if (plan.generalized) store_parameters(record);  // this process's shape record was lost
+        return std::move(*hit);
+      }
     return compile(plan, planned);
   }
 
@@ -149,6 +152,11 @@ class Lookup {
     return result(c, entry, KernelSource::Disk);
   }
 
+  /// Records on disk which slots of the shape are parameters, for other processes.
+  void store_parameters(const ShapeRecord& record) {
+    disk_cache().store(DiskEntryKind::Shape, shape_.hash, identity_.target, record.parameters);
+  }
+
   std::shared_ptr<const LaunchListing> listing(const ParameterMask& mask) {
     auto listing = std::make_shared<LaunchListing>();
     listing->form = generic_form(form_, shape_, mask);
@@ -169,10 +177,7 @@ class Lookup {
     cache_.generalizations += plan.generalized;
     if (disk_) {
       disk_cache().store(DiskEntryKind::Kernel, key, identity_.target, object);
-      if (plan.generalized) {
-        const ShapeRecord& record = cache_.shapes.at(shape_.hash);
-        disk_cache().store(DiskEntryKind::Shape, shape_.hash, identity_.target, record.parameters);
-      }
+      if (plan.generalized) store_parameters(cache_.shapes.at(shape_.hash));
     }
     CachedKernel k = result(planned, entry, plan.generalized ? KernelSource::Generalized : KernelSource::Compiled);
     k.times = times;
@@ -241,10 +246,14 @@ CacheStats cache_stats() {
     stats.generalizations = c.generalizations;
     stats.kernels = c.kernels.size();
   }
+  if (!flag(Flag::DiskCache)) {  // never touch the directory then
+    stats.disk_problem = "turned off (Flag::DiskCache, KILN_DISK_CACHE=0)";
+    return stats;
+  }
   detail::DiskCache& disk = detail::disk_cache();
-  stats.disk_enabled = flag(Flag::DiskCache) && disk.enabled();
-  stats.disk_problem = flag(Flag::DiskCache) ? disk.problem() : "turned off (Flag::DiskCache, KILN_DISK_CACHE=0)";
-  stats.disk_bytes = disk.enabled() ? disk.bytes() : 0;
+  stats.disk_enabled = disk.enabled();
+  stats.disk_problem = disk.problem();
+  stats.disk_bytes = stats.disk_enabled ? disk.bytes() : 0;
   return stats;
 }
 

@@ -26,12 +26,15 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <memory>
+#include <string_view>
+#include <tuple>
 
 namespace kiln::detail {
 namespace {
@@ -45,21 +48,16 @@ constexpr int kZstdLevel = 3;
 constexpr const char* kTempPrefix = ".tmp-";
 constexpr time_t kStaleTempSeconds = 3600;
 
-/// The file suffix of each entry kind.
-const char* suffix(DiskEntryKind kind) { return kind == DiskEntryKind::Kernel ? ".kernel" : ".shape"; }
-
 /// "<32 hex digits>.kernel" or ".shape".
-std::string entry_name(DiskEntryKind kind, const Hash128& key) { return key.hex() + suffix(kind); }
+std::string entry_name(DiskEntryKind kind, const Hash128& key) {
+  return key.hex() + (kind == DiskEntryKind::Kernel ? ".kernel" : ".shape");
+}
 
 /// Whether `name` is an entry file name (and not, say, a user's notes.txt).
 bool is_entry_name(const std::string& name) {
-  for (DiskEntryKind kind : {DiskEntryKind::Kernel, DiskEntryKind::Shape}) {
-    std::string tail = suffix(kind);
-    if (name.size() == 32 + tail.size() && name.ends_with(tail) &&
-        std::all_of(name.begin(), name.begin() + 32, [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); }))
-      return true;
-  }
-  return false;
+  auto hex = [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); };
+  std::string_view tail = name.size() > 32 ? std::string_view(name).substr(32) : "";
+  return (tail == ".kernel" || tail == ".shape") && std::all_of(name.begin(), name.begin() + 32, hex);
 }
 
 bool is_temp_name(const std::string& name) { return name.starts_with(kTempPrefix); }
@@ -137,16 +135,16 @@ std::string describe(const std::string& kiln_version, uint64_t kernel_format, co
 }
 
 const char* kind_name(uint64_t kind) {
-  if (kind == uint64_t(DiskEntryKind::Kernel)) return "kernel";
-  if (kind == uint64_t(DiskEntryKind::Shape)) return "shape";
-  return "unknown";
+  if (kind > uint64_t(DiskEntryKind::Shape)) return "unknown";
+  return kind == uint64_t(DiskEntryKind::Kernel) ? "kernel" : "shape";
 }
 
 /// The complete file for an entry, or an empty vector when zstd fails (`error` says why).
 std::vector<uint8_t> encode_entry(DiskEntryKind kind, const Hash128& key, const DiskTarget& target,
                                   std::span<const uint8_t> payload, std::string& error) {
   std::vector<uint8_t> compressed(ZSTD_compressBound(payload.size()));
-  size_t compressed_bytes = ZSTD_compress(compressed.data(), compressed.size(), payload.data(), payload.size(), kZstdLevel);
+  size_t compressed_bytes =
+      ZSTD_compress(compressed.data(), compressed.size(), payload.data(), payload.size(), kZstdLevel);
   if (ZSTD_isError(compressed_bytes)) {
     error = std::string("zstd cannot compress the payload: ") + ZSTD_getErrorName(compressed_bytes);
     return {};
@@ -201,12 +199,14 @@ std::string decode_entry(std::span<const uint8_t> file, DiskEntryKind kind, cons
   size_t payload_at = in.pos;
   if (compressed_bytes > ZSTD_compressBound(kMaxPayloadBytes))
     return "corrupt header (a compressed payload of " + std::to_string(compressed_bytes) + " bytes)";
+  std::string declared_size = std::to_string(payload_at + compressed_bytes);
   if (compressed_bytes > size - payload_at)
-    return "truncated (" + std::to_string(size) + " of " + std::to_string(payload_at + compressed_bytes) + " bytes)";
+    return "truncated (" + std::to_string(size) + " of " + declared_size + " bytes)";
   std::span<const uint8_t> compressed = file.subspan(payload_at);
-  if (entry_checksum(file.first(checksum_at), compressed) != checksum) return "checksum mismatch (the file is corrupt)";
+  if (entry_checksum(file.first(checksum_at), compressed) != checksum)
+    return "checksum mismatch (the file is corrupt)";
   if (compressed_bytes != compressed.size())
-    return "corrupt (" + std::to_string(size) + " bytes, its header says " + std::to_string(payload_at + compressed_bytes) + ")";
+    return "corrupt (" + std::to_string(size) + " bytes, its header says " + declared_size + ")";
 
   if (kiln_version != KILN_VERSION || kernel_format != kKernelFormatVersion || compiler != target.compiler ||
       cpu != target.cpu)
@@ -215,13 +215,15 @@ std::string decode_entry(std::span<const uint8_t> file, DiskEntryKind kind, cons
   if (stored_key != key) return "stored under key " + stored_key.hex() + " but named " + key.hex();
   if (stored_kind != uint64_t(kind))
     return std::string("holds a ") + kind_name(stored_kind) + " entry but is named as a " + kind_name(uint64_t(kind));
-  if (payload_bytes > kMaxPayloadBytes) return "corrupt header (a payload of " + std::to_string(payload_bytes) + " bytes)";
+  if (payload_bytes > kMaxPayloadBytes)
+    return "corrupt header (a payload of " + std::to_string(payload_bytes) + " bytes)";
 
   payload.resize(payload_bytes);
   size_t got = ZSTD_decompress(payload.data(), payload.size(), compressed.data(), compressed.size());
   if (ZSTD_isError(got)) return std::string("zstd cannot decompress the payload: ") + ZSTD_getErrorName(got);
   if (got != payload_bytes)
-    return "the payload decompresses to " + std::to_string(got) + " bytes, its header says " + std::to_string(payload_bytes);
+    return "the payload decompresses to " + std::to_string(got) + " bytes, its header says " +
+           std::to_string(payload_bytes);
   return "";
 }
 
@@ -268,8 +270,8 @@ template <typename Fn> void for_each_cache_file(const std::string& directory, Fn
   while (dirent* e = readdir(dir)) {
     std::string name = e->d_name;
     struct stat st;
-    if ((is_entry_name(name) || is_temp_name(name)) && fstatat(dirfd(dir), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-        S_ISREG(st.st_mode))
+    if ((is_entry_name(name) || is_temp_name(name)) &&
+        fstatat(dirfd(dir), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
       fn(dirfd(dir), name, st);
   }
   closedir(dir);
@@ -358,7 +360,8 @@ size_t env_limit() {
   }
   if (!std::isdigit((unsigned char)text[0]) || errno == ERANGE || *end != '\0' || value > (SIZE_MAX >> shift)) {
     log(LogLevel::Warn, std::string("KILN_CACHE_LIMIT=\"") + printable(text) +
-                            "\" is not a size (bytes with an optional K, M or G suffix, e.g. 512M); using the default 1G");
+                            "\" is not a size (bytes with an optional K, M or G suffix, e.g. 512M); "
+                            "using the default 1G");
     return kDefaultLimit;
   }
   return size_t(value) << shift;
@@ -380,11 +383,20 @@ bool DiskCache::open_locked() {
   return problem_.empty();
 }
 
+void DiskCache::remove_rejected_locked(int fd, const std::string& path) {
+  // Only the file that was read: another process may have renamed a good one over it since.
+  struct stat opened {}, named {};
+  if (fstat(fd, &opened) != 0 || lstat(path.c_str(), &named) != 0) return;
+  if (opened.st_dev != named.st_dev || opened.st_ino != named.st_ino) return;
+  if (unlink(path.c_str()) == 0) bytes_ -= std::min(bytes_, size_t(opened.st_size));
+}
+
 void DiskCache::report_once_locked(const std::string& key, const std::string& message) {
   if (reported_.insert(key).second) log(LogLevel::Warn, message);
 }
 
-std::optional<std::vector<uint8_t>> DiskCache::load(DiskEntryKind kind, const Hash128& key, const DiskTarget& target) {
+std::optional<std::vector<uint8_t>> DiskCache::load(DiskEntryKind kind, const Hash128& key,
+                                                    const DiskTarget& target) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (!open_locked()) return std::nullopt;
   std::string path = directory_ + "/" + entry_name(kind, key);
@@ -402,40 +414,45 @@ std::optional<std::vector<uint8_t>> DiskCache::load(DiskEntryKind kind, const Ha
   if (problem.empty()) {
     const timespec times[2] = {{0, UTIME_OMIT}, {0, UTIME_NOW}};
     futimens(fd, times);  // least recently used goes first; failing to mark it is harmless
+  } else if (fd >= 0) {
+    remove_rejected_locked(fd, path);
   }
   if (fd >= 0) close(fd);
   if (!problem.empty()) {
     report_once_locked(path, "disk cache: ignoring " + path + ": " + problem +
-                                 "; it will be recompiled and the file replaced");
+                                 "; removed it (the kernel is recompiled when it is needed)");
     return std::nullopt;
   }
   return payload;
 }
 
-void DiskCache::store(DiskEntryKind kind, const Hash128& key, const DiskTarget& target, std::span<const uint8_t> payload) {
+void DiskCache::store(DiskEntryKind kind, const Hash128& key, const DiskTarget& target,
+                      std::span<const uint8_t> payload) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (!open_locked()) return;
   std::string name = entry_name(kind, key), error;
-  if (payload.size() > kMaxPayloadBytes) error = "a payload of " + std::to_string(payload.size()) + " bytes is too large";
+  if (payload.size() > kMaxPayloadBytes)
+    error = "a payload of " + std::to_string(payload.size()) + " bytes is too large";
   std::vector<uint8_t> file;
   if (error.empty()) file = encode_entry(kind, key, target, payload, error);
   if (error.empty()) error = write_file_locked(name, file);
   if (!error.empty()) {
-    report_once_locked("store " + directory_, "disk cache: cannot write " + directory_ + "/" + name + ": " + error +
-                                                  "; kernels are still cached in memory (later write failures in this "
-                                                  "directory are not reported)");
+    report_once_locked("store " + directory_,
+                       "disk cache: cannot write " + directory_ + "/" + name + ": " + error +
+                           "; kernels are still cached in memory (later write failures in this directory are "
+                           "not reported)");
     return;
   }
   if (bytes_ > limit_) evict_locked(name);
 }
 
 std::string DiskCache::write_file_locked(const std::string& name, std::span<const uint8_t> bytes) {
-  timespec now;
-  clock_gettime(CLOCK_REALTIME, &now);
-  uint64_t nonce[4] = {uint64_t(getpid()), ++temp_counter_, uint64_t(now.tv_sec), uint64_t(now.tv_nsec)};
-  char random[17];
-  std::snprintf(random, sizeof(random), "%016llx", (unsigned long long)hash_bytes(nonce, sizeof(nonce)));
-  std::string temp = directory_ + "/" + kTempPrefix + std::to_string(nonce[0]) + "-" + std::to_string(nonce[1]) + "-" + random;
+  uint64_t nonce[3] = {uint64_t(getpid()), ++temp_counter_,
+                       uint64_t(std::chrono::system_clock::now().time_since_epoch().count())};
+  char temp_name[64];
+  std::snprintf(temp_name, sizeof(temp_name), "%s%llu-%llu-%016llx", kTempPrefix, (unsigned long long)nonce[0],
+                (unsigned long long)nonce[1], (unsigned long long)hash_bytes(nonce, sizeof(nonce)));
+  std::string temp = directory_ + "/" + temp_name;
   std::string path = directory_ + "/" + name;
 
   int fd = open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
@@ -458,9 +475,7 @@ std::string DiskCache::write_file_locked(const std::string& name, std::span<cons
 void DiskCache::evict_locked(const std::string& keep) {
   std::vector<EntryFile> entries = scan_directory(directory_);
   std::sort(entries.begin(), entries.end(), [](const EntryFile& a, const EntryFile& b) {
-    if (a.mtime.tv_sec != b.mtime.tv_sec) return a.mtime.tv_sec < b.mtime.tv_sec;
-    if (a.mtime.tv_nsec != b.mtime.tv_nsec) return a.mtime.tv_nsec < b.mtime.tv_nsec;
-    return a.name < b.name;
+    return std::tie(a.mtime.tv_sec, a.mtime.tv_nsec, a.name) < std::tie(b.mtime.tv_sec, b.mtime.tv_nsec, b.name);
   });
   size_t total = total_bytes(entries);
   auto remove = [&](const EntryFile& e) {
@@ -468,8 +483,8 @@ void DiskCache::evict_locked(const std::string& keep) {
     if (unlink(path.c_str()) == 0 || errno == ENOENT)  // another process may have removed it first
       total -= e.bytes;
     else
-      report_once_locked("evict " + directory_, "disk cache: cannot remove " + path + " (" + error_text(errno) +
-                                                    "), so the directory may grow past its limit");
+      report_once_locked("evict " + directory_, "disk cache: cannot remove " + path + " (" +
+                                                    error_text(errno) + "), so the directory may outgrow its limit");
   };
   for (const EntryFile& e : entries)  // first, so that it does not push out entries that fit
     if (e.name == keep && e.bytes > limit_) remove(e);

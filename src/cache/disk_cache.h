@@ -4,7 +4,7 @@
 // file in the same directory and renamed, so concurrent processes never see a torn entry;
 // the total size is bounded with least-recently-used eviction. A file that is truncated,
 // corrupt, written by another Kiln/LLVM/CPU or stored under another key is never used: it
-// is reported once (a warning) and the caller recompiles over it. A directory that is a
+// is reported once (a warning) and removed, and the caller recompiles it. A directory that is a
 // symlink, not owned by the user or writable by others is refused (memory-only caching).
 #pragma once
 
@@ -39,7 +39,7 @@ class DiskCache {
   DiskCache();
 
   /// The payload stored under `key`, or nothing when there is no valid entry (a rejected
-  /// file is reported once per process). A hit marks the entry as recently used.
+  /// file is reported once per process and removed). A hit marks the entry as recently used.
   std::optional<std::vector<uint8_t>> load(DiskEntryKind kind, const Hash128& key, const DiskTarget& target);
   /// Stores `payload` under `key` (atomically replacing any previous file), then evicts
   /// least-recently-used entries while the total exceeds the size limit. Failures to
@@ -74,6 +74,8 @@ class DiskCache {
   /// Writes `bytes` to a temporary file, renames it to `name` and counts it in bytes_;
   /// returns why it failed, or "".
   std::string write_file_locked(const std::string& name, std::span<const uint8_t> bytes);
+  /// Removes a rejected entry (open as `fd`) so that no later process trips over it.
+  void remove_rejected_locked(int fd, const std::string& path);
   /// Logs `message` as a warning unless something was already reported under `key`.
   void report_once_locked(const std::string& key, const std::string& message);
 

@@ -57,7 +57,9 @@ void write_file(const std::string& path, const std::vector<uint8_t>& bytes) {
   out.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
 }
 
+/// Occurrences of `needle` (not empty) in `text`.
 size_t count(const std::string& text, const std::string& needle) {
+  if (needle.empty()) return 0;
   size_t n = 0;
   for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + needle.size())) ++n;
   return n;
@@ -170,7 +172,7 @@ class DiskCacheTest : public ::testing::Test {
   }
 
   /// Loading key `i` twice misses, with one warning naming the file, `reason` and the
-  /// recompilation; the file stays for store() to replace, and store + load then work.
+  /// recompilation; the file is removed, and store + load then work.
   static void expect_rejected_once(uint64_t i, const std::string& reason, DiskEntryKind kind = kKernel,
                                    const DiskTarget& target = kTarget) {
     std::string file = path(i, kind);
@@ -183,7 +185,7 @@ class DiskCacheTest : public ::testing::Test {
     EXPECT_EQ(count(err, file), 1u) << err;
     EXPECT_NE(err.find(reason), std::string::npos) << "missing '" << reason << "' in: " << err;
     EXPECT_NE(err.find("recompiled"), std::string::npos) << err;
-    EXPECT_TRUE(fs::exists(file)) << "load() must leave a rejected file for store() to replace";
+    EXPECT_FALSE(fs::exists(file)) << "load() must remove a rejected file, or every later process trips over it";
     std::vector<uint8_t> payload = random_bytes(300, i + 77);
     store(i, payload, kind, target);
     EXPECT_EQ(load(i, kind, target), payload);
@@ -344,11 +346,9 @@ TEST_F(DiskCacheTest, EntryOfAnotherCpuIsRejected) {
   stored_file(1);
   DiskTarget other{kTarget.compiler, "aarch64-unknown-linux-gnu neoverse-v2"};
   expect_rejected_once(1, "for CPU " + kTarget.cpu + ", this is Kiln", kKernel, other);
-  std::string err;
   testing::internal::CaptureStderr();
   load(1, kKernel, kTarget);
-  err = testing::internal::GetCapturedStderr();
-  EXPECT_EQ(err, "") << "one report per file per process";
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "") << "one report per file per process";
 }
 
 TEST_F(DiskCacheTest, EntryOfAnotherKilnVersionIsRejected) {
@@ -582,6 +582,17 @@ TEST_F(DiskCacheTest, EvictsDownToNinetyPercentOfTheLimit) {
   }
   EXPECT_EQ(files(), (std::vector<std::string>{key_of(2).hex() + ".kernel", key_of(3).hex() + ".kernel"}));
   EXPECT_EQ(cache().bytes(), 2 * entry);
+}
+
+TEST_F(DiskCacheTest, NeverEvictsTheEntryJustWritten) {
+  for (uint64_t i = 0; i < 3; ++i) store(i, random_bytes(4096, i));
+  size_t entry = file_size(path(0));
+  cache().set_limit(3 * entry + entry / 2);
+  for (uint64_t i = 0; i < 3; ++i) set_age(path(i), -1000 - time_t(i));  // newer than now (clock skew), 0 oldest
+  store(3, random_bytes(4096, 3));
+  EXPECT_TRUE(load(3).has_value());
+  EXPECT_FALSE(fs::exists(path(0)));
+  EXPECT_TRUE(fs::exists(path(1)));
 }
 
 TEST_F(DiskCacheTest, EntryLargerThanTheLimitIsNotKept) {

@@ -19,11 +19,17 @@ CompilePlan plan_compilation(ShapeRecord& record, const KernelShape& shape, bool
   ParameterMask wanted = current;
   if (generalize && record.variants >= threshold)
     wanted = mask_union(current, threshold <= 1 ? ParameterMask(slot_count, 1) : record.varied);
+  // A shape that outgrows its generic kernel varies in ways its first variants did not
+  // show: the second widening makes every slot a parameter, so no shape ever compiles
+  // more than three times (specialized, generic, fully generic).
+  bool had_generic = mask_count(mask_union(record.parameters, shape.opaque)) > mask_count(shape.opaque);
+  if (generalize && had_generic && mask_count(wanted) > mask_count(current)) wanted.assign(slot_count, 1);
 
   if (mask_count(wanted) > mask_count(current)) {
     plan.generalized = true;
+    plan.new_parameters = mask_count(wanted) - mask_count(current);
     for (size_t k = 0; k < slot_count; ++k)
-      if (wanted[k] && !current[k]) plan.changed.push_back(k);
+      if (wanted[k] && !current[k] && record.varied[k]) plan.changed.push_back(k);
     plan.old_values = record.reference;
     record.parameters = wanted;
   } else {

@@ -2,7 +2,8 @@
 // its literals baked in; when the shape returns with other values in some literal slots
 // (at the generalization threshold, by default the second distinct variant), those slots
 // become parameters of one generic kernel that every later variant differing only there
-// reuses. A variant that changes a slot not yet generalized widens the set once more.
+// reuses. A variant that changes a slot not yet generalized widens the set once more, to
+// every slot: at most three compilations per shape, whatever the program does.
 #pragma once
 
 #include "cache/kernel_key.h"
@@ -25,7 +26,8 @@ struct ShapeRecord {
 struct CompilePlan {
   ParameterMask mask;        ///< slots to take as parameters
   bool generalized = false;  ///< the plan turns slots that varied into parameters
-  std::vector<size_t> changed;       ///< slots to name in the reason
+  size_t new_parameters = 0;         ///< slots that become parameters now
+  std::vector<size_t> changed;       ///< slots to name in the reason (ones that changed)
   std::vector<uint64_t> old_values;  ///< their previous values (by slot)
   bool first_variant = false;        ///< nothing of this shape was compiled in this process
 };

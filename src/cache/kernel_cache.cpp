@@ -194,10 +194,11 @@ class Lookup {
     if (plan.changed.empty())
       return "these literal values were compiled before, under other generalization settings";
     std::string changes = describe_literal_changes(form_, shape_, plan.changed, plan.old_values, notes);
-    size_t count = plan.changed.size();
-    if (plan.generalized)
+    if (plan.generalized) {
+      size_t count = plan.new_parameters;
       return changes + " \u2014 generalized " + std::to_string(count) + " slot" + (count > 1 ? "s" : "") + " (" +
              std::to_string(mask_count(plan.mask)) + " of " + std::to_string(slots) + " literals are parameters)";
+    }
     if (!generalize_) return changes + " (generalization is off)";
     return changes + " (variant " + std::to_string(cache_.shapes.at(shape_.hash).variants) +
            " of this shape; literals that vary become parameters at variant " +

@@ -128,6 +128,26 @@ TEST_F(KernelCache, ANewChangedSlotWidensTheGenericKernelOnce) {
   EXPECT_EQ(compilations(h), 3u);
 }
 
+TEST_F(KernelCache, TheSecondWideningMakesEverySlotAParameter) {
+  auto program = [](float a, float b, float c) {
+    Float x = arange<Float>(21);
+    return (x * a + b - c).read(20);
+  };
+  program(2.f, 1.f, 7.f);
+  program(3.f, 1.f, 7.f);  // a varies: generic kernel over a
+  program(3.f, 5.f, 7.f);  // b too: every slot (c never varied) becomes a parameter
+  float last = program(4.f, 6.f, 8.f);
+  auto h = kernel_history();
+  ASSERT_EQ(h.size(), 4u);
+  EXPECT_EQ(h[1].parameters, 1u);
+  EXPECT_EQ(h[2].source, KernelSource::Generalized);
+  EXPECT_EQ(h[2].parameters, 3u);
+  EXPECT_NE(h[2].reason.find("changed 1 \u2192 5"), std::string::npos) << h[2].reason;
+  EXPECT_NE(h[2].reason.find("generalized 2 slots"), std::string::npos) << h[2].reason;
+  EXPECT_EQ(h[3].source, KernelSource::Memory);
+  EXPECT_EQ(last, 20.f * 4.f + 6.f - 8.f);
+}
+
 TEST_F(KernelCache, TheThresholdSetsTheVariantThatGeneralizes) {
   set_generalization_threshold(3);
   affine(2.f, 1.f, 37, 6);

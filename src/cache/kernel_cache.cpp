@@ -87,7 +87,11 @@ class Lookup {
     Candidate planned = candidate(plan.mask);
     bool new_mask = std::none_of(candidates.begin(), candidates.end(),
                                  [&](const Candidate& c) { return c.key == planned.key; });
-    if (disk_ && new_mask)  // another process may have compiled this generic kernel
+    // The planned kernel may exist already: compiled for a launch in which these slots
+    // were opaque(), in this process, or by another process.
+    if (new_mask)
+      if (std::optional<CachedKernel> hit = from_memory(planned)) return std::move(*hit);
+    if (disk_ && new_mask)
       if (std::optional<CachedKernel> hit = from_disk(planned)) {
         if (plan.generalized) store_parameters(record);  // this process's shape record was lost
         return std::move(*hit);

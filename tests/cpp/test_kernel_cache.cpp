@@ -205,6 +205,22 @@ TEST_F(KernelCache, OpaqueValuesNeverRecompile) {
   EXPECT_EQ(results, (std::vector<float>{21.f, 42.f, 63.f}));
 }
 
+TEST_F(KernelCache, AGeneralizedVariantReusesTheKernelCompiledForAnOpaqueValue) {
+  Float x = arange<Float>(9);
+  auto program = [&](const Float& a, float b) { return (abs(x) * a + b).read(8); };
+  program(opaque<Float>(2.f), 1.f);    // slot a is a parameter from the start
+  float y = program(Float(3.f), 1.f);  // a literal a that changed: the opaque kernel serves it
+  program(Float(4.f), 1.f);
+  auto h = kernel_history();
+  ASSERT_EQ(h.size(), 3u);
+  EXPECT_EQ(h[0].parameters, 1u);
+  EXPECT_EQ(h[0].source, KernelSource::Compiled);
+  EXPECT_EQ(h[1].source, KernelSource::Memory);
+  EXPECT_EQ(h[1].hash, h[0].hash);
+  EXPECT_EQ(h[2].source, KernelSource::Memory);
+  EXPECT_EQ(y, 8.f * 3.f + 1.f);
+}
+
 TEST_F(KernelCache, MakeOpaqueTurnsLiteralsIntoParametersAndEvaluatesPendingWork) {
   Float a = 2.f, pending = arange<Float>(4) + 1.f, data = Float{1.f, 2.f};
   detail::Index data_node = data.index();

@@ -16,10 +16,12 @@ namespace kiln::detail {
 
 /// Version of the kernel form and of the code backends generate from it. Bump it when
 /// either changes meaning: it is part of every kernel's identity.
-inline constexpr uint32_t kKernelFormatVersion = 1;
+inline constexpr uint32_t kKernelFormatVersion = 2;
 
 inline constexpr uint32_t kNoSlot = UINT32_MAX;
 
+/// One statement. The fields leave no padding, so a statement array hashes as bytes
+/// (statements are zero-initialized).
 struct KernelStatement {
   Op op;
   VarType type;
@@ -27,18 +29,30 @@ struct KernelStatement {
   VarType operand_type;
   /// Data inputs only: the buffer has one element and is read once per kernel.
   bool broadcast;
-  /// Positions of the operand statements (earlier in the list); 0 when unused.
-  uint32_t operands[4];
-  /// Literal bits (Literal), parameter number (Param, in a compiled form) or ReduceOp (Scatter).
-  uint64_t literal;
   /// Data: the buffer slot read; Scatter/ScatterInc: unused (target is operand 0).
   uint32_t input_slot;
+  /// Literal bits (Literal; 0 in a scheduled form, see KernelForm::slots), parameter
+  /// number (Param, in a compiled form) or ReduceOp (Scatter).
+  uint64_t literal;
+  /// Positions of the operand statements (earlier in the list); 0 when unused.
+  uint32_t operands[4];
   /// Buffer slot the statement's value is stored to, or kNoSlot.
   uint32_t output_slot;
+  uint32_t unused;
+};
+static_assert(sizeof(KernelStatement) == 40, "KernelStatement must have no padding");
+
+/// The literal slots of a scheduled form. Each is a Literal statement whose `literal` is
+/// 0, so the statements alone are the kernel's shape; the values live here.
+struct LiteralSlots {
+  std::vector<uint32_t> positions;  ///< statement of each slot, in order
+  std::vector<uint64_t> values;     ///< value bits of each slot
+  std::vector<uint8_t> opaque;      ///< 1: from opaque(), always a launch parameter
 };
 
 struct KernelForm {
   std::vector<KernelStatement> statements;
+  LiteralSlots slots;         ///< scheduled forms only (compiled forms hold values in place)
   uint32_t input_count = 0;   ///< buffer slots [0, input_count) are inputs
   uint32_t output_count = 0;  ///< then output slots
   bool checks = false;        ///< bounds checks on gathers and scatters

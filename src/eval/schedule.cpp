@@ -91,6 +91,14 @@ class KernelBuilder {
     s.op = n.op;
     s.type = n.type;
     s.literal = n.literal;
+    if (n.op == Op::Literal || n.op == Op::Param) {  // a slot: its value goes beside the statements
+      LiteralSlots& slots = kernel_.form.slots;
+      slots.positions.push_back(uint32_t(kernel_.form.statements.size()));
+      slots.values.push_back(n.literal);
+      slots.opaque.push_back(n.op == Op::Param);
+      s.op = Op::Literal;
+      s.literal = 0;
+    }
     s.input_slot = kNoSlot;
     s.output_slot = kNoSlot;
     int arity = op_arity(n.op);

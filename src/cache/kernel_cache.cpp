@@ -89,13 +89,14 @@ class Lookup {
                                  [&](const Candidate& c) { return c.key == planned.key; });
     // The planned kernel may exist already: compiled for a launch in which these slots
     // were opaque(), in this process, or by another process.
-    if (new_mask)
+    if (new_mask) {
       if (std::optional<CachedKernel> hit = from_memory(planned)) return std::move(*hit);
-    if (disk_ && new_mask)
-      if (std::optional<CachedKernel> hit = from_disk(planned)) {
-        if (plan.generalized) store_parameters(record);  // this process's shape record was lost
-        return std::move(*hit);
-      }
+      if (disk_)
+        if (std::optional<CachedKernel> hit = from_disk(planned)) {
+          if (plan.generalized) store_parameters(record);  // the disk had no (valid) shape record
+          return std::move(*hit);
+        }
+    }
     return compile(plan, planned);
   }
 

@@ -39,7 +39,7 @@ std::string format_value(VarType type, uint64_t bits) {
 
 /// "literal #3 (u32, label `x`, created at f.cpp:1)"
 std::string describe_slot(const KernelForm& form, const KernelShape& shape, size_t slot, const StatementNotes& notes) {
-  uint32_t position = shape.slots[slot];
+  uint32_t position = shape.slots.positions[slot];
   std::string text = "literal #" + std::to_string(slot) + " (" + type_name(form.statements[position].type);
   std::string origin = describe_origin(find_note(notes, position));
   return text + (origin.empty() ? "" : ", " + origin) + ")";
@@ -84,15 +84,15 @@ std::string describe_literal_changes(const KernelForm& form, const KernelShape& 
   if (changed.empty()) return {};
   // Name a slot the user labelled when there is one, else one computed from labelled ones.
   auto rank = [&](size_t slot) {
-    const StatementNote* note = find_note(notes, shape.slots[slot]);
+    const StatementNote* note = find_note(notes, shape.slots.positions[slot]);
     return !note || note->label.empty() ? 2 : note->derived ? 1 : 0;
   };
   size_t first = changed.front();
   for (size_t slot : changed)
     if (rank(slot) < rank(first)) first = slot;
-  VarType type = form.statements[shape.slots[first]].type;
+  VarType type = form.statements[shape.slots.positions[first]].type;
   std::string text = describe_slot(form, shape, first, notes) + " changed " + format_value(type, old_values[first]) +
-                     " \u2192 " + format_value(type, shape.values[first]);
+                     " \u2192 " + format_value(type, shape.slots.values[first]);
   if (changed.size() > 1)
     text += " and " + std::to_string(changed.size() - 1) + " more literal" + (changed.size() > 2 ? "s" : "");
   return text;

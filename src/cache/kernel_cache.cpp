@@ -54,7 +54,7 @@ std::string symbol_for(const Hash128& key) { return "kiln_" + key.hex(); }
 /// The parameter slots of a shape as stored on disk: one byte per slot.
 void load_disk_parameters(ShapeRecord& record, const KernelShape& shape, const DiskTarget& target) {
   auto payload = disk_cache().load(DiskEntryKind::Shape, shape.hash, target);
-  if (payload && payload->size() == shape.slots.size()) record.parameters.assign(payload->begin(), payload->end());
+  if (payload && payload->size() == shape.slots.positions.size()) record.parameters.assign(payload->begin(), payload->end());
 }
 
 /// Everything about one lookup: the form, its shape, and what the caller needs back.
@@ -72,10 +72,10 @@ class Lookup {
     if (first_sight && disk_ && generalize_) load_disk_parameters(record, shape_, identity_.target);
 
     // The specialized kernel first (best code), then the shape's generic one.
-    std::vector<Candidate> candidates{candidate(shape_.opaque)};
+    std::vector<Candidate> candidates{candidate(shape_.slots.opaque)};
     if (generalize_ && !record.parameters.empty()) {
-      ParameterMask generic = mask_union(record.parameters, shape_.opaque);
-      if (generic != shape_.opaque) candidates.push_back(candidate(generic));
+      ParameterMask generic = mask_union(record.parameters, shape_.slots.opaque);
+      if (generic != shape_.slots.opaque) candidates.push_back(candidate(generic));
     }
     for (const Candidate& c : candidates)
       if (std::optional<CachedKernel> hit = from_memory(c)) return seen(record, std::move(*hit));
@@ -125,8 +125,8 @@ class Lookup {
   /// A hit makes its variant known, so that the next miss is compared against it.
   CachedKernel seen(ShapeRecord& record, CachedKernel hit) {
     if (record.variants == 0) {
-      record.reference = record.last = shape_.values;
-      record.varied.assign(shape_.slots.size(), 0);
+      record.reference = record.last = shape_.slots.values;
+      record.varied.assign(shape_.slots.positions.size(), 0);
       record.variants = 1;
     }
     return hit;
@@ -191,7 +191,7 @@ class Lookup {
   }
 
   std::string reason(const CompilePlan& plan, const StatementNotes& notes) const {
-    size_t slots = shape_.slots.size();
+    size_t slots = shape_.slots.positions.size();
     if (plan.first_variant && plan.generalized)
       return "first time this kernel shape was seen; generalization threshold 1: all " + std::to_string(slots) +
              " literal slots are parameters";

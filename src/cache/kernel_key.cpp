@@ -5,23 +5,21 @@ namespace kiln::detail {
 
 KernelShape kernel_shape(const KernelForm& form, const Hash128& target) {
   // Slot statements of a scheduled form carry no value, so the statements are the shape.
-  KernelShape shape{{}, form.slots.positions, form.slots.values, form.slots.opaque};
   Hasher128 hasher;
   uint32_t header[] = {kKernelFormatVersion, form.packet_width, form.input_count, form.output_count,
                        uint32_t(form.checks)};
   hasher.update(target);
   hasher.update(header);
   hasher.update(form.statements.data(), form.statements.size() * sizeof(KernelStatement));
-  shape.hash = hasher.finish();
-  return shape;
+  return {hasher.finish(), form.slots};
 }
 
 Hash128 kernel_key(const KernelShape& shape, const ParameterMask& mask) {
   Hasher128 hasher;
   hasher.update(shape.hash);
-  for (size_t k = 0; k < shape.slots.size(); ++k) {
+  for (size_t k = 0; k < shape.slots.positions.size(); ++k) {
     hasher.update(mask[k]);
-    if (!mask[k]) hasher.update(shape.values[k]);
+    if (!mask[k]) hasher.update(shape.slots.values[k]);
   }
   return hasher.finish();
 }
@@ -34,18 +32,18 @@ KernelForm generic_form(const KernelForm& form, const KernelShape& shape, const 
   generic.checks = form.checks;
   generic.packet_width = form.packet_width;
   uint64_t parameter = 0;
-  for (size_t k = 0; k < shape.slots.size(); ++k) {
-    KernelStatement& s = generic.statements[shape.slots[k]];
+  for (size_t k = 0; k < shape.slots.positions.size(); ++k) {
+    KernelStatement& s = generic.statements[shape.slots.positions[k]];
     s.op = mask[k] ? Op::Param : Op::Literal;
-    s.literal = mask[k] ? parameter++ : shape.values[k];
+    s.literal = mask[k] ? parameter++ : shape.slots.values[k];
   }
   return generic;
 }
 
 std::vector<uint64_t> parameter_block(const KernelShape& shape, const ParameterMask& mask) {
   std::vector<uint64_t> block;
-  for (size_t k = 0; k < shape.slots.size(); ++k)
-    if (mask[k]) block.push_back(shape.values[k]);
+  for (size_t k = 0; k < shape.slots.positions.size(); ++k)
+    if (mask[k]) block.push_back(shape.slots.values[k]);
   return block;
 }
 

@@ -16,12 +16,10 @@ namespace kiln::detail {
 /// Which literal slots a kernel reads from its parameter block (1) instead of baking in (0).
 using ParameterMask = std::vector<uint8_t>;
 
-/// A kernel form seen as a shape plus the values in its literal slots.
+/// A scheduled kernel form seen as a shape plus the values in its literal slots.
 struct KernelShape {
   Hash128 hash;
-  std::vector<uint32_t> slots;   ///< statement position of each literal slot, in order
-  std::vector<uint64_t> values;  ///< value bits of each slot
-  ParameterMask opaque;          ///< slots that are Param statements (opaque()): always parameters
+  const LiteralSlots& slots;  ///< the form's slots (the shape does not outlive the form)
 };
 
 /// The shape of `form` for a backend whose code generation is identified by `target`

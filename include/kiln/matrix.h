@@ -167,4 +167,44 @@ void for_each_array(M&& value, F&& f) {
   for (auto& entry : value.entries) f(entry);
 }
 
+// ---- flat layout: the vectors or matrices of all lanes back to back in one array ------------
+
+/// Number of arrays a vector (N) or matrix (N * N) is made of.
+template <typename V> inline constexpr size_t component_count_v = [] {
+  if constexpr (is_matrix_v<V>) return V::Size * V::Size;
+  else return V::Size;
+}();
+
+/// One flat array holding the value of every lane back to back: component j of lane i
+/// (row-major entry j for matrices) at K * i + j, the layout gather<V>() reads and NumPy's
+/// (n, K) / (n, N, N) arrays use. Pending components are computed straight into it.
+template <typename V>
+  requires(is_vector_v<V> || is_matrix_v<V>)
+typename V::Component flatten(const V& value) {
+  using T = typename V::Component;
+  constexpr size_t K = component_count_v<V>;
+  size_t lanes = 0;
+  for_each_array(value, [&](const T& array) { lanes = std::max(lanes, array.size()); });
+  T flat = empty<T>(lanes * K);
+  UInt32 first = arange<UInt32>(lanes) * uint32_t(K);
+  uint32_t j = 0;
+  for_each_array(value, [&](const T& array) { scatter(flat, array, first + j++); });
+  return flat;
+}
+/// The inverse of flatten(): lane i's component j is flat[K * i + j] (gathered lazily).
+template <typename V>
+  requires(is_vector_v<V> || is_matrix_v<V>)
+V unflatten(const typename V::Component& flat) {
+  constexpr size_t K = component_count_v<V>;
+  if (flat.size() % K != 0)
+    throw SizeError("kiln: unflatten(): " + std::to_string(flat.size()) +
+                    " elements are not a whole number of " + std::to_string(K) +
+                    "-component values; pass K * lanes elements");
+  UInt32 first = arange<UInt32>(flat.size() / K) * uint32_t(K);
+  V result;
+  uint32_t j = 0;
+  for_each_array(result, [&](auto& array) { array = gather(flat, first + j++); });
+  return result;
+}
+
 }  // namespace kiln

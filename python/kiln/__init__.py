@@ -1,0 +1,79 @@
+"""Kiln: a just-in-time compiler for differentiable array programs.
+
+Array code on ``kiln.Float``, ``kiln.Array3f`` ... is traced, fused into kernels, compiled
+with LLVM to vectorized multi-core CPU code and cached (in memory and on disk). The C++
+core does the work; this package adds only the Python protocols that are plain Python:
+``repr``, the NumPy array protocol, DLPack export and ``torch()``.
+
+    import kiln as kl
+    x = kl.linspace(kl.Float, 0, 1, 1_000_000)
+    y = kl.sqrt(x) * 2 + 1          # traced, not computed
+    print(kl.sum(y).item())         # one fused kernel
+"""
+
+from ._kiln import *  # noqa: F401,F403  (the whole C++ API)
+from ._kiln import (Bool, Int32, UInt32, Int64, UInt64, Float, Float64, Array2f, Array3f,
+                    Array4f, Array2u, Array3u, Array2i, Array3i, Array3f64, Matrix2f, Matrix3f,
+                    Matrix4f)
+
+__version__ = "0.1.0"
+
+ARRAY_TYPES = (Bool, Int32, UInt32, Int64, UInt64, Float, Float64)
+VECTOR_TYPES = (Array2f, Array3f, Array4f, Array2u, Array3u, Array2i, Array3i, Array3f64)
+MATRIX_TYPES = (Matrix2f, Matrix3f, Matrix4f)
+
+_REPR_LIMIT = 20  # elements shown before "..."
+_DLPACK_CPU = (1, 0)  # (kDLCPU, device 0)
+
+
+def _format(values):
+    """Nested lists of NumPy scalars, each printed at its own precision; long outer axes
+    show their ends."""
+    if values.ndim == 0:
+        return str(values)
+    if len(values) > _REPR_LIMIT:
+        half = _REPR_LIMIT // 2
+        items = [_format(v) for v in values[:half]] + ["..."] + [_format(v) for v in values[-half:]]
+    else:
+        items = [_format(v) for v in values]
+    return "[" + ", ".join(items) + "]"
+
+
+def _repr(self):
+    """``Float([0, 0.5, 1])``; long arrays show their ends and their size."""
+    values = self.numpy()
+    size = f", size={len(values)}" if len(values) > _REPR_LIMIT else ""
+    return f"{type(self).__name__}({_format(values)}{size})"
+
+
+def _array(self, dtype=None, copy=None):
+    """The NumPy array protocol: shares Kiln's memory unless a dtype change or a copy is asked."""
+    result = self.numpy()
+    if dtype is not None and result.dtype != dtype:
+        return result.astype(dtype)
+    return result.copy() if copy else result
+
+
+def _dlpack(self, **kwargs):
+    """DLPack export of the evaluated memory (no copy); keyword arguments as in the standard."""
+    return self._export().__dlpack__(**kwargs)
+
+
+def _dlpack_device(self):
+    return _DLPACK_CPU
+
+
+def _torch(self):
+    """A PyTorch tensor sharing the memory (needs PyTorch)."""
+    import torch
+
+    return torch.from_dlpack(self)
+
+
+for _type in ARRAY_TYPES + VECTOR_TYPES + MATRIX_TYPES:
+    _type.__repr__ = _repr
+    _type.__array__ = _array
+    _type.__dlpack__ = _dlpack
+    _type.__dlpack_device__ = _dlpack_device
+    _type.torch = _torch
+del _type

@@ -1,0 +1,51 @@
+// The extension module kiln._kiln: registers every binding topic and maps Kiln's C++
+// exceptions to Python's (TypeError, ValueError, IndexError, MemoryError, RuntimeError).
+#include "binding.h"
+
+namespace kiln::python {
+
+size_t to_size(int64_t size, const char* op) {
+  if (size < 0)
+    throw ValueError(std::string("kiln: ") + op + "(): the size must not be negative (got " +
+                     std::to_string(size) + ")");
+  return size_t(size);
+}
+
+size_t to_index(int64_t index, size_t size, const char* op) {
+  int64_t resolved = index < 0 ? index + int64_t(size) : index;
+  if (resolved < 0 || uint64_t(resolved) >= size)
+    throw IndexError(std::string("kiln: ") + op + "(): index " + std::to_string(index) +
+                     " is out of range for " + std::to_string(size) + " elements");
+  return size_t(resolved);
+}
+
+}  // namespace kiln::python
+
+NB_MODULE(_kiln, m) {
+  namespace nb = nanobind;
+  using namespace kiln::python;
+  m.doc() = "Kiln: a just-in-time compiler for differentiable array programs (C++ core).";
+  nb::exception<kiln::SizeError>(m, "SizeError", PyExc_ValueError);
+  nb::register_exception_translator([](const std::exception_ptr& error, void*) {
+    try {
+      std::rethrow_exception(error);
+    } catch (const kiln::TypeError& e) {
+      PyErr_SetString(PyExc_TypeError, e.what());
+    } catch (const kiln::ValueError& e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
+    } catch (const kiln::IndexError& e) {
+      PyErr_SetString(PyExc_IndexError, e.what());
+    } catch (const kiln::InternalError& e) {
+      PyErr_SetString(PyExc_RuntimeError, e.what());
+    }
+  });
+  bind_array(m);
+  bind_construct(m);
+  bind_math(m);
+  bind_memory(m);
+  bind_vector(m);
+  bind_matrix(m);
+  bind_random(m);
+  bind_runtime(m);
+  bind_interop(m);
+}

@@ -3,26 +3,39 @@
 BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
+# The Python package is built and tested in a virtual environment inside the build.
+VENV ?= $(BUILD)/venv
+PYTHON = $(abspath $(VENV))/bin/python
 
-.PHONY: all bootstrap configure build test demo bench sanitize clean
+.PHONY: all bootstrap python-env configure build install-python test demo bench sanitize clean
 
 all: build
 
 bootstrap:
 	@bash scripts/bootstrap.sh
 
-configure: bootstrap
-	@cmake -S . -B $(BUILD) -G Ninja $(CMAKE_FLAGS) > /dev/null
+python-env: bootstrap
+	@bash scripts/python_env.sh $(VENV)
+
+configure: python-env
+	@cmake -S . -B $(BUILD) -G Ninja -DKILN_BUILD_PYTHON=ON -DPython_EXECUTABLE=$(PYTHON) $(CMAKE_FLAGS) > /dev/null
 
 build: configure
 	@cmake --build $(BUILD) -j $(JOBS)
 
-test: build
+# `pip install .` into the environment, reusing this build (only the extension is linked).
+install-python: build
+	@$(PYTHON) -m pip install -q --disable-pip-version-check --no-build-isolation --no-deps \
+	  --config-settings=build-dir=$(BUILD) .
+
+test: install-python
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 	@bash tests/package/run.sh $(BUILD)
+	@cd tests/python && KILN_CACHE_DIR=$(abspath $(BUILD))/test-kernel-cache-python $(PYTHON) -m pytest -q
 
-demo: build
+demo: install-python
 	@$(BUILD)/examples/mandelbrot mandelbrot.png
+	@$(PYTHON) examples/film_loop.py
 
 bench: build
 	@$(BUILD)/bench/kiln_bench $(BENCH_ARGS)

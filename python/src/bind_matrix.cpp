@@ -12,9 +12,12 @@ template <typename M> typename M::Component& entry(M& m, std::pair<int64_t, int6
   return m(to_index(at.first, M::Size, "Matrix[row, col]"), to_index(at.second, M::Size, "Matrix[row, col]"));
 }
 
+/// T, once per index of a pack.
+template <size_t, typename T> using Repeat = T;
+
 template <typename M, size_t... I> void bind_entry_constructor(nb::class_<M>& cls, std::index_sequence<I...>) {
   using T = typename M::Component;
-  cls.def(nb::init<std::enable_if_t<(I, true), const T&>...>(),
+  cls.def(nb::init<Repeat<I, const T&>...>(),
           "N * N entries in row-major order (arrays or plain numbers).");
 }
 

@@ -36,6 +36,16 @@ template <typename F> void visit_arrays(nb::handle value, F&& f, const char* op)
                     "(or lists of them), got " + nb::type_name(value.type()).c_str());
 }
 
+/// "file.py:line" of the Python code that called into Kiln (empty when unknown).
+std::string python_caller() {
+  PyFrameObject* frame = PyEval_GetFrame();
+  if (!frame) return {};
+  PyCodeObject* code = PyFrame_GetCode(frame);
+  std::string file = nb::borrow<nb::str>(code->co_filename).c_str();
+  Py_DECREF(code);
+  return file.substr(file.find_last_of('/') + 1) + ":" + std::to_string(PyFrame_GetLineNumber(frame));
+}
+
 nb::dict launch_record(const KernelLaunch& launch) {
   nb::dict record;
   record["hash"] = launch.hash;
@@ -86,7 +96,8 @@ void bind_runtime(nb::module_& m) {
         "The pending computation behind the arrays as Graphviz DOT text.");
   m.def("set_label",
         [](nb::handle value, const std::string& label) {
-          visit_arrays(value, [&](const auto& array) { set_label(array, label, std::source_location()); },
+          std::string where = python_caller();
+          visit_arrays(value, [&](const auto& array) { detail::set_label(array.index(), label, where); },
                        "set_label");
         },
         nb::arg("array"), nb::arg("label"),

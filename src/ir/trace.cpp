@@ -324,13 +324,18 @@ bool node_is_literal(Index index) {
 }
 
 void set_label(Index index, const std::string& label, std::source_location where) {
+  set_label(index, label, where.line() ? std::string(where.file_name()) + ":" + std::to_string(where.line())
+                                       : std::string());
+}
+
+void set_label(Index index, const std::string& label, const std::string& where) {
   StateLock lock(state().mutex);
   check_live(index, "set_label");
   NodeNote& note = state().notes[index];
   node(index).labelled = true;
   note.label = label;
   note.derived = false;
-  note.where = std::string(where.file_name()) + ":" + std::to_string(where.line());
+  note.where = where;
 }
 
 std::string label(Index index) {

@@ -63,6 +63,9 @@ void read(Index index, size_t i, void* out);
 
 /// Attaches a label (for the IR printer and kernel logs; never part of a kernel's identity).
 void set_label(Index index, const std::string& label, std::source_location where);
+/// The same with the labelling site as text ("film.py:12", from the Python binding; empty
+/// when unknown).
+void set_label(Index index, const std::string& label, const std::string& where);
 std::string label(Index index);
 
 /// The pending graph behind the nodes as Graphviz DOT text.

@@ -319,16 +319,30 @@ template <typename A>
 A arange(typename A::Value start, typename A::Value stop, typename A::Value step = 1) {
   using T = typename A::Value;
   if (step == T(0)) throw ValueError("kiln: arange(): the step must not be zero");
-  double count = std::ceil((double(stop) - double(start)) / double(step));
-  size_t n = count > 0 ? size_t(count) : 0;
+  size_t n = 0;
+  if constexpr (std::is_integral_v<T>) {  // exact for 64-bit values, as Python's range()
+    __int128 span = __int128(stop) - __int128(start), by = __int128(step);
+    bool forward = (span > 0) == (by > 0) && span != 0;
+    __int128 count = forward ? (span + by + (by > 0 ? -1 : 1)) / by : 0;
+    n = size_t(count);
+  } else {
+    double count = std::ceil((double(stop) - double(start)) / double(step));
+    if (std::isnan(count) || std::isinf(count))
+      throw ValueError("kiln: arange(): start, stop and step must be finite (got " + std::to_string(double(start)) +
+                       ", " + std::to_string(double(stop)) + ", " + std::to_string(double(step)) + ")");
+    n = count > 0 ? size_t(count) : 0;
+  }
   return A(start) + arange<A>(n) * A(step);
 }
-/// `size` evenly spaced values from `min` to `max` (both included).
+/// `size` evenly spaced values from `min` to `max` (both included: the last one is `max`
+/// exactly, as in NumPy).
 template <typename A> A linspace(typename A::Value min, typename A::Value max, size_t size) {
   using T = typename A::Value;
   static_assert(std::is_floating_point_v<T>, "linspace() needs a floating-point array");
   T step = size > 1 ? (max - min) / T(size - 1) : T(0);
-  return fma(arange<A>(size), A(step), A(min));
+  UInt32 lane = UInt32::steal(detail::make_counter(size));
+  A values = fma(cast<T>(lane), A(step), A(min));
+  return size > 1 ? select(lane == uint32_t(size - 1), A(max), values) : values;
 }
 
 // ---- memory operations ------------------------------------------------------------------

@@ -184,7 +184,14 @@ typename V::Component flatten(const V& value) {
   using T = typename V::Component;
   constexpr size_t K = component_count_v<V>;
   size_t lanes = 0;
-  for_each_array(value, [&](const T& array) { lanes = std::max(lanes, array.size()); });
+  for_each_array(value, [&](const T& array) {
+    if (!array.valid())
+      throw ValueError("kiln: flatten(): a component has no value (default-constructed); assign every component first");
+    if (lanes > 1 && array.size() > 1 && array.size() != lanes)
+      throw SizeError("kiln: flatten(): components of " + std::to_string(lanes) + " and " +
+                      std::to_string(array.size()) + " lanes; all must have the same size (or 1)");
+    lanes = std::max(lanes, array.size());
+  });
   T flat = empty<T>(lanes * K);
   UInt32 first = arange<UInt32>(lanes) * uint32_t(K);
   uint32_t j = 0;

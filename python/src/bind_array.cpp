@@ -15,15 +15,16 @@ namespace {
 /// A literal made from a Python scalar (no C++ creation site: it came from Python).
 template <typename A> A literal(typename A::Value value) { return A(value, std::source_location()); }
 
-/// Binds `symbol` for array ∘ array, array ∘ scalar and scalar ∘ array.
+/// Binds `symbol` for array ∘ scalar, array ∘ array and scalar ∘ array. The scalar overload
+/// comes first: rejecting an array there is cheaper than rejecting a float as an array.
 #define KILN_BIND_BINARY(name, rname, symbol)                                                  \
-  cls.def(name, [](const A& a, const A& b) { return a symbol b; }, nb::is_operator())          \
-      .def(name, [](const A& a, T b) { return a symbol literal<A>(b); }, nb::is_operator())    \
+  cls.def(name, [](const A& a, T b) { return a symbol literal<A>(b); }, nb::is_operator())     \
+      .def(name, [](const A& a, const A& b) { return a symbol b; }, nb::is_operator())         \
       .def(rname, [](const A& a, T b) { return literal<A>(b) symbol a; }, nb::is_operator());
 
 #define KILN_BIND_COMPARISON(name, symbol)                                                     \
-  cls.def(name, [](const A& a, const A& b) { return a symbol b; }, nb::is_operator())          \
-      .def(name, [](const A& a, T b) { return a symbol literal<A>(b); }, nb::is_operator());
+  cls.def(name, [](const A& a, T b) { return a symbol literal<A>(b); }, nb::is_operator())     \
+      .def(name, [](const A& a, const A& b) { return a symbol b; }, nb::is_operator());
 
 template <typename A> void bind_array_type(nb::module_& m, const char* name, const char* doc) {
   using T = typename A::Value;

@@ -32,13 +32,16 @@ template <typename A, typename Handle> A wrap_host_array(const Handle& array, si
 }
 
 /// The memory of `flat` (evaluated now) as a host array of `shape`, owned by a capsule
-/// holding a reference to the array.
-template <typename A> nb::ndarray<> export_memory(const A& flat, std::initializer_list<size_t> shape) {
+/// holding a reference to the array. As a Python object it speaks the array API
+/// (__dlpack__ with its keywords, the buffer protocol).
+template <typename A> nb::ndarray<nb::array_api> export_memory(const A& flat, std::initializer_list<size_t> shape) {
+  if (!flat.valid())
+    throw ValueError("kiln: numpy() / __dlpack__(): the array has no value (default-constructed); assign one first");
   A* kept = new A(flat);
   nb::capsule owner(kept, [](void* p) noexcept { delete static_cast<A*>(p); });
   void* data = const_cast<void*>(static_cast<const void*>(kept->data()));
-  return nb::ndarray<>(data, shape.size(), shape.begin(), owner, nullptr, nb::dtype<typename A::Value>(),
-                       nb::device::cpu::value);
+  return nb::ndarray<nb::array_api>(data, shape.size(), shape.begin(), owner, nullptr,
+                                    nb::dtype<typename A::Value>(), nb::device::cpu::value);
 }
 
 template <typename Value> std::array<size_t, 3> composite_shape(size_t lanes) {
@@ -62,7 +65,7 @@ template <typename A> void bind_array_interop(nb::class_<A>& cls) {
           },
           nb::arg("array"), "Copies a read-only 1-D array (Kiln may write an array's memory in place).");
   cls.def("_export", [](const A& a) { return export_memory(a, {a.size()}); },
-          "The memory (evaluated now) as an nb.ndarray sharing it.");
+          "The memory (evaluated now) as an array-API object sharing it.");
   cls.def("numpy", [](const A& a) { return nb::ndarray<nb::numpy>(export_memory(a, {a.size()})); },
           "Evaluates and returns a NumPy array sharing the memory (no copy).");
 }
@@ -81,7 +84,10 @@ template <typename V> void bind_composite_interop(nb::class_<V>& cls) {
           [](V* self, const HostArray<T, Shaped>& array) {
             new (self) V(unflatten<V>(wrap_host_array<typename V::Component>(array, array.size())));
           },
-          nb::arg("array"), "Wraps an (n, N) (vectors) or (n, N, N) (matrices) C-contiguous array without a copy.");
+          nb::arg("array"),
+          "Reads an (n, N) (vectors) or (n, N, N) (matrices) C-contiguous array: the components "
+          "gather from its memory (kept alive) when they are evaluated; from then on they are "
+          "Kiln's own arrays (a vector is a struct of arrays, the NumPy array interleaves them).");
   cls.def("__init__",
           [](V* self, const HostArray<const T, Shaped>& array) {
             new (self) V(unflatten<V>(V::Component::from(array.data(), array.size())));

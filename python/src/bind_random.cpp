@@ -35,8 +35,11 @@ void bind_random(nb::module_& m) {
       .def("next_uint32_bounded", &PCG32::next_uint32_bounded, nb::arg("bound"),
            "Uniform integers in [0, bound) without modulo bias (bound > 0).")
       .def("size", &PCG32::size, "Number of lanes.")
-      .def_rw("state", &PCG32::state, "The LCG state of each lane (UInt64).")
-      .def_rw("inc", &PCG32::inc, "The stream of each lane: (initseq << 1) | 1 (UInt64).");
+      .def_prop_rw("state", [](const PCG32& rng) { return rng.state; },
+                   [](PCG32& rng, const UInt64& state) { rng.state = state; },
+                   "The LCG state of each lane (UInt64; reading gives a value, as in C++).")
+      .def_prop_rw("inc", [](const PCG32& rng) { return rng.inc; }, [](PCG32& rng, const UInt64& inc) { rng.inc = inc; },
+                   "The stream of each lane: (initseq << 1) | 1 (UInt64).");
 }
 
 }  // namespace kiln::python

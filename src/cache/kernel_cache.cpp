@@ -23,7 +23,7 @@ struct BackendIdentity {
 
 struct MemoryEntry {
   std::shared_ptr<const Kernel> kernel;
-  std::shared_ptr<const LaunchListing> listing;
+  std::shared_ptr<const KernelForm> form;  ///< the form it was compiled from (for listings)
 };
 
 struct Cache {
@@ -114,7 +114,8 @@ class Lookup {
   CachedKernel result(const Candidate& c, const MemoryEntry& entry, KernelSource source) {
     CachedKernel k;
     k.kernel = entry.kernel;
-    k.listing = entry.listing;
+    // The compiled form, with the labels and creation sites of this launch's statements.
+    k.listing = std::make_shared<const LaunchListing>(LaunchListing{entry.form, notes_()});
     k.source = source;
     k.key = c.key;
     k.shape = shape_.hash;
@@ -151,7 +152,7 @@ class Lookup {
                               " could not be loaded (" + e.what() + "); recompiling it");
       return std::nullopt;
     }
-    entry.listing = listing(c.mask);
+    entry.form = std::make_shared<const KernelForm>(generic_form(form_, shape_, c.mask));
     cache_.kernels[key] = entry;
     cache_.disk_hits++;
     return result(c, entry, KernelSource::Disk);
@@ -162,22 +163,15 @@ class Lookup {
     disk_cache().store(DiskEntryKind::Shape, shape_.hash, identity_.target, record.parameters);
   }
 
-  std::shared_ptr<const LaunchListing> listing(const ParameterMask& mask) {
-    auto listing = std::make_shared<LaunchListing>();
-    listing->form = generic_form(form_, shape_, mask);
-    listing->notes = notes_();
-    return listing;
-  }
-
   CachedKernel compile(const CompilePlan& plan, const Candidate& planned) {
     const Hash128& key = planned.key;
-    std::shared_ptr<const LaunchListing> compiled = listing(plan.mask);
-    std::string why = reason(plan, compiled->notes);  // before this kernel joins the compiled ones
+    auto compiled = std::make_shared<const KernelForm>(generic_form(form_, shape_, plan.mask));
+    std::string why = reason(plan, notes_());  // before this kernel joins the compiled ones
     std::vector<uint8_t> object;
     CompileTimes times;
-    MemoryEntry entry{backend_.compile(compiled->form, symbol_for(key), times, object), compiled};
+    MemoryEntry entry{backend_.compile(*compiled, symbol_for(key), times, object), compiled};
     cache_.kernels[key] = entry;
-    cache_.compiled.add(key, std::shared_ptr<const KernelForm>(compiled, &compiled->form));
+    cache_.compiled.add(key, compiled);
     cache_.compiles++;
     cache_.generalizations += plan.generalized;
     if (disk_) {

@@ -24,8 +24,8 @@ namespace kiln::detail {
 /// What kernel_history() shows of a kernel: the form as compiled (parameters as Param
 /// statements) and the notes of its statements when it was compiled or loaded.
 struct LaunchListing {
-  KernelForm form;
-  StatementNotes notes;
+  std::shared_ptr<const KernelForm> form;  ///< as compiled: shared by every launch of the kernel
+  StatementNotes notes;                    ///< of this launch's statements
 };
 
 /// A kernel ready to launch, and where it came from.

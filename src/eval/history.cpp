@@ -62,7 +62,7 @@ namespace kiln {
 
 std::string KernelLaunch::ir() const {
   if (!listing) return {};
-  return detail::print_kernel_form(listing->form, listing->notes);
+  return detail::print_kernel_form(*listing->form, listing->notes);
 }
 
 std::vector<KernelLaunch> kernel_history(bool clear) {

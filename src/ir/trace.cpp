@@ -153,8 +153,16 @@ Index record_scatter(Index& target, Node prototype) {
 }  // namespace
 
 namespace {
+/// Arrays are capped at 2^40 elements, so that no byte count overflows.
+void check_array_size(size_t count, const char* op) {
+  if (count > (size_t(1) << 40))
+    throw SizeError("kiln: " + std::string(op) + "(): " + std::to_string(count) +
+                    " elements is more than the supported 2^40; split the work into smaller arrays");
+}
+
 Index make_scalar(Op op, VarType type, uint64_t bits, size_t size, std::source_location where) {
   StateLock lock(state().mutex);
+  check_array_size(size, op == Op::Param ? "opaque" : "full");
   Node n;
   n.op = op;
   n.type = type;
@@ -185,9 +193,7 @@ Index make_opaque(Index index) {
 
 Index make_empty(VarType type, size_t count) {
   StateLock lock(state().mutex);
-  if (count > (size_t(1) << 40))
-    throw SizeError("kiln: empty(): " + std::to_string(count) +
-                    " elements is more than the supported 2^40");
+  check_array_size(count, "empty");
   Node n;
   n.op = Op::Data;
   n.type = type;

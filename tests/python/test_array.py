@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import kiln as kl
+from checks import assert_same
 
 TYPES = [(kl.Bool, np.bool_), (kl.Int32, np.int32), (kl.UInt32, np.uint32), (kl.Int64, np.int64),
          (kl.UInt64, np.uint64), (kl.Float, np.float32), (kl.Float64, np.float64)]
@@ -42,19 +43,6 @@ SCALARS = {np.bool_: True, np.int32: -7, np.uint32: 7, np.int64: -(2**40) - 3,
 @pytest.fixture(params=["llvm", "interpreter"])
 def backend(request):
     kl.set_flag(kl.Flag.Interpreter, request.param == "interpreter")
-
-
-def assert_same(actual, expected):
-    """Equal values and dtype; floats bit for bit (any NaN matches any NaN)."""
-    actual = np.asarray(actual)
-    assert actual.dtype == expected.dtype and actual.shape == expected.shape
-    if kind(expected.dtype) == "f":
-        nan = np.isnan(expected)
-        np.testing.assert_array_equal(np.isnan(actual), nan)
-        bits = {4: np.uint32, 8: np.uint64}[expected.itemsize]
-        np.testing.assert_array_equal(actual[~nan].view(bits), expected[~nan].view(bits))
-    else:
-        np.testing.assert_array_equal(actual, expected)
 
 
 # ---- construction ----------------------------------------------------------------------------

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import kiln as kl
+from checks import assert_same
 
 TYPES = [(kl.Bool, np.bool_), (kl.Int32, np.int32), (kl.UInt32, np.uint32), (kl.Int64, np.int64),
          (kl.UInt64, np.uint64), (kl.Float, np.float32), (kl.Float64, np.float64)]
@@ -20,20 +21,6 @@ SIZES = [1, 5, 33]
 
 def is_float(dtype):
     return np.issubdtype(dtype, np.floating)
-
-
-def assert_same(actual, expected):
-    """Equal dtype and values; floats bit for bit except that any NaN matches any NaN."""
-    actual, expected = np.asarray(actual), np.asarray(expected)
-    assert actual.dtype == expected.dtype, (actual.dtype, expected.dtype)
-    assert actual.shape == expected.shape
-    if is_float(expected.dtype):
-        nan = np.isnan(expected)
-        np.testing.assert_array_equal(np.isnan(actual), nan)
-        bits = {4: np.uint32, 8: np.uint64}[expected.itemsize]
-        np.testing.assert_array_equal(actual[~nan].view(bits), expected[~nan].view(bits))
-    else:
-        np.testing.assert_array_equal(actual, expected)
 
 
 # ---- zeros, full, empty, opaque -----------------------------------------------------------------

@@ -5,8 +5,6 @@
 
 #include <nanobind/ndarray.h>
 
-#include <array>
-
 namespace kiln::python {
 namespace {
 
@@ -44,10 +42,6 @@ template <typename A> nb::ndarray<nb::array_api> export_memory(const A& flat, st
                                     nb::dtype<typename A::Value>(), nb::device::cpu::value);
 }
 
-template <typename Value> std::array<size_t, 3> composite_shape(size_t lanes) {
-  if constexpr (is_matrix_v<Value>) return {lanes, Value::Size, Value::Size};
-  else return {lanes, Value::Size, 0};
-}
 
 }  // namespace
 
@@ -75,9 +69,9 @@ template <typename V> void bind_composite_interop(nb::class_<V>& cls) {
   constexpr size_t K = component_count_v<V>;
   auto exported = [](const V& value) {
     typename V::Component flat = flatten(value);
-    auto shape = composite_shape<V>(flat.size() / K);
-    return is_matrix_v<V> ? export_memory(flat, {shape[0], shape[1], shape[2]})
-                          : export_memory(flat, {shape[0], shape[1]});
+    size_t lanes = flat.size() / K;
+    if constexpr (is_matrix_v<V>) return export_memory(flat, {lanes, V::Size, V::Size});
+    else return export_memory(flat, {lanes, V::Size});
   };
   using Shaped = std::conditional_t<is_matrix_v<V>, nb::shape<-1, V::Size, V::Size>, nb::shape<-1, V::Size>>;
   cls.def("__init__",

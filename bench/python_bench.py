@@ -8,7 +8,8 @@
     python bench/python_bench.py [--json] [--quick]
 
 Ratio = baseline time / Kiln time (> 1: Kiln is faster). Dr.Jit rows appear when `drjit`
-is importable. Kiln and the baselines alternate, and each figure is the median of the runs.
+is importable. Each system runs in a block of its own (warm-up, then the median of the
+timed runs), after a pause that lets the previous one's worker threads go to sleep.
 """
 
 import json
@@ -33,6 +34,10 @@ REPEATS = 5 if QUICK else 15
 
 
 def median_seconds(run, repeats=REPEATS):
+    # Each system is timed in a block of its own after a pause: on a small machine the
+    # worker threads that one runtime keeps spinning after a launch (Dr.Jit's pool, oneTBB's)
+    # would otherwise take the cores from the next one.
+    time.sleep(0.3)
     run()  # warm-up: compilation, caches, first-touch of memory
     times = []
     for _ in range(repeats):

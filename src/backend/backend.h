@@ -30,6 +30,7 @@ struct LaunchArgs {
   const uint64_t* buffer_sizes = nullptr;  ///< elements per slot (used by checks)
   const uint64_t* params = nullptr;        ///< literal parameter block (for generalized kernels)
   CheckState* check = nullptr;
+  size_t output_bytes = 0;  ///< bytes written to output buffers (large outputs are streamed)
 };
 
 /// Times of one compilation, in milliseconds.

@@ -91,6 +91,7 @@ std::string run_group(const KernelGroup& group) {
     args.buffer_sizes = sizes.data();
     args.params = cached.parameters.data();
     args.check = &check;
+    for (const auto& result : results) args.output_bytes += result->bytes();
     auto start = Clock::now();
     cached.kernel->launch(args);
     record_launch(form, cached, group.size, lookup_ms, ms_since(start));

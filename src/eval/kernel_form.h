@@ -16,7 +16,7 @@ namespace kiln::detail {
 
 /// Version of the kernel form and of the code backends generate from it. Bump it when
 /// either changes meaning: it is part of every kernel's identity.
-inline constexpr uint32_t kKernelFormatVersion = 2;
+inline constexpr uint32_t kKernelFormatVersion = 3;
 
 inline constexpr uint32_t kNoSlot = UINT32_MAX;
 

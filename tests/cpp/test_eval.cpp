@@ -319,3 +319,27 @@ TEST_F(Eval, MemoryStatsAndBlockReuse) {
   reset_peak_memory();
   EXPECT_EQ(memory_stats().peak_bytes, memory_stats().current_bytes);
 }
+
+// Launches writing more than the caches hold store full packets with non-temporal stores
+// (and the tail with masked ones): every lane, every output type, and the tail must land.
+TEST_F(Eval, LargeLaunchesStreamTheirOutputsExactly) {
+  const size_t n = (size_t(1) << 22) + 5;  // 16 MiB per f32 output: above the streaming threshold
+  UInt32 i = arange<UInt32>(n);
+  Float f = cast<float>(i) * 0.5f;
+  Float64 d = cast<double>(i) + 0.25;
+  Bool odd = (i & 1u) == 1u;
+  UInt32 u = i * 3u;
+  eval(f, d, odd, u);
+  EXPECT_EQ(kernel_history().back().outputs, 4u);
+  for (size_t k : {size_t(0), size_t(1), size_t(15), size_t(16), n / 2, n - 6, n - 5, n - 1}) {
+    EXPECT_EQ(f.read(k), float(k) * 0.5f) << k;
+    EXPECT_EQ(d.read(k), double(k) + 0.25) << k;
+    EXPECT_EQ(odd.read(k), k % 2 == 1) << k;
+    EXPECT_EQ(u.read(k), uint32_t(k) * 3u) << k;
+  }
+  const float* fp = f.data();
+  const uint32_t* up = u.data();
+  size_t wrong = 0;
+  for (size_t k = 0; k < n; ++k) wrong += fp[k] != float(k) * 0.5f || up[k] != uint32_t(k) * 3u;
+  EXPECT_EQ(wrong, 0u);
+}

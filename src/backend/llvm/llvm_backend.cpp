@@ -19,10 +19,14 @@
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <mutex>
 #include <string>
+#include <thread>
 
 namespace kiln::detail {
 namespace {
@@ -40,7 +44,20 @@ constexpr const char* kPassPipeline =
     "loop-mssa(loop-rotate,licm),adce,simplifycfg)";
 
 using KernelFunction = void (*)(uint64_t start, uint64_t end, void* const* buffers,
-                                const uint64_t* sizes, const uint64_t* params, CheckState* check);
+                                const uint64_t* sizes, const uint64_t* params, CheckState* check,
+                                uint64_t stream);
+
+/// Launches writing at least this much use non-temporal stores for their outputs: data
+/// that large leaves the caches before anyone reads it, and streaming it saves reading
+/// every target line first (a third of the memory traffic of y = f(x)).
+size_t streaming_threshold() {
+  static const size_t bytes = [] {
+    long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    return size_t(l2 > 0 ? l2 : 1 << 20) * cores * 2;
+  }();
+  return bytes;
+}
 
 std::string take_message(char* message) {
   std::string text = message ? message : "";
@@ -171,14 +188,15 @@ class LlvmKernel final : public Kernel {
   void launch(const LaunchArgs& args) const override {
     size_t block = block_size();
     size_t blocks = (args.size + block - 1) / block;
+    uint64_t stream = args.output_bytes >= streaming_threshold();
     if (blocks <= 1) {
-      entry_(0, args.size, args.buffers, args.buffer_sizes, args.params, args.check);
+      entry_(0, args.size, args.buffers, args.buffer_sizes, args.params, args.check, stream);
       return;
     }
     tbb::parallel_for(tbb::blocked_range<size_t>(0, blocks, 1), [&](const tbb::blocked_range<size_t>& range) {
       for (size_t b = range.begin(); b != range.end(); ++b) {
         size_t start = b * block, end = std::min(args.size, start + block);
-        entry_(start, end, args.buffers, args.buffer_sizes, args.params, args.check);
+        entry_(start, end, args.buffers, args.buffer_sizes, args.params, args.check, stream);
       }
     });
   }

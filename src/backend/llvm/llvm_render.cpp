@@ -58,24 +58,26 @@ class Renderer {
     splat(body_, "i.v", "i64", "%i");
     body_ << "  %lane = add " << vec("i64") << " %i.v, " << lane_offsets() << "\n";
     body_ << "  %active = icmp ult " << vec("i64") << " %lane, %end.v\n";
-    for (uint32_t i = 0; i < form_.statements.size(); ++i) {
-      emit(i);
-      const KernelStatement& s = form_.statements[i];
-      if (s.output_slot != kNoSlot) store_output(i);
-    }
-    body_ << "  br label %latch\nlatch:\n";
     body_ << "  %i.next = add i64 %i, " << width_ << "\n";
+    for (uint32_t i = 0; i < form_.statements.size(); ++i) emit(i);
+    store_outputs();
+    body_ << "latch:\n";
     body_ << "  %more = icmp ult i64 %i.next, %end\n";
-    body_ << "  br i1 %more, label %loop, label %exit\nexit:\n  ret void\n}\n";
+    body_ << "  br i1 %more, label %loop, label %exit\nexit:\n";
+    // Streaming stores are weakly ordered: make them visible before the launch completes.
+    if (form_.output_count) body_ << "  fence seq_cst\n";
+    body_ << "  ret void\n}\n";
+    entry_ << "  %stream = icmp ne i64 %stream.flag, 0\n";
     entry_ << "  br label %loop\n";
 
     std::ostringstream out;
     out << "; kiln kernel, " << width_ << " lanes\n";
     out << "define void @" << name
         << "(i64 %start, i64 %end, ptr noalias nocapture readonly %buffers, ptr noalias nocapture "
-           "readonly %sizes, ptr noalias nocapture readonly %params, ptr %check) #0 {\n";
+           "readonly %sizes, ptr noalias nocapture readonly %params, ptr %check, i64 %stream.flag) #0 {\n";
     out << entry_.str() << body_.str() << "\n";
     for (const std::string& d : declarations_) out << d << "\n";
+    if (form_.output_count) out << "\n!0 = !{i32 1}\n";
     out << "\nattributes #0 = { nounwind \"min-legal-vector-width\"=\"" << vector_bits_
         << "\" \"prefer-vector-width\"=\"" << vector_bits_ << "\" }\n";
     return out.str();
@@ -306,12 +308,45 @@ class Renderer {
     return instr("zext " + vec("i1") + " " + v + " to " + vec("i8"));
   }
 
-  void store_output(uint32_t position) {
-    const KernelStatement& s = form_.statements[position];
-    std::string mt = memory_type(s.type);
-    std::string ptr = instr("getelementptr inbounds " + mt + ", ptr %buf" + std::to_string(s.output_slot) + ", i64 %i");
-    call("void", "llvm.masked.store." + vmangle(mt) + ".p0",
-         {{vec(mt), to_memory(s.type, names_[position])}, {"ptr", ptr}, {"i32", std::to_string(type_size(s.type))}, {vec("i1"), "%active"}});
+  /// Stores the outputs of the packet. Full packets of a streaming launch (one whose output
+  /// does not fit in the caches) use non-temporal stores, which skip reading the target
+  /// lines first; other packets use masked stores. Blocks start at multiples of the packet
+  /// width and output buffers are 64-byte aligned, so a full packet is aligned too.
+  void store_outputs() {
+    std::vector<uint32_t> outputs;
+    for (uint32_t i = 0; i < form_.statements.size(); ++i)
+      if (form_.statements[i].output_slot != kNoSlot) outputs.push_back(i);
+    if (outputs.empty()) {
+      body_ << "  br label %latch\n";
+      return;
+    }
+    std::vector<std::pair<std::string, std::string>> targets;  // (memory value, pointer)
+    for (uint32_t position : outputs) {
+      const KernelStatement& s = form_.statements[position];
+      std::string ptr = instr("getelementptr inbounds " + std::string(memory_type(s.type)) + ", ptr %buf" +
+                              std::to_string(s.output_slot) + ", i64 %i");
+      targets.emplace_back(to_memory(s.type, names_[position]), ptr);
+    }
+    body_ << "  %full = icmp ule i64 %i.next, %end\n";
+    body_ << "  %streaming = and i1 %full, %stream\n";
+    body_ << "  br i1 %streaming, label %store.stream, label %store.masked\n";
+    start_block("store.stream");
+    for (size_t k = 0; k < outputs.size(); ++k) {
+      VarType t = form_.statements[outputs[k]].type;
+      size_t align = std::min<size_t>(64, type_size(t) * width_);
+      body_ << "  store " << vec(memory_type(t)) << " " << targets[k].first << ", ptr " << targets[k].second
+            << ", align " << align << ", !nontemporal !0\n";
+    }
+    body_ << "  br label %latch\n";
+    start_block("store.masked");
+    for (size_t k = 0; k < outputs.size(); ++k) {
+      VarType t = form_.statements[outputs[k]].type;
+      std::string mt = memory_type(t);
+      call("void", "llvm.masked.store." + vmangle(mt) + ".p0",
+           {{vec(mt), targets[k].first}, {"ptr", targets[k].second}, {"i32", std::to_string(type_size(t))},
+            {vec("i1"), "%active"}});
+    }
+    body_ << "  br label %latch\n";
   }
 
   std::string int_divide(const KernelStatement& s) {

@@ -1,5 +1,5 @@
 ; kiln kernel, 4 lanes
-define void @kiln_kernel_checked_gather_scatter_add(i64 %start, i64 %end, ptr noalias nocapture readonly %buffers, ptr noalias nocapture readonly %sizes, ptr noalias nocapture readonly %params, ptr %check) #0 {
+define void @kiln_kernel_checked_gather_scatter_add(i64 %start, i64 %end, ptr noalias nocapture readonly %buffers, ptr noalias nocapture readonly %sizes, ptr noalias nocapture readonly %params, ptr %check, i64 %stream.flag) #0 {
 entry:
   %buf.p0 = getelementptr inbounds ptr, ptr %buffers, i64 0
   %buf0 = load ptr, ptr %buf.p0, align 8
@@ -11,6 +11,7 @@ entry:
   %lit0 = shufflevector <4 x i1> %lit0.ins, <4 x i1> poison, <4 x i32> zeroinitializer
   %lit3.ins = insertelement <4 x i1> poison, i1 true, i64 0
   %lit3 = shufflevector <4 x i1> %lit3.ins, <4 x i1> poison, <4 x i32> zeroinitializer
+  %stream = icmp ne i64 %stream.flag, 0
   br label %loop
 loop:
   %i = phi i64 [ %start, %entry ], [ %i.next, %latch ]
@@ -18,6 +19,7 @@ loop:
   %i.v = shufflevector <4 x i64> %i.v.ins, <4 x i64> poison, <4 x i32> zeroinitializer
   %lane = add <4 x i64> %i.v, <i64 0, i64 1, i64 2, i64 3>
   %active = icmp ult <4 x i64> %lane, %end.v
+  %i.next = add i64 %i, 4
   %t0 = trunc <4 x i64> %lane to <4 x i32>
   %t1 = zext <4 x i32> %t0 to <4 x i64>
   %t2 = and <4 x i1> %active, %lit3
@@ -84,7 +86,6 @@ s6.next:
 s6.done:
   br label %latch
 latch:
-  %i.next = add i64 %i, 4
   %more = icmp ult i64 %i.next, %end
   br i1 %more, label %loop, label %exit
 exit:

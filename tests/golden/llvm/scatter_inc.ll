@@ -1,5 +1,5 @@
 ; kiln kernel, 4 lanes
-define void @kiln_kernel_scatter_inc(i64 %start, i64 %end, ptr noalias nocapture readonly %buffers, ptr noalias nocapture readonly %sizes, ptr noalias nocapture readonly %params, ptr %check) #0 {
+define void @kiln_kernel_scatter_inc(i64 %start, i64 %end, ptr noalias nocapture readonly %buffers, ptr noalias nocapture readonly %sizes, ptr noalias nocapture readonly %params, ptr %check, i64 %stream.flag) #0 {
 entry:
   %buf.p0 = getelementptr inbounds ptr, ptr %buffers, i64 0
   %buf0 = load ptr, ptr %buf.p0, align 8
@@ -13,6 +13,7 @@ entry:
   %lit0 = shufflevector <4 x i1> %lit0.ins, <4 x i1> poison, <4 x i32> zeroinitializer
   %lit2.ins = insertelement <4 x i32> poison, i32 0, i64 0
   %lit2 = shufflevector <4 x i32> %lit2.ins, <4 x i32> poison, <4 x i32> zeroinitializer
+  %stream = icmp ne i64 %stream.flag, 0
   br label %loop
 loop:
   %i = phi i64 [ %start, %entry ], [ %i.next, %latch ]
@@ -20,6 +21,7 @@ loop:
   %i.v = shufflevector <4 x i64> %i.v.ins, <4 x i64> poison, <4 x i32> zeroinitializer
   %lane = add <4 x i64> %i.v, <i64 0, i64 1, i64 2, i64 3>
   %active = icmp ult <4 x i64> %lane, %end.v
+  %i.next = add i64 %i, 4
   %t0 = getelementptr inbounds i8, ptr %buf1, i64 %i
   %t1 = call <4 x i8> @llvm.masked.load.v4i8.p0(ptr %t0, i32 1, <4 x i1> %active, <4 x i8> poison)
   %in3.b = icmp ne <4 x i8> %t1, zeroinitializer
@@ -46,18 +48,27 @@ s4.next:
   br label %s4.head
 s4.done:
   %t11 = getelementptr inbounds i32, ptr %buf2, i64 %i
+  %full = icmp ule i64 %i.next, %end
+  %streaming = and i1 %full, %stream
+  br i1 %streaming, label %store.stream, label %store.masked
+store.stream:
+  store <4 x i32> %s4.acc, ptr %t11, align 16, !nontemporal !0
+  br label %latch
+store.masked:
   call void @llvm.masked.store.v4i32.p0(<4 x i32> %s4.acc, ptr %t11, i32 4, <4 x i1> %active)
   br label %latch
 latch:
-  %i.next = add i64 %i, 4
   %more = icmp ult i64 %i.next, %end
   br i1 %more, label %loop, label %exit
 exit:
+  fence seq_cst
   ret void
 }
 
 declare <4 x i8> @llvm.masked.load.v4i8.p0(ptr, i32, <4 x i1>, <4 x i8>)
 declare i64 @llvm.cttz.i64(i64, i1)
 declare void @llvm.masked.store.v4i32.p0(<4 x i32>, ptr, i32, <4 x i1>)
+
+!0 = !{i32 1}
 
 attributes #0 = { nounwind "min-legal-vector-width"="128" "prefer-vector-width"="128" }

@@ -12,6 +12,7 @@
 
 #include "memory/allocator.h"
 #include "ir/op_info.h"
+#include "ir/value_table.h"
 
 #include <memory>
 #include <mutex>
@@ -55,25 +56,12 @@ struct NodeNote {
   bool derived = false;
 };
 
-/// Key of a pure node for value numbering.
-struct NodeKey {
-  Op op;
-  VarType type;
-  Index operands[4];
-  uint64_t literal;
-  size_t size;
-  bool operator==(const NodeKey&) const = default;
-};
-struct NodeKeyHash {
-  size_t operator()(const NodeKey& key) const;
-};
-
 /// All of Kiln's tracing state. One instance; every public entry point holds `mutex`.
 struct State {
   std::recursive_mutex mutex;
   std::vector<Node> nodes{1};  // index 0 is "no node"
   std::vector<Index> free_list;
-  std::unordered_map<NodeKey, Index, NodeKeyHash> value_numbers;
+  ValueTable value_numbers;
   std::unordered_map<Index, NodeNote> notes;
   std::vector<Index> side_effects;  ///< pending, in program order (internal refs)
   std::vector<Index> scheduled;     ///< marked by schedule() (internal refs)

@@ -3,8 +3,6 @@
 
 #include <kiln/errors.h>
 
-#include "util/hash.h"
-
 #include <algorithm>
 #include <cstring>
 
@@ -13,10 +11,6 @@ namespace kiln::detail {
 // Created when the library is loaded, before any user code can trace (nothing in Kiln
 // traces during static initialization), and never destroyed: arrays may outlive main().
 State* const kState = new State();
-
-size_t NodeKeyHash::operator()(const NodeKey& key) const {
-  return size_t(hash_bytes(&key, sizeof(NodeKey)));
-}
 
 namespace {
 NodeKey key_of(const Node& n) {
@@ -42,8 +36,7 @@ void forget_value_number(Index index) {
   State& s = state();
   const Node& n = s.nodes[index];
   if (!value_numbered(n.op)) return;
-  auto it = s.value_numbers.find(key_of(n));
-  if (it != s.value_numbers.end() && it->second == index) s.value_numbers.erase(it);
+  s.value_numbers.erase(key_of(n), index);
 }
 
 /// Releases the internal references a node holds on its operands.
@@ -74,10 +67,9 @@ Index create_node(const Node& prototype) {
   State& s = state();
   bool numbered = value_numbered(prototype.op);
   if (numbered) {
-    auto it = s.value_numbers.find(key_of(prototype));
-    if (it != s.value_numbers.end()) {
-      s.nodes[it->second].ref_ext++;
-      return it->second;
+    if (Index existing = s.value_numbers.find(key_of(prototype))) {
+      s.nodes[existing].ref_ext++;
+      return existing;
     }
   }
   Index index;
@@ -97,7 +89,7 @@ Index create_node(const Node& prototype) {
   n.serial = s.next_serial++;
   for (Index op : n.operands)
     if (op) s.nodes[op].ref_int++;
-  if (numbered) s.value_numbers.emplace(key_of(n), index);
+  if (numbered) s.value_numbers.insert(key_of(n), index);
   return index;
 }
 

@@ -100,8 +100,9 @@ struct KernelLaunch {
   /// Time spent identifying the kernel (hashing its form) and finding it in memory or
   /// loading it from disk; compilation is not included.
   double lookup_ms = 0;
-  /// The kernel's statements with the label and creation site of each (as traced for
-  /// this launch).
+  /// The kernel's statements with the label and creation site of each: labels as traced
+  /// for this launch (creation sites of a cache hit without labels are those of the
+  /// launch that compiled or loaded the kernel).
   std::string ir() const;
   std::shared_ptr<const detail::LaunchListing> listing;
 };

@@ -23,7 +23,7 @@ struct BackendIdentity {
 
 struct MemoryEntry {
   std::shared_ptr<const Kernel> kernel;
-  std::shared_ptr<const KernelForm> form;  ///< the form it was compiled from (for listings)
+  std::shared_ptr<const LaunchListing> listing;  ///< of the launch that compiled or loaded it
 };
 
 struct Cache {
@@ -60,7 +60,7 @@ void load_disk_parameters(ShapeRecord& record, const KernelShape& shape, const D
 /// Everything about one lookup: the form, its shape, and what the caller needs back.
 class Lookup {
  public:
-  Lookup(Cache& cache, Backend& backend, const KernelForm& form, const std::function<StatementNotes()>& notes)
+  Lookup(Cache& cache, Backend& backend, const KernelForm& form, const StatementNoteSource& notes)
       : cache_(cache), backend_(backend), form_(form), notes_(notes), identity_(identity_of(cache, backend)),
         shape_(kernel_shape(form, identity_.hash)),
         disk_(flag(Flag::DiskCache) && backend.has_object_code() && disk_cache().enabled()),
@@ -114,8 +114,7 @@ class Lookup {
   CachedKernel result(const Candidate& c, const MemoryEntry& entry, KernelSource source) {
     CachedKernel k;
     k.kernel = entry.kernel;
-    // The compiled form, with the labels and creation sites of this launch's statements.
-    k.listing = std::make_shared<const LaunchListing>(LaunchListing{entry.form, notes_()});
+    k.listing = entry.listing->labelled || notes_.labels_live ? listing(entry.listing->form) : entry.listing;
     k.source = source;
     k.key = c.key;
     k.shape = shape_.hash;
@@ -152,7 +151,7 @@ class Lookup {
                               " could not be loaded (" + e.what() + "); recompiling it");
       return std::nullopt;
     }
-    entry.form = std::make_shared<const KernelForm>(generic_form(form_, shape_, c.mask));
+    entry.listing = listing(std::make_shared<const KernelForm>(generic_form(form_, shape_, c.mask)));
     cache_.kernels[key] = entry;
     cache_.disk_hits++;
     return result(c, entry, KernelSource::Disk);
@@ -163,15 +162,22 @@ class Lookup {
     disk_cache().store(DiskEntryKind::Shape, shape_.hash, identity_.target, record.parameters);
   }
 
+  /// The form with the notes of this launch's statements.
+  std::shared_ptr<const LaunchListing> listing(std::shared_ptr<const KernelForm> form) const {
+    auto result = std::make_shared<LaunchListing>(LaunchListing{std::move(form), notes_.gather(), false});
+    for (const StatementNote& note : result->notes) result->labelled |= !note.label.empty();
+    return result;
+  }
+
   CachedKernel compile(const CompilePlan& plan, const Candidate& planned) {
     const Hash128& key = planned.key;
-    auto compiled = std::make_shared<const KernelForm>(generic_form(form_, shape_, plan.mask));
-    std::string why = reason(plan, notes_());  // before this kernel joins the compiled ones
+    auto compiled = listing(std::make_shared<const KernelForm>(generic_form(form_, shape_, plan.mask)));
+    std::string why = reason(plan, compiled->notes);  // before this kernel joins the compiled ones
     std::vector<uint8_t> object;
     CompileTimes times;
-    MemoryEntry entry{backend_.compile(*compiled, symbol_for(key), times, object), compiled};
+    MemoryEntry entry{backend_.compile(*compiled->form, symbol_for(key), times, object), compiled};
     cache_.kernels[key] = entry;
-    cache_.compiled.add(key, compiled);
+    cache_.compiled.add(key, compiled->form);
     cache_.compiles++;
     cache_.generalizations += plan.generalized;
     if (disk_) {
@@ -207,7 +213,7 @@ class Lookup {
   Cache& cache_;
   Backend& backend_;
   const KernelForm& form_;
-  const std::function<StatementNotes()>& notes_;
+  const StatementNoteSource& notes_;
   const BackendIdentity& identity_;
   KernelShape shape_;
   bool disk_, generalize_;
@@ -215,7 +221,7 @@ class Lookup {
 
 }  // namespace
 
-CachedKernel find_or_compile(Backend& backend, const KernelForm& form, const std::function<StatementNotes()>& notes) {
+CachedKernel find_or_compile(Backend& backend, const KernelForm& form, const StatementNoteSource& notes) {
   Cache& c = cache();
   std::lock_guard<std::mutex> lock(c.mutex);
   return Lookup(c, backend, form, notes).run();

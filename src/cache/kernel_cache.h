@@ -25,7 +25,16 @@ namespace kiln::detail {
 /// statements) and the notes of its statements when it was compiled or loaded.
 struct LaunchListing {
   std::shared_ptr<const KernelForm> form;  ///< as compiled: shared by every launch of the kernel
-  StatementNotes notes;                    ///< of this launch's statements
+  StatementNotes notes;
+  bool labelled = false;                   ///< some note carries a label
+};
+
+/// The diagnostics of the statements being launched, gathered on demand.
+struct StatementNoteSource {
+  std::function<StatementNotes()> gather;
+  /// Labels may be involved (some live node has one). When not, a cache hit whose
+  /// listing has no labels either reuses that listing instead of gathering notes.
+  bool labels_live = true;
 };
 
 /// A kernel ready to launch, and where it came from.
@@ -39,8 +48,9 @@ struct CachedKernel {
   std::string reason;                ///< why it was compiled; empty for hits
 };
 
-/// The kernel for `form`: from memory, from disk, or compiled. `notes` gives the
-/// statements' diagnostics; it is called only when a kernel is compiled or loaded.
-CachedKernel find_or_compile(Backend& backend, const KernelForm& form, const std::function<StatementNotes()>& notes);
+/// The kernel for `form`: from memory, from disk, or compiled, with the listing of this
+/// launch (labels as traced now; creation sites of a hit without labels are those of the
+/// launch that compiled or loaded it, so that hits need not gather notes).
+CachedKernel find_or_compile(Backend& backend, const KernelForm& form, const StatementNoteSource& notes);
 
 }  // namespace kiln::detail

@@ -83,7 +83,8 @@ std::string run_group(const KernelGroup& group) {
   check.report = record_check_failure;
   if (group.size > 0) {
     auto lookup_start = Clock::now();
-    CachedKernel cached = find_or_compile(backend, form, [&] { return statement_notes(k); });
+    StatementNoteSource notes{[&] { return statement_notes(k); }, !state().notes.empty()};
+    CachedKernel cached = find_or_compile(backend, form, notes);
     double lookup_ms = ms_since(lookup_start) - cached.times.codegen_ms - cached.times.compile_ms;
     LaunchArgs args;
     args.size = group.size;

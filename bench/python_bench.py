@@ -8,10 +8,12 @@
     python bench/python_bench.py [--json] [--quick]
 
 Ratio = baseline time / Kiln time (> 1: Kiln is faster). Dr.Jit rows appear when `drjit`
-is importable. Each system runs in a block of its own (warm-up, then the median of the
-timed runs), after a pause that lets the previous one's worker threads go to sleep.
+is importable. Each system is measured in a phase of its own: Kiln, then NumPy, then
+Dr.Jit (imported only then), each figure the median of the timed runs after a warm-up,
+so that no runtime's worker threads compete with another's for the two cores.
 """
 
+import importlib.util
 import json
 import statistics
 import sys
@@ -21,23 +23,17 @@ import numpy as np
 
 import kiln as kl
 
-try:
-    import drjit as dr
-    import drjit.llvm as drl
-except ImportError:  # the Dr.Jit rows are optional
-    dr = None
-
 QUICK = "--quick" in sys.argv
 TRACE_OPS = 1000
 FUSED_SIZE = 10**6 if QUICK else 10**7
 REPEATS = 5 if QUICK else 15
+TINY = np.linspace(0, 0.25, 16, dtype=np.float32)  # keeps every sqrt argument positive
+DATA = np.linspace(-2, 2, FUSED_SIZE, dtype=np.float32)
+REFERENCE = None  # the fused expression by NumPy, to check the others against
 
 
 def median_seconds(run, repeats=REPEATS):
-    # Each system is timed in a block of its own after a pause: on a small machine the
-    # worker threads that one runtime keeps spinning after a launch (Dr.Jit's pool, oneTBB's)
-    # would otherwise take the cores from the next one.
-    time.sleep(0.3)
+    time.sleep(0.3)  # let the previous phase's worker threads go to sleep
     run()  # warm-up: compilation, caches, first-touch of memory
     times = []
     for _ in range(repeats):
@@ -64,61 +60,60 @@ def fused_expression(x, sqrt, abs_):
     return d * 2.0 - a
 
 
-def tracing_rows():
-    rows = []
-    tiny = np.linspace(0, 0.25, 16, dtype=np.float32)  # keeps every sqrt argument positive
-    x = kl.Float(tiny)
-    kiln_s = median_seconds(lambda: trace_chain(x, kl.sqrt))
-    rows.append(("tracing: Kiln", kiln_s / TRACE_OPS * 1e6, "us/op", None))
-    numpy_s = median_seconds(lambda: trace_chain(tiny, np.sqrt))
-    rows.append(("tracing: NumPy eager (computes, 16 elements)", numpy_s / TRACE_OPS * 1e6, "us/op", numpy_s / kiln_s))
-    if dr:
-        dx = drl.Float(tiny)
-        dr_s = median_seconds(lambda: trace_chain(dx, dr.sqrt))
-        rows.append(("tracing: Dr.Jit LLVM", dr_s / TRACE_OPS * 1e6, "us/op", dr_s / kiln_s))
-    return rows
+def kiln_phase():
+    x = kl.Float(TINY)
+    tracing = median_seconds(lambda: trace_chain(x, kl.sqrt))
+    big = kl.Float(DATA)
 
-
-def fused_rows():
-    rows = []
-    data = np.linspace(-2, 2, FUSED_SIZE, dtype=np.float32)
-    reference = fused_expression(data, np.sqrt, np.abs)
-    x = kl.Float(data)
-
-    def kiln_run():
-        y = fused_expression(x, kl.sqrt, kl.abs)
+    def run():
+        y = fused_expression(big, kl.sqrt, kl.abs)
         kl.eval(y)
         return y
 
-    np.testing.assert_allclose(kiln_run().numpy(), reference, rtol=2e-6, atol=1e-6)
-    launches = kl.kernel_history(clear=True)
-    kiln_run()
-    last = kl.kernel_history()[-1]
-    assert last["ops"] == 10, f"the expression should be one 10-op kernel, got {last['ops']} ops"
-    del launches
+    np.testing.assert_allclose(run().numpy(), REFERENCE, rtol=2e-6, atol=1e-6)
+    assert kl.kernel_history()[-1]["ops"] == 10, "the expression should be one 10-op kernel"
+    return tracing, median_seconds(run)
 
-    kiln_s = median_seconds(kiln_run)
-    numpy_s = median_seconds(lambda: fused_expression(data, np.sqrt, np.abs))
-    label = f"fused 10 ops, {FUSED_SIZE:.0e} f32"
-    rows.append((f"{label}: Kiln", kiln_s * 1e3, "ms", None))
-    rows.append((f"{label}: NumPy", numpy_s * 1e3, "ms", numpy_s / kiln_s))
-    if dr:
-        dx = drl.Float(data)
 
-        def drjit_run():
-            y = fused_expression(dx, dr.sqrt, dr.abs)
-            dr.eval(y)
-            dr.sync_thread()  # Dr.Jit launches asynchronously: wait for the result
-            return y
+def numpy_phase():
+    return median_seconds(lambda: trace_chain(TINY, np.sqrt)), median_seconds(
+        lambda: fused_expression(DATA, np.sqrt, np.abs))
 
-        np.testing.assert_allclose(np.array(drjit_run()), reference, rtol=2e-6, atol=1e-6)
-        dr_s = median_seconds(drjit_run)
-        rows.append((f"{label}: Dr.Jit {dr.__version__} LLVM", dr_s * 1e3, "ms", dr_s / kiln_s))
-    return rows
+
+def drjit_phase():
+    import drjit as dr
+    import drjit.llvm as drl
+
+    x = drl.Float(TINY)
+    tracing = median_seconds(lambda: trace_chain(x, dr.sqrt))
+    big = drl.Float(DATA)
+
+    def run():
+        y = fused_expression(big, dr.sqrt, dr.abs)
+        dr.eval(y)
+        dr.sync_thread()  # Dr.Jit launches asynchronously: wait for the result
+        return y
+
+    np.testing.assert_allclose(np.array(run()), REFERENCE, rtol=2e-6, atol=1e-6)
+    return tracing, median_seconds(run), dr.__version__
 
 
 def main():
-    rows = tracing_rows() + fused_rows()
+    global REFERENCE
+    REFERENCE = fused_expression(DATA, np.sqrt, np.abs)
+    kiln_trace, kiln_fused = kiln_phase()
+    numpy_trace, numpy_fused = numpy_phase()
+    label = f"fused 10 ops, {FUSED_SIZE:.0e} f32"
+    rows = [("tracing: Kiln", kiln_trace / TRACE_OPS * 1e6, "us/op", None),
+            ("tracing: NumPy eager (computes, 16 elements)", numpy_trace / TRACE_OPS * 1e6, "us/op",
+             numpy_trace / kiln_trace)]
+    fused = [(f"{label}: Kiln", kiln_fused * 1e3, "ms", None),
+             (f"{label}: NumPy", numpy_fused * 1e3, "ms", numpy_fused / kiln_fused)]
+    if importlib.util.find_spec("drjit"):  # the Dr.Jit rows are optional
+        drjit_trace, drjit_fused, version = drjit_phase()
+        rows.append((f"tracing: Dr.Jit {version} LLVM", drjit_trace / TRACE_OPS * 1e6, "us/op", drjit_trace / kiln_trace))
+        fused.append((f"{label}: Dr.Jit {version} LLVM", drjit_fused * 1e3, "ms", drjit_fused / kiln_fused))
+    rows += fused
     if "--json" in sys.argv:
         print(json.dumps([{"benchmark": name, "value": value, "unit": unit, "ratio": ratio}
                           for name, value, unit, ratio in rows], indent=1))

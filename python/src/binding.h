@@ -17,8 +17,9 @@ namespace kiln::python {
 
 namespace nb = nanobind;
 
-/// The seven array types, in VarType order.
-using ArrayTypes = std::tuple<Bool, Int32, UInt32, Int64, UInt64, Float, Float64>;
+/// The seven array types, most used first: overloads are tried in this order, so a
+/// kl.sqrt(Float) call finds its overload at once.
+using ArrayTypes = std::tuple<Float, Float64, UInt32, Int32, Bool, UInt64, Int64>;
 /// Calls f(std::type_identity<A>{}) for every array type.
 template <typename F> void for_each_array_type(F&& f) {
   std::apply([&](auto... arrays) { (f(std::type_identity<decltype(arrays)>{}), ...); },

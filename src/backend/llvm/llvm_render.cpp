@@ -64,8 +64,11 @@ class Renderer {
     body_ << "latch:\n";
     body_ << "  %more = icmp ult i64 %i.next, %end\n";
     body_ << "  br i1 %more, label %loop, label %exit\nexit:\n";
-    // Streaming stores are weakly ordered: make them visible before the launch completes.
-    if (form_.output_count) body_ << "  fence seq_cst\n";
+    if (form_.output_count) {
+      // Streaming stores are weakly ordered: make them visible before the launch completes.
+      body_ << "  br i1 %stream, label %exit.fence, label %exit.return\nexit.fence:\n";
+      body_ << "  fence seq_cst\n  br label %exit.return\nexit.return:\n";
+    }
     body_ << "  ret void\n}\n";
     entry_ << "  %stream = icmp ne i64 %stream.flag, 0\n";
     entry_ << "  br label %loop\n";

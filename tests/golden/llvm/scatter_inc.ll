@@ -61,7 +61,11 @@ latch:
   %more = icmp ult i64 %i.next, %end
   br i1 %more, label %loop, label %exit
 exit:
+  br i1 %stream, label %exit.fence, label %exit.return
+exit.fence:
   fence seq_cst
+  br label %exit.return
+exit.return:
   ret void
 }
 

@@ -27,7 +27,8 @@ template <typename A> A literal(typename A::Value value) { return A(value, std::
       .def(name, [](const A& a, const A& b) { return a symbol b; }, nb::is_operator());
 
 template <typename A> void bind_array_type(nb::module_& m, const char* name, const char* doc) {
-  using T = typename A::Value;
+  using Value = typename A::Value;
+  using T = PythonScalar<Value>;
   nb::class_<A> cls(m, name, doc);
   cls.def(nb::init<>(), "An array without a value (assign one before use).")
       .def("__init__", [](A* self, T value) { new (self) A(literal<A>(value)); }, nb::arg("value"),
@@ -35,8 +36,8 @@ template <typename A> void bind_array_type(nb::module_& m, const char* name, con
       .def(nb::init<const A&>(), nb::arg("other"), "Shares the value of `other` (no copy).");
   bind_array_interop(cls);  // before the list constructor: NumPy arrays are sequences too
   cls.def("__init__",
-           [](A* self, const std::vector<T>& values) {
-             if constexpr (std::is_same_v<T, bool>) {
+           [](A* self, const std::vector<Value>& values) {
+             if constexpr (std::is_same_v<Value, bool>) {
                std::vector<uint8_t> bytes(values.begin(), values.end());
                new (self) A(A::steal(detail::make_copy(A::Type, bytes.data(), bytes.size())));
              } else {

@@ -8,7 +8,7 @@ namespace {
 template <typename A> using TypeOf = nb::type_object_t<A>;
 
 template <typename A> void bind_construction(nb::module_& m) {
-  using T = typename A::Value;
+  using T = PythonScalar<typename A::Value>;
   m.def("zeros", [](TypeOf<A>, int64_t size) { return zeros<A>(to_size(size, "zeros")); },
         nb::arg("type"), nb::arg("size") = 1, "`size` zeros (a literal: no memory until evaluated).");
   m.def("full", [](TypeOf<A>, T value, int64_t size) { return full<A>(value, to_size(size, "full")); },
@@ -23,7 +23,7 @@ template <typename A> void bind_construction(nb::module_& m) {
         nb::arg("type"), nb::arg("value"), nb::arg("size") = 1,
         "`value` passed to kernels at launch instead of baked into their code: changing it "
         "never compiles a new kernel.");
-  if constexpr (!std::is_same_v<T, bool>) {
+  if constexpr (!std::is_same_v<typename A::Value, bool>) {
     m.def("arange", [](TypeOf<A>, int64_t size) { return arange<A>(to_size(size, "arange")); },
           nb::arg("type"), nb::arg("size"), "0, 1, ..., size - 1.");
     m.def("arange", [](TypeOf<A>, T start, T stop, T step) { return arange<A>(start, stop, step); },

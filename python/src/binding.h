@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -25,6 +26,15 @@ template <typename F> void for_each_array_type(F&& f) {
   std::apply([&](auto... arrays) { (f(std::type_identity<decltype(arrays)>{}), ...); },
              ArrayTypes{});
 }
+
+/// A Python or NumPy boolean scalar (nanobind's own bool conversion takes only True and
+/// False); the type Python scalars of Bool arrays arrive as.
+struct PythonBool {
+  bool value;
+  operator bool() const { return value; }
+};
+/// The type a Python scalar for an array of `T` arrives as.
+template <typename T> using PythonScalar = std::conditional_t<std::is_same_v<T, bool>, PythonBool, T>;
 
 /// The vector and matrix types (structs of arrays).
 using CompositeTypes = std::tuple<Array2f, Array3f, Array4f, Array2u, Array3u, Array2i, Array3i, Array3f64,
@@ -61,3 +71,18 @@ void bind_runtime(nb::module_& m);
 void bind_interop(nb::module_& m);
 
 }  // namespace kiln::python
+
+namespace nanobind::detail {
+template <> struct type_caster<kiln::python::PythonBool> {
+  NB_TYPE_CASTER(kiln::python::PythonBool, const_name("bool"))
+  bool from_python(handle src, uint32_t, cleanup_list*) noexcept {
+    std::string_view type = Py_TYPE(src.ptr())->tp_name;
+    if (src.ptr() != Py_True && src.ptr() != Py_False && type != "numpy.bool" && type != "numpy.bool_") return false;
+    value.value = PyObject_IsTrue(src.ptr()) == 1;
+    return true;
+  }
+  static handle from_cpp(kiln::python::PythonBool b, rv_policy, cleanup_list*) noexcept {
+    return handle(b.value ? Py_True : Py_False).inc_ref();
+  }
+};
+}  // namespace nanobind::detail

@@ -65,8 +65,7 @@ def test_from_sequence(cls, dtype, container):
     assert_same(x.numpy(), data)
 
 
-# NumPy booleans are left out: nanobind's bool conversion takes only True and False.
-@pytest.mark.parametrize("cls, dtype", [t for t in TYPES if t[0] is not kl.Bool], ids=IDS[1:])
+@pytest.mark.parametrize("cls, dtype", TYPES, ids=IDS)
 def test_from_numpy_scalars(cls, dtype):
     value = dtype(SCALARS[dtype])
     assert cls(value).item() == value

@@ -60,19 +60,25 @@ def fused_expression(x, sqrt, abs_):
     return d * 2.0 - a
 
 
-def kiln_phase():
-    x = kl.Float(TINY)
-    tracing = median_seconds(lambda: trace_chain(x, kl.sqrt))
-    big = kl.Float(DATA)
+def measure(array_type, sqrt, abs_, evaluate, to_numpy):
+    """(tracing seconds for the chain, seconds for the fused expression) of one array library."""
+    x = array_type(TINY)
+    tracing = median_seconds(lambda: trace_chain(x, sqrt))
+    big = array_type(DATA)
 
     def run():
-        y = fused_expression(big, kl.sqrt, kl.abs)
-        kl.eval(y)
+        y = fused_expression(big, sqrt, abs_)
+        evaluate(y)
         return y
 
-    np.testing.assert_allclose(run().numpy(), REFERENCE, rtol=2e-6, atol=1e-6)
-    assert kl.kernel_history()[-1]["ops"] == 10, "the expression should be one 10-op kernel"
+    np.testing.assert_allclose(to_numpy(run()), REFERENCE, rtol=2e-6, atol=1e-6)
     return tracing, median_seconds(run)
+
+
+def kiln_phase():
+    result = measure(kl.Float, kl.sqrt, kl.abs, kl.eval, lambda y: y.numpy())
+    assert kl.kernel_history()[-1]["ops"] == 10, "the expression should be one 10-op kernel"
+    return result
 
 
 def numpy_phase():
@@ -84,18 +90,11 @@ def drjit_phase():
     import drjit as dr
     import drjit.llvm as drl
 
-    x = drl.Float(TINY)
-    tracing = median_seconds(lambda: trace_chain(x, dr.sqrt))
-    big = drl.Float(DATA)
-
-    def run():
-        y = fused_expression(big, dr.sqrt, dr.abs)
+    def evaluate(y):
         dr.eval(y)
         dr.sync_thread()  # Dr.Jit launches asynchronously: wait for the result
-        return y
 
-    np.testing.assert_allclose(np.array(run()), REFERENCE, rtol=2e-6, atol=1e-6)
-    return tracing, median_seconds(run), dr.__version__
+    return (*measure(drl.Float, dr.sqrt, dr.abs, evaluate, np.array), dr.__version__)
 
 
 def main():

@@ -9,3 +9,5 @@
 #include <kiln/runtime.h>
 #include <kiln/types.h>
 #include <kiln/vector.h>
+#include <kiln/control.h>
+#include <kiln/record.h>

@@ -15,6 +15,7 @@ enum class Flag : uint8_t {
   Interpreter,  ///< KILN_BACKEND=interp: run kernels on the reference interpreter.
   Generalize,   ///< on unless KILN_GENERALIZE=0: literals that change become parameters.
   DiskCache,    ///< on unless KILN_DISK_CACHE=0: keep compiled kernels on disk.
+  Symbolic,     ///< on unless KILN_SYMBOLIC=0: loops, conditionals and calls default to symbolic mode.
 };
 
 void set_flag(Flag flag, bool value);

@@ -109,7 +109,8 @@ void bind_runtime(nb::module_& m) {
       .value("Checks", Flag::Checks, "Bounds-check gathers and scatters (KILN_CHECKS=1).")
       .value("Interpreter", Flag::Interpreter, "Run kernels on the reference interpreter (KILN_BACKEND=interp).")
       .value("Generalize", Flag::Generalize, "Literals that change become kernel parameters (KILN_GENERALIZE).")
-      .value("DiskCache", Flag::DiskCache, "Keep compiled kernels on disk (KILN_DISK_CACHE).");
+      .value("DiskCache", Flag::DiskCache, "Keep compiled kernels on disk (KILN_DISK_CACHE).")
+      .value("Symbolic", Flag::Symbolic, "Loops, conditionals and calls default to symbolic mode (KILN_SYMBOLIC).");
   m.def("set_flag", &set_flag, nb::arg("flag"), nb::arg("value"), "Turns a Flag on or off.");
   m.def("flag", &flag, nb::arg("flag"), "The current value of a Flag.");
   nb::enum_<LogLevel>(m, "LogLevel", "How much Kiln prints to stderr (KILN_LOG).")

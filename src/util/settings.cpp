@@ -51,6 +51,7 @@ struct Settings {
   std::atomic<bool> interpreter{env_interpreter()};
   std::atomic<bool> generalize{env_bool("KILN_GENERALIZE", true)};
   std::atomic<bool> disk_cache{env_bool("KILN_DISK_CACHE", true)};
+  std::atomic<bool> symbolic{env_bool("KILN_SYMBOLIC", true)};
   std::atomic<uint32_t> threshold{env_threshold()};
   std::atomic<LogLevel> level{env_log_level()};
   std::atomic<size_t> block_size{16384};
@@ -68,6 +69,7 @@ void set_flag(Flag f, bool value) {
     case Flag::Interpreter: settings().interpreter = value; return;
     case Flag::Generalize: settings().generalize = value; return;
     case Flag::DiskCache: settings().disk_cache = value; return;
+    case Flag::Symbolic: settings().symbolic = value; return;
   }
 }
 
@@ -77,6 +79,7 @@ bool flag(Flag f) {
     case Flag::Interpreter: return settings().interpreter;
     case Flag::Generalize: return settings().generalize;
     case Flag::DiskCache: return settings().disk_cache;
+    case Flag::Symbolic: return settings().symbolic;
   }
   return false;
 }

@@ -1,0 +1,60 @@
+// Recorder: per-lane records out of loops and calls (story 2). Every append() stores one
+// record per active lane, compacted through an atomic counter (scatter_inc); after
+// evaluation the fields are plain Kiln arrays over the recorder's memory, which leave as
+// NumPy/PyTorch arrays without a copy. More appends than the capacity raise an error that
+// names the capacity needed (nothing is dropped silently).
+#pragma once
+
+#include <kiln/control.h>
+
+#include <tuple>
+
+namespace kiln {
+
+/// Records of the given field types (arrays, vectors or matrices), up to `capacity`.
+template <typename... Fields> class Recorder {
+ public:
+  explicit Recorder(size_t capacity) : core_(field_types(), capacity) {}
+
+  /// One record of `values` per lane where `active` is set.
+  void append(const Bool& active, const Fields&... values) {
+    core_.append(active.index(), detail::flatten_values(std::tuple<Fields...>(values...)));
+  }
+  /// Records appended since construction or clear(), including any beyond the capacity.
+  size_t count() const { return core_.count(); }
+  size_t capacity() const { return core_.capacity(); }
+  /// Field I of the first count() records (shares the recorder's memory). Throws SizeError
+  /// naming the capacity needed when more records were appended than fit.
+  template <size_t I> auto field() const {
+    using F = std::tuple_element_t<I, std::tuple<Fields...>>;
+    constexpr size_t first = first_column<I>();
+    detail::Values columns;
+    for (size_t k = 0; k < columns_of<F>(); ++k) columns.push_back(core_.field(first + k));
+    return detail::rebuild_values<F>(columns);
+  }
+  void clear() { core_.clear(); }
+
+ private:
+  template <typename F> static constexpr size_t columns_of() {
+    if constexpr (is_array_v<F>) return 1;
+    else return component_count_v<F>;
+  }
+  template <size_t I> static constexpr size_t first_column() {
+    size_t sum = 0, k = 0;
+    ((k++ < I ? sum += columns_of<Fields>() : 0), ...);
+    return sum;
+  }
+  static std::vector<VarType> field_types() {
+    std::vector<VarType> types;
+    auto add = [&]<typename F>(std::type_identity<F>) {
+      if constexpr (is_array_v<F>) types.push_back(F::Type);
+      else types.insert(types.end(), columns_of<F>(), F::Component::Type);
+    };
+    (add(std::type_identity<Fields>{}), ...);
+    return types;
+  }
+
+  detail::RecorderCore core_;
+};
+
+}  // namespace kiln

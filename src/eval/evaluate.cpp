@@ -122,6 +122,7 @@ void evaluate(const Index* indices, size_t count) {
   for (size_t i = 0; i < count; ++i) {
     if (!indices[i]) continue;
     check_live(indices[i], "eval");
+    check_evaluable(indices[i], "eval");
     if (node(indices[i]).op != Op::Data) roots.push_back(indices[i]);
   }
   std::vector<Index> scheduled = std::move(s.scheduled);
@@ -139,21 +140,31 @@ void evaluate(const Index* indices, size_t count) {
     return;
   }
 
+  // The arrays the side effects write (before running them: a ScatterInc whose old values
+  // are stored collapses to Data and forgets its target).
+  std::vector<Index> targets;
+  for (Index e : effects) {
+    if (node(e).op == Op::Loop) {
+      const auto& written = region(uint32_t(node(e).literal)).targets;
+      targets.insert(targets.end(), written.begin(), written.end());
+    } else {
+      targets.push_back(node(e).operands[0]);
+    }
+  }
   std::string error;
   for (const KernelGroup& group : group_by_size(roots, effects)) {
     std::string group_error = run_group(group);
     if (error.empty()) error = group_error;
   }
-  for (Index e : effects) {
-    node(node(e).operands[0]).dirty_size = 0;
-    dec_ref_int(e);
-  }
+  for (Index target : targets) node(target).dirty_size = 0;
+  for (Index e : effects) dec_ref_int(e);
   for (Index i : scheduled) dec_ref_int(i);
 #ifndef NDEBUG
   if (std::string problem = verify_ir(); !problem.empty())
     throw InternalError("kiln: IR verifier after evaluation: " + problem);
 #endif
   if (!error.empty()) throw IndexError(error);
+  for (auto hook : s.after_evaluation) hook();
 }
 
 void eval(const Index* indices, size_t count) {
@@ -165,6 +176,7 @@ void schedule(Index index) {
   if (!index) return;
   StateLock lock(state().mutex);
   check_live(index, "schedule");
+  check_evaluable(index, "schedule");
   state().scheduled.push_back(index);
   inc_ref_int(index);
 }

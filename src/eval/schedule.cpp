@@ -3,6 +3,7 @@
 #include "eval/schedule.h"
 
 #include <algorithm>
+#include <unordered_set>
 
 namespace kiln::detail {
 
@@ -44,10 +45,19 @@ class KernelBuilder {
         continue;
       }
       if (expanded) {
-        emit(index);
+        if (n.op == Op::Loop) emit_loop(index);
+        else if (n.op == Op::LoopResult) place_at(index, node(phi_of(index)).schedule_position);
+        else emit(index);
         continue;
       }
       stack.push_back({index, true});
+      if (n.op == Op::Loop) {
+        // What the loop reads from outside its body is computed before it.
+        std::vector<Index> needs = loop_inputs(index);
+        for (auto it = needs.rbegin(); it != needs.rend(); ++it)
+          if (!placed(*it)) stack.push_back({*it, false});
+        continue;
+      }
       int arity = op_arity(n.op);
       for (int k = arity - 1; k >= 0; --k)
         if (!placed(n.operands[k])) stack.push_back({n.operands[k], false});
@@ -64,6 +74,11 @@ class KernelBuilder {
   }
 
   ScheduledKernel finish() {
+    // Every live result of a loop run here is stored: running the loop again for a result
+    // read later would repeat its side effects.
+    for (Index loop : top_level_loops_)
+      for (Index result : region(uint32_t(node(loop).literal)).results)
+        if (is_result_of(result, loop)) mark_output(result);
     KernelForm& form = kernel_.form;
     form.input_count = uint32_t(kernel_.inputs.size());
     form.output_count = uint32_t(kernel_.outputs.size());
@@ -108,6 +123,98 @@ class KernelBuilder {
     push(index, s);
   }
 
+  // ---- symbolic loops (src/ir/region.h) ----
+  static bool is_result_of(Index result, Index loop) {
+    const Node& n = node(result);
+    return n.ref_ext + n.ref_int > 0 && n.op == Op::LoopResult && n.operands[0] == loop;
+  }
+  static Index phi_of(Index result) {
+    const Node& n = node(result);
+    return region(uint32_t(node(n.operands[0]).literal)).phis[n.literal];
+  }
+
+  /// The nodes outside the loop's body (and the bodies nested in it) that it reads.
+  std::vector<Index> loop_inputs(Index loop) {
+    uint32_t id = uint32_t(node(loop).literal);
+    std::vector<Index> inputs, stack;
+    std::unordered_set<Index> seen;
+    auto push_region = [&](uint32_t r) {
+      const Region& body = region(r);
+      stack.insert(stack.end(), body.phis.begin(), body.phis.end());
+      stack.push_back(body.cond);
+      stack.insert(stack.end(), body.effects.begin(), body.effects.end());
+      for (Index u : body.updates)
+        if (u) stack.push_back(u);
+    };
+    push_region(id);
+    while (!stack.empty()) {
+      Index i = stack.back();
+      stack.pop_back();
+      if (!seen.insert(i).second) continue;
+      const Node& n = node(i);
+      if (!scope_within(n.scope, id) || n.op == Op::Data) {
+        inputs.push_back(i);
+        continue;
+      }
+      if (n.op == Op::Loop) push_region(uint32_t(n.literal));
+      for (int k = 0; k < op_arity(n.op); ++k) stack.push_back(n.operands[k]);
+    }
+    std::sort(inputs.begin(), inputs.end(), [](Index a, Index b) { return node(a).serial < node(b).serial; });
+    return inputs;
+  }
+
+  /// LoopBegin, a LoopPhi per carried state variable, the condition and LoopCond, the
+  /// body's side effects, a LoopUpdate per carried variable, LoopEnd.
+  void emit_loop(Index loop) {
+    uint32_t id = uint32_t(node(loop).literal);
+    uint32_t begin = push_structure(loop, Op::LoopBegin, VarType::Bool, {});
+    const Region& body = region(id);
+    std::vector<uint32_t> phi_positions(body.phis.size());
+    for (size_t i = 0; i < body.phis.size(); ++i) {
+      Index phi = body.phis[i];
+      uint32_t init = node(node(phi).operands[0]).schedule_position;
+      if (!body.updates[i]) {
+        place_at(phi, init);  // not carried: the body reads the initial value
+        continue;
+      }
+      phi_positions[i] = push_structure(phi, Op::LoopPhi, node(phi).type, {init});
+      place_at(phi, phi_positions[i]);
+    }
+    visit(body.cond);
+    for (Index effect : region(id).effects) visit(effect);
+    for (size_t i = 0; i < region(id).phis.size(); ++i) {
+      Index update = region(id).updates[i];
+      if (!update) continue;
+      uint32_t value = visit(update);
+      push_structure(loop, Op::LoopUpdate, node(update).type, {phi_positions[i], value});
+    }
+    push_structure(loop, Op::LoopEnd, VarType::Bool, {begin});
+    place_at(loop, begin);
+    if (node(loop).scope == 0) top_level_loops_.push_back(loop);
+  }
+
+  /// A statement of the loop structure (no node of its own; `owner` for diagnostics).
+  uint32_t push_structure(Index owner, Op op, VarType type, std::initializer_list<uint32_t> operands) {
+    KernelStatement s{};
+    s.op = op;
+    s.type = s.operand_type = type;
+    s.input_slot = kNoSlot;
+    s.output_slot = kNoSlot;
+    int k = 0;
+    for (uint32_t position : operands) s.operands[k++] = position;
+    uint32_t position = uint32_t(kernel_.form.statements.size());
+    kernel_.form.statements.push_back(s);
+    kernel_.statements.push_back(owner);
+    return position;
+  }
+
+  /// Marks a node as placed at an existing statement (no statement of its own).
+  void place_at(Index index, uint32_t position) {
+    Node& n = node(index);
+    n.schedule_pass = pass_;
+    n.schedule_position = position;
+  }
+
   void push(Index index, const KernelStatement& s) {
     Node& n = node(index);
     n.schedule_pass = pass_;
@@ -120,6 +227,7 @@ class KernelBuilder {
   bool placed(Index index) const { return node(index).schedule_pass == pass_; }
 
   uint64_t pass_;
+  std::vector<Index> top_level_loops_;
 };
 
 }  // namespace

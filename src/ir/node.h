@@ -12,6 +12,7 @@
 
 #include "memory/allocator.h"
 #include "ir/op_info.h"
+#include "ir/region.h"
 #include "ir/value_table.h"
 
 #include <memory>
@@ -29,6 +30,11 @@ struct Node {
   /// Nonzero on a Data node that pending scatters (of this many lanes) will write: using
   /// it as an operand or reading it first evaluates those scatters.
   size_t dirty_size = 0;
+  /// The region whose recorded scatters made the node dirty (0: the pending list), so
+  /// reads inside that body do not try to evaluate them.
+  uint32_t dirty_scope = 0;
+  /// The innermost symbolic loop body whose state the node depends on (src/ir/region.h).
+  uint32_t scope = 0;
   Index operands[4] = {0, 0, 0, 0};
   /// Value bits (Literal, Param), or the ReduceOp (Scatter).
   uint64_t literal = 0;
@@ -56,6 +62,15 @@ struct NodeNote {
   bool derived = false;
 };
 
+/// Set while an evaluated loop traces its first iteration: notes whether the body reads
+/// arrays of `lanes` lanes created before it other than `allowed` (its state and mask).
+struct CaptureWatch {
+  uint64_t first_serial = 0;
+  size_t lanes = 0;
+  std::vector<Index> allowed;
+  bool found = false;
+};
+
 /// All of Kiln's tracing state. One instance; every public entry point holds `mutex`.
 struct State {
   std::recursive_mutex mutex;
@@ -67,6 +82,13 @@ struct State {
   std::vector<Index> scheduled;     ///< marked by schedule() (internal refs)
   uint64_t next_serial = 1;
   uint64_t schedule_passes = 0;  ///< kernels scheduled so far (see Node::schedule_pass)
+  std::unordered_map<uint32_t, Region> regions;  ///< recorded loop bodies by id
+  std::vector<uint32_t> open_regions;  ///< being recorded, innermost last
+  uint32_t next_region = 1;
+  std::vector<Index> masks;  ///< the mask stack (internal refs; 0 = all lanes)
+  /// Run after every evaluation (e.g. to print what print_async() recorded).
+  std::vector<void (*)()> after_evaluation;
+  CaptureWatch* capture_watch = nullptr;
 };
 extern State* const kState;
 /// The one State (inline, a plain pointer: tracing and scheduling call this per node).

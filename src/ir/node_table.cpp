@@ -52,19 +52,36 @@ void free_node(Index index) {
   Index operands[4];
   std::copy(n.operands, n.operands + 4, operands);
   if (n.labelled) s.notes.erase(index);
+  uint32_t loop_region = n.op == Op::Loop ? uint32_t(n.literal) : 0;
   n = Node{};
   s.free_list.push_back(index);
   release_operands(operands);
+  if (loop_region) release_region(loop_region);
 }
 
 void release_if_unused(Index index) {
   const Node& n = node(index);
   if (n.ref_ext == 0 && n.ref_int == 0) free_node(index);
 }
+
+
+/// Notes a read of a per-lane array from outside an evaluated loop's state (CaptureWatch).
+void watch_captures(CaptureWatch& watch, const Node& prototype) {
+  const State& s = state();
+  for (int k = op_has_buffer_operand(prototype.op) ? 1 : 0; k < 4; ++k) {
+    Index op = prototype.operands[k];
+    if (!op) continue;
+    const Node& o = s.nodes[op];
+    if (o.serial >= watch.first_serial || o.size != watch.lanes) continue;
+    if (std::find(watch.allowed.begin(), watch.allowed.end(), op) == watch.allowed.end()) watch.found = true;
+  }
+}
 }  // namespace
 
 Index create_node(const Node& prototype) {
   State& s = state();
+  uint32_t scope = scope_of_operands(prototype.operands, 4, op_name(prototype.op));
+  if (s.capture_watch) watch_captures(*s.capture_watch, prototype);
   bool numbered = value_numbered(prototype.op);
   if (numbered) {
     if (Index existing = s.value_numbers.find(key_of(prototype))) {
@@ -87,6 +104,7 @@ Index create_node(const Node& prototype) {
   n.ref_ext = 1;
   n.ref_int = 0;
   n.serial = s.next_serial++;
+  n.scope = scope;
   for (Index op : n.operands)
     if (op) s.nodes[op].ref_int++;
   if (numbered) s.value_numbers.insert(key_of(n), index);

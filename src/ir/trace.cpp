@@ -14,6 +14,12 @@
 namespace kiln::detail {
 namespace {
 
+/// An external reference released at the end of the scope.
+struct OwnedIndex {
+  Index index;
+  ~OwnedIndex() { dec_ref(index); }
+};
+
 std::string describe(Index index) {
   const Node& n = node(index);
   return std::string(type_name(n.type)) + "[" + std::to_string(n.size) + "]";
@@ -41,10 +47,11 @@ size_t broadcast_size(const char* what, const Index* operands, int count) {
   return size;
 }
 
-/// Evaluates pending scatters into any dirty operand, so that reads see them.
+/// Evaluates pending scatters into any dirty operand, so that reads see them (scatters
+/// recorded in a loop body run in the same kernel as the reads, in program order).
 void flush_dirty(const Index* operands, int count) {
   for (int i = 0; i < count; ++i)
-    if (node(operands[i]).dirty_size) {
+    if (node(operands[i]).dirty_size && !node(operands[i]).dirty_scope) {
       evaluate(nullptr, 0);
       return;
     }
@@ -131,6 +138,13 @@ Index writable_target(Index target, size_t scatter_size) {
   const Node& n = node(target);
   bool shared = n.dirty_size ? n.ref_ext > 1
                              : n.ref_ext + n.ref_int > 1 || n.buffer.use_count() > 1;
+  if (n.dirty_size && n.dirty_scope) {
+    // Written earlier in the loop body being recorded: copying now would lose those writes.
+    if (shared)
+      throw ValueError("kiln: scatter(): the target is shared with another array and was already written in "
+                       "this symbolic loop body; copy it before the loop");
+    return target;
+  }
   // Pending scatters of another size would land in another kernel: keep program order.
   if ((shared || n.dirty_size != scatter_size) && n.dirty_size) evaluate(nullptr, 0);
   if (!shared) return target;
@@ -144,9 +158,16 @@ Index record_scatter(Index& target, Node prototype) {
   prototype.operands[0] = target;
   prototype.type = node(target).type;
   Index index = create_node(prototype);
-  state().side_effects.push_back(index);
+  uint32_t body = current_region();
+  if (body) {  // runs once per iteration, inside the loop's kernel
+    region(body).effects.push_back(index);
+    region(body).targets.push_back(target);
+  } else {
+    state().side_effects.push_back(index);
+  }
   inc_ref_int(index);
   node(target).dirty_size = prototype.size;
+  node(target).dirty_scope = body;
   return index;
 }
 
@@ -220,6 +241,18 @@ Index make_wrapped(VarType type, void* data, size_t count, std::shared_ptr<void>
   return create_node(n);
 }
 
+Index make_prefix(Index index, size_t count) {
+  StateLock lock(state().mutex);
+  check_live(index, "make_prefix");
+  if (node(index).op != Op::Data || node(index).dirty_size) evaluate(&index, 1);
+  const Node& source = node(index);
+  if (count > source.size)
+    throw SizeError("kiln: make_prefix(): " + std::to_string(count) + " elements of an array of " +
+                    std::to_string(source.size));
+  std::shared_ptr<Buffer> owner = source.buffer;
+  return make_wrapped(source.type, owner->data(), count, owner);
+}
+
 Index make_counter(size_t size) {
   StateLock lock(state().mutex);
   if (size > UINT32_MAX)
@@ -245,7 +278,8 @@ Index trace(Op op, Index a, Index b, Index c, VarType type) {
     n.op = Op::Gather;
     n.type = node(a).type;
     n.size = broadcast_size("gather", operands + 1, 2);
-    n.operands[0] = a; n.operands[1] = b; n.operands[2] = c;
+    OwnedIndex mask{apply_current_mask(c)};  // inactive lanes of loops and branches read nothing
+    n.operands[0] = a; n.operands[1] = b; n.operands[2] = mask.index;
     return create_node(n);
   }
   if (!op_is_pure(op) || arity == 0)
@@ -292,7 +326,8 @@ void trace_scatter(ReduceOp reduce, Index& target, Index value, Index index, Ind
   n.op = Op::Scatter;
   n.size = broadcast_size(what, operands, 3);
   n.literal = uint64_t(reduce);
-  n.operands[1] = value; n.operands[2] = index; n.operands[3] = mask;
+  OwnedIndex active{apply_current_mask(mask)};  // only the lanes of the enclosing loop or branch
+  n.operands[1] = value; n.operands[2] = index; n.operands[3] = active.index;
   dec_ref(record_scatter(target, n));  // only the pending list holds it
 }
 
@@ -307,7 +342,8 @@ Index trace_scatter_inc(Index& target, Index index, Index mask) {
   Node n;
   n.op = Op::ScatterInc;
   n.size = broadcast_size("scatter_inc", operands, 2);
-  n.operands[1] = index; n.operands[2] = mask;
+  OwnedIndex active{apply_current_mask(mask)};
+  n.operands[1] = index; n.operands[2] = active.index;
   return record_scatter(target, n);
 }
 

@@ -26,6 +26,7 @@ std::string verify_ir() {
       const Node& o = s.nodes[op];
       if (o.ref_ext + o.ref_int == 0) return fail(i, "operand was freed");
       if (o.serial >= n.serial) return fail(i, "operand created after its user");
+      if (!scope_within(n.scope, o.scope)) return fail(i, "operand from a loop body the node is not in");
       bool memory = op_has_buffer_operand(n.op) && k == 0;
       if (memory && o.op != Op::Data) return fail(i, "memory operand is not evaluated");
       if (!memory && o.size != 1 && o.size != n.size) return fail(i, "operand size does not broadcast");
@@ -34,6 +35,15 @@ std::string verify_ir() {
     if ((n.op == Op::Data) != bool(n.buffer)) return fail(i, "Data node without buffer (or the reverse)");
   }
   for (Index e : s.side_effects) int_refs[e]++;
+  for (Index m : s.masks)
+    if (m) int_refs[m]++;
+  for (const auto& [id, r] : s.regions) {
+    for (Index i : r.phis) int_refs[i]++;
+    for (Index i : r.updates)
+      if (i) int_refs[i]++;
+    if (r.cond) int_refs[r.cond]++;
+    for (Index i : r.effects) int_refs[i]++;
+  }
   for (Index e : s.scheduled) int_refs[e]++;
   for (Index i = 1; i < s.nodes.size(); ++i) {
     const Node& n = s.nodes[i];

@@ -90,6 +90,10 @@ class RecorderCore {
   /// Field k's first count() records, sharing the recorder's memory (no copy). Throws
   /// SizeError naming the capacity to use when more records were appended than fit.
   Handle field(size_t k) const;
+  /// Field k's stored records: the first min(count(), capacity()), never an error.
+  Handle stored(size_t k) const;
+  /// True while appends are traced but have not run yet.
+  bool pending() const;
   /// Forgets the records (the counter restarts at zero).
   void clear();
 

@@ -5,6 +5,7 @@
 // X(name, arity, flags)
 //   arity: number of operands (0-4)
 //   flags: kPure (value-numbered, foldable), kSideEffect (runs in program order, never merged)
+// Ops without kPure are never merged by value numbering.
 #pragma once
 
 #include <cstdint>
@@ -48,7 +49,16 @@
   X(Select, 3, kPure)      /* (mask, if_true, if_false) */                                  \
   X(Gather, 3, 0)          /* (source Data, index UInt32, mask); reads memory */            \
   X(Scatter, 4, kSideEffect)    /* (target, value, index, mask); `literal` = ReduceOp */    \
-  X(ScatterInc, 3, kSideEffect) /* (target UInt32, index, mask) -> old value */
+  X(ScatterInc, 3, kSideEffect) /* (target UInt32, index, mask) -> old value */              \
+  /* Symbolic loops. In the trace: */                                                        \
+  X(LoopPhi, 1, 0)         /* (init) a state variable inside the body */                    \
+  X(LoopCond, 1, 0)        /* (cond) lanes active in this iteration: still running && cond */ \
+  X(Loop, 0, kSideEffect)  /* the whole loop; `literal` = its region (src/ir/region.h) */   \
+  X(LoopResult, 1, 0)      /* (loop) state variable `literal` after the loop */             \
+  /* In kernel forms only (operands are statement positions): */                            \
+  X(LoopBegin, 0, 0)       /* then its LoopPhi statements, the condition, LoopCond, body */ \
+  X(LoopUpdate, 2, 0)      /* (phi, new value): the phi's value in the next iteration */    \
+  X(LoopEnd, 1, 0)         /* (LoopBegin): back to the condition */
 
 namespace kiln {
 

@@ -32,6 +32,9 @@ Index make_copy(VarType type, const void* data, size_t count);
 /// An evaluated array over caller memory, without a copy. `owner` is kept alive as long
 /// as any node uses the memory (pass nullptr when the caller guarantees the lifetime).
 Index make_wrapped(VarType type, void* data, size_t count, std::shared_ptr<void> owner);
+/// An evaluated array over the first `count` elements of `index`'s memory (evaluated
+/// first), without a copy: the memory stays alive while either array uses it.
+Index make_prefix(Index index, size_t count);
 /// An evaluated array of `count` uninitialized elements.
 Index make_empty(VarType type, size_t count);
 /// The lane index 0..size-1 as UInt32.

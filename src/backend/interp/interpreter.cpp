@@ -5,6 +5,7 @@
 #include "ir/op_info.h"
 #include "ir/scalar_ops.h"
 
+#include <unordered_map>
 #include <vector>
 
 namespace kiln::detail {
@@ -15,34 +16,84 @@ class InterpretedKernel final : public Kernel {
   explicit InterpretedKernel(KernelForm form) : form_(std::move(form)) {
     value_used_.resize(form_.statements.size());
     for (uint32_t i = 0; i < form_.statements.size(); ++i) value_used_[i] = has_value_use(i);
+    find_loops();
   }
 
   void launch(const LaunchArgs& args) const override {
     const auto& statements = form_.statements;
     std::vector<uint64_t> values(statements.size());
-    for (size_t lane = 0; lane < args.size; ++lane)
-      for (size_t i = 0; i < statements.size(); ++i) values[i] = run(uint32_t(i), lane, values, args);
+    for (size_t lane = 0; lane < args.size; ++lane) {
+      for (size_t i = 0; i < statements.size();) i = step(uint32_t(i), lane, values, args);
+      for (size_t i = 0; i < statements.size(); ++i)  // outputs hold their final values
+        if (statements[i].output_slot != kNoSlot)
+          store_lane(statements[i].type, slot_pointer(args, statements[i].output_slot, statements[i].type, lane), values[i]);
+    }
   }
 
  private:
+  /// Runs the statement at `position` for one lane; returns the next position.
+  uint32_t step(uint32_t position, size_t lane, std::vector<uint64_t>& values, const LaunchArgs& args) const {
+    const KernelStatement& s = form_.statements[position];
+    switch (s.op) {
+      case Op::LoopBegin: return position + 1;
+      case Op::LoopPhi: values[position] = values[s.operands[0]]; return position + 1;
+      case Op::LoopCond:  // a lane leaves the loop the first time its condition fails
+        values[position] = values[s.operands[0]];
+        return values[position] ? position + 1 : loop_end_of_cond_.at(position) + 1;
+      case Op::LoopUpdate: values[position] = values[s.operands[1]]; return position + 1;
+      case Op::LoopEnd: {
+        const LoopShape& loop = loops_.at(s.operands[0]);
+        for (uint32_t update : loop.updates) values[form_.statements[update].operands[0]] = values[update];
+        return loop.head;
+      }
+      default: values[position] = run(position, lane, values, args); return position + 1;
+    }
+  }
+
+  struct LoopShape {
+    uint32_t head = 0;               ///< first statement after the phis
+    std::vector<uint32_t> updates;   ///< this loop's LoopUpdate statements
+  };
+  /// Pairs each LoopBegin with its phis, LoopCond, updates and LoopEnd.
+  void find_loops() {
+    std::vector<uint32_t> open, conds;
+    for (uint32_t i = 0; i < form_.statements.size(); ++i) {
+      const KernelStatement& s = form_.statements[i];
+      if (s.op == Op::LoopBegin) {
+        open.push_back(i);
+        uint32_t head = i + 1;
+        while (head < form_.statements.size() && form_.statements[head].op == Op::LoopPhi) ++head;
+        loops_[i].head = head;
+      } else if (s.op == Op::LoopCond) {
+        conds.push_back(i);
+      } else if (s.op == Op::LoopUpdate) {
+        loops_[open.back()].updates.push_back(i);
+      } else if (s.op == Op::LoopEnd) {
+        loop_end_of_cond_[conds.back()] = i;
+        conds.pop_back();
+        open.pop_back();
+      }
+    }
+  }
+
   uint64_t run(uint32_t position, size_t lane, const std::vector<uint64_t>& values,
                const LaunchArgs& args) const {
     const KernelStatement& s = form_.statements[position];
     auto operand = [&](int k) { return values[s.operands[k]]; };
     auto buffer = [&](int k) -> const KernelStatement& { return form_.statements[s.operands[k]]; };
     switch (s.op) {
-      case Op::Literal: return store(s, lane, s.literal, args);
-      case Op::Param: return store(s, lane, args.params[s.literal], args);
-      case Op::Counter: return store(s, lane, lane, args);
+      case Op::Literal: return s.literal;
+      case Op::Param: return args.params[s.literal];
+      case Op::Counter: return lane;
       case Op::Data: {
         if (!value_used_[position]) return 0;
         size_t element = s.broadcast ? 0 : lane;
-        return store(s, lane, load_lane(s.type, slot_pointer(args, s.input_slot, s.type, element)), args);
+        return load_lane(s.type, slot_pointer(args, s.input_slot, s.type, element));
       }
       case Op::Gather: {
         uint32_t slot = buffer(0).input_slot;
-        if (!operand(2) || !in_range(position, slot, operand(1), args)) return store(s, lane, 0, args);
-        return store(s, lane, load_lane(s.type, slot_pointer(args, slot, s.type, operand(1))), args);
+        if (!operand(2) || !in_range(position, slot, operand(1), args)) return 0;
+        return load_lane(s.type, slot_pointer(args, slot, s.type, operand(1)));
       }
       case Op::Scatter: {
         uint32_t slot = buffer(0).input_slot;
@@ -61,13 +112,13 @@ class InterpretedKernel final : public Kernel {
           old_value = load_lane(VarType::UInt32, p);
           store_lane(VarType::UInt32, p, uint32_t(old_value + 1));
         }
-        return store(s, lane, old_value, args);
+        return old_value;
       }
       default: {
         uint64_t a = op_arity(s.op) > 0 ? operand(0) : 0;
         uint64_t b = op_arity(s.op) > 1 ? operand(1) : 0;
         uint64_t c = op_arity(s.op) > 2 ? operand(2) : 0;
-        return store(s, lane, eval_scalar(s.op, s.type, s.operand_type, a, b, c), args);
+        return eval_scalar(s.op, s.type, s.operand_type, a, b, c);
       }
     }
   }
@@ -93,13 +144,10 @@ class InterpretedKernel final : public Kernel {
     return false;
   }
 
-  uint64_t store(const KernelStatement& s, size_t lane, uint64_t value, const LaunchArgs& args) const {
-    if (s.output_slot != kNoSlot) store_lane(s.type, slot_pointer(args, s.output_slot, s.type, lane), value);
-    return value;
-  }
-
   KernelForm form_;
   std::vector<bool> value_used_;  ///< Data statements whose elements are read
+  std::unordered_map<uint32_t, LoopShape> loops_;             ///< by LoopBegin position
+  std::unordered_map<uint32_t, uint32_t> loop_end_of_cond_;   ///< LoopCond -> its LoopEnd
 };
 
 class InterpreterBackend final : public Backend {

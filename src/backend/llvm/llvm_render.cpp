@@ -223,8 +223,68 @@ class Renderer {
       case Op::Gather: out = gather(position, s); return;
       case Op::Scatter: scatter(position, s); return;
       case Op::ScatterInc: out = scatter_inc(position, s); return;
+      case Op::LoopBegin: loop_begin(position); return;
+      case Op::LoopPhi: out = loop_phi(position, s); return;
+      case Op::LoopCond: out = loop_cond(s); return;
+      case Op::LoopUpdate: loop_update(s); return;
+      case Op::LoopEnd: loop_end(); return;
+      case Op::Loop: case Op::LoopResult: break;  // trace only, never in a form
     }
     throw InternalError(std::string("kiln: LLVM backend: no lowering for ") + op_name(s.op));
+  }
+
+  // ---- symbolic loops: LoopBegin k, phis, condition, LoopCond c, body, updates, LoopEnd ----
+  // Blocks L<k>.pre -> L<k>.head (phis, condition; exits when no lane is active) ->
+  // body -> L<k>.latch -> L<k>.head, then L<k>.exit. Each lane keeps its last state once
+  // its condition fails (the updates select on LoopCond), and stays inactive (the mask phi).
+  struct OpenLoop {
+    uint32_t begin;
+    std::string active;  ///< the LoopCond value: lanes active in this iteration
+  };
+
+  void loop_begin(uint32_t k) {
+    std::string l = "%L" + std::to_string(k);
+    body_ << "  br label " << l << ".pre\n";
+    start_block("L" + std::to_string(k) + ".pre");
+    body_ << "  br label " << l << ".head\n";
+    start_block("L" + std::to_string(k) + ".head");
+    body_ << "  " << l << ".mask = phi " << vec("i1") << " [ %active, " << l << ".pre ], [ " << l
+          << ".active, " << l << ".latch ]\n";
+    loops_.push_back(OpenLoop{k, ""});
+  }
+
+  std::string loop_phi(uint32_t position, const KernelStatement& s) {
+    std::string l = "%L" + std::to_string(loops_.back().begin), name = "%s" + std::to_string(position);
+    body_ << "  " << name << " = phi " << vec(s.type) << " [ " << arg(s, 0) << ", " << l << ".pre ], [ "
+          << name << ".next, " << l << ".latch ]\n";
+    return name;
+  }
+
+  std::string loop_cond(const KernelStatement& s) {
+    OpenLoop& loop = loops_.back();
+    std::string l = "%L" + std::to_string(loop.begin);
+    loop.active = l + ".active";
+    body_ << "  " << loop.active << " = and " << vec("i1") << " " << l << ".mask, " << arg(s, 0) << "\n";
+    std::string any = call("i1", "llvm.vector.reduce.or." + vmangle("i1"), {{vec("i1"), loop.active}});
+    body_ << "  br i1 " << any << ", label " << l << ".body, label " << l << ".exit\n";
+    start_block("L" + std::to_string(loop.begin) + ".body");
+    return loop.active;
+  }
+
+  void loop_update(const KernelStatement& s) {
+    std::string vt = vec(s.type);
+    body_ << "  " << names_[s.operands[0]] << ".next = select " << vec("i1") << " " << loops_.back().active
+          << ", " << vt << " " << arg(s, 1) << ", " << vt << " " << arg(s, 0) << "\n";
+  }
+
+  void loop_end() {
+    OpenLoop loop = loops_.back();
+    loops_.pop_back();
+    std::string l = "%L" + std::to_string(loop.begin);
+    body_ << "  br label " << l << ".latch\n";
+    start_block("L" + std::to_string(loop.begin) + ".latch");
+    body_ << "  br label " << l << ".head\n";
+    start_block("L" + std::to_string(loop.begin) + ".exit");
   }
 
   /// (a < b || isnan(b)) ? a : b (and > for max): IEEE minNum with the tie between zeros
@@ -565,6 +625,7 @@ class Renderer {
   std::ostringstream entry_, body_;
   std::set<std::string> declarations_;
   std::string block_;
+  std::vector<OpenLoop> loops_;  ///< loops whose LoopEnd is not emitted yet, innermost last
   int next_temp_ = 0;
 };
 

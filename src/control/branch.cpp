@@ -1,0 +1,151 @@
+// if_stmt() and dispatch(): per-lane choices between traced functions. Symbolic: every
+// branch (instance) is traced once with the mask of its lanes, and the results are
+// selected per lane. Evaluated: the lanes of each branch (instance) are compacted, its
+// arguments gathered, the function run on just those lanes (one kernel) and its results
+// scattered back.
+#include "control/lanes.h"
+
+#include "ir/node.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+namespace kiln::detail {
+namespace {
+
+std::string title(const char* statement, const std::string& name) {
+  return name.empty() ? std::string(statement) + "()" : std::string(statement) + "('" + name + "')";
+}
+
+/// One way through the statement: the lanes that take it and the function they run.
+struct Choice {
+  Handle lanes_mask;           ///< where the choice applies (symbolic mode)
+  std::vector<uint32_t> lanes; ///< or its lanes (evaluated mode)
+  std::function<Values(const Values&)> run;
+};
+
+/// Symbolic: each choice traced with its mask, the results selected lane by lane (lanes
+/// no choice takes get zeros, or the false branch of an if).
+Values symbolic_choices(std::vector<Choice>& choices, const Values& args, const std::string& what) {
+  Values result;
+  for (Choice& choice : choices) {
+    Values out;
+    {
+      Handle mask = within_enclosing(choice.lanes_mask);
+      MaskScope scope(mask.index());
+      out = choice.run(args);
+    }
+    if (result.empty() && &choice == &choices.front()) {
+      for (const Handle& v : out)
+        if (!v) throw ValueError("kiln: " + what + " returned an empty array");
+      result = zeros_like(out, 1);
+    }
+    check_like(result, out, what);
+    for (size_t k = 0; k < out.size(); ++k) result[k] = select_values(choice.lanes_mask, out[k], result[k]);
+  }
+  return result;
+}
+
+/// Evaluated: each choice on its compacted lanes, one kernel per choice.
+Values evaluated_choices(std::vector<Choice>& choices, const Values& args, size_t lanes, const std::string& what) {
+  Values result;
+  for (Choice& choice : choices) {
+    Handle indices = Handle::steal(make_copy(VarType::UInt32, choice.lanes.data(), choice.lanes.size()));
+    Values out;
+    {
+      MaskScope scope(0);  // every compacted lane is active
+      try {
+        out = choice.run(gather_values(args, indices));
+      } catch (const SizeError& e) {
+        throw SizeError(std::string(e.what()) + " (inside " + what + ", evaluated: each branch runs on the " +
+                        std::to_string(choice.lanes.size()) + " lanes that take it, so per-lane arrays must be "
+                        "passed as arguments rather than captured)");
+      }
+    }
+    if (result.empty()) {
+      for (const Handle& v : out)
+        if (!v) throw ValueError("kiln: " + what + " returned an empty array");
+      result = zeros_like(out, lanes);
+      eval_values(result);  // scatter targets are memory
+    }
+    check_like(result, out, what);
+    scatter_values(result, out, indices);
+    eval_values(result);
+  }
+  return result;
+}
+
+/// The lanes where `mask` (and the enclosing mask) hold, on the host.
+std::vector<uint32_t> lanes_where(const Handle& mask) {
+  Handle lanes = active_lanes(within_enclosing(mask));
+  size_t count = node_size(lanes.index());
+  const uint32_t* p = static_cast<const uint32_t*>(data(lanes.index()));
+  return std::vector<uint32_t>(p, p + count);
+}
+
+}  // namespace
+
+Values if_stmt(Index cond_index, const BodyFn& true_fn, const BodyFn& false_fn, const Values& args,
+               std::optional<ControlMode> mode, const std::string& name) {
+  std::string what = title("if_stmt", name);
+  Handle cond = Handle::borrow(cond_index);
+  if (!cond) throw ValueError("kiln: " + what + ": the condition is empty (default-constructed)");
+  if (node_type(cond.index()) != VarType::Bool)
+    throw TypeError("kiln: " + what + ": the condition must be a Bool array, not " +
+                    std::string(type_name(node_type(cond.index()))));
+  Values all = args;
+  all.push_back(cond);
+  size_t lanes = common_size(all, what);
+  std::vector<Choice> choices(2);
+  choices[0].lanes_mask = cond;
+  choices[0].run = true_fn;
+  choices[1].lanes_mask = traced(Op::Not, cond);
+  choices[1].run = false_fn;
+  if (resolve_mode(mode) == ControlMode::Symbolic) return symbolic_choices(choices, args, what);
+  eval_values(all);
+  for (Choice& choice : choices) choice.lanes = lanes_where(choice.lanes_mask);
+  return evaluated_choices(choices, args, lanes, what);
+}
+
+Values dispatch(Index ids_index, const std::vector<uint32_t>& instances, const InstanceFn& fn, const Values& args,
+                std::optional<ControlMode> mode, const std::string& name) {
+  std::string what = title("dispatch", name);
+  Handle ids = Handle::borrow(ids_index);
+  if (!ids) throw ValueError("kiln: " + what + ": the ids are empty (default-constructed)");
+  if (node_type(ids.index()) != VarType::UInt32)
+    throw TypeError("kiln: " + what + ": instance ids must be UInt32, not " +
+                    std::string(type_name(node_type(ids.index()))));
+  if (instances.empty())
+    throw ValueError("kiln: " + what + ": no instances are registered, so the result types are unknown; "
+                     "register at least one instance");
+  Values all = args;
+  all.push_back(ids);
+  size_t lanes = common_size(all, what);
+  std::vector<Choice> choices(instances.size());
+  for (size_t k = 0; k < instances.size(); ++k) {
+    uint32_t id = instances[k];
+    choices[k].run = [&fn, id](const Values& values) { return fn(id, values); };
+  }
+  if (resolve_mode(mode) == ControlMode::Symbolic) {
+    for (size_t k = 0; k < instances.size(); ++k)
+      choices[k].lanes_mask = traced(Op::Eq, ids, literal(VarType::UInt32, instances[k]));
+    return symbolic_choices(choices, args, what);
+  }
+  // Group the lanes by instance in one pass over the ids (lanes outside the enclosing mask
+  // and unknown ids take no choice).
+  Handle enclosing = enclosing_mask();
+  Handle effective = enclosing ? select_values(enclosing, ids, literal(VarType::UInt32, 0)) : ids;
+  eval_values(all);
+  eval_values({effective});
+  std::unordered_map<uint32_t, size_t> choice_of;
+  for (size_t k = 0; k < instances.size(); ++k) choice_of.emplace(instances[k], k);
+  const uint32_t* id_of = static_cast<const uint32_t*>(data(effective.index()));
+  bool broadcast = node_size(effective.index()) == 1;
+  for (size_t lane = 0; lane < lanes; ++lane) {
+    auto it = choice_of.find(id_of[broadcast ? 0 : lane]);
+    if (it != choice_of.end()) choices[it->second].lanes.push_back(uint32_t(lane));
+  }
+  return evaluated_choices(choices, args, lanes, what);
+}
+
+}  // namespace kiln::detail

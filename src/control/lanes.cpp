@@ -1,0 +1,97 @@
+// Helpers shared by the control-flow statements (see lanes.h).
+#include "control/lanes.h"
+
+#include "ir/node.h"
+
+namespace kiln::detail {
+
+Handle traced(Op op, const Handle& a, const Handle& b, const Handle& c) {
+  return Handle::steal(trace(op, a.index(), b.index(), c.index()));
+}
+
+Handle literal(VarType type, uint64_t bits, size_t size) {
+  return Handle::steal(make_literal(type, bits, size));
+}
+
+Handle select_values(const Handle& mask, const Handle& t, const Handle& f) {
+  return traced(Op::Select, mask, t, f);
+}
+
+size_t common_size(const Values& values, const std::string& what) {
+  size_t size = 1;
+  for (const Handle& v : values) {
+    size_t s = node_size(v.index());
+    if (s == size || s == 1) continue;
+    if (size != 1)
+      throw SizeError("kiln: " + what + ": arrays of " + std::to_string(size) + " and " + std::to_string(s) +
+                      " lanes; every array must have the same number of lanes (or 1)");
+    size = s;
+  }
+  return size;
+}
+
+void eval_values(const Values& values) {
+  std::vector<Index> indices;
+  for (const Handle& v : values) indices.push_back(v.index());
+  eval(indices.data(), indices.size());
+}
+
+Handle active_lanes(const Handle& mask) { return Handle::steal(compress(mask.index())); }
+
+Values gather_values(const Values& values, const Handle& lanes) {
+  Values out;
+  Handle all = literal(VarType::Bool, 1);
+  for (const Handle& v : values)
+    out.push_back(node_size(v.index()) == 1 ? v : traced(Op::Gather, v, lanes, all));
+  return out;
+}
+
+void check_like(const Values& expected, const Values& got, const std::string& what) {
+  if (got.size() != expected.size())
+    throw TypeError("kiln: " + what + " returned " + std::to_string(got.size()) + " arrays, expected " +
+                    std::to_string(expected.size()) + " (the same structure as before)");
+  for (size_t k = 0; k < got.size(); ++k) {
+    if (!got[k]) throw ValueError("kiln: " + what + " returned an empty array at position " + std::to_string(k));
+    VarType want = node_type(expected[k].index()), have = node_type(got[k].index());
+    if (want != have)
+      throw TypeError("kiln: " + what + " returned " + type_name(have) + " at position " + std::to_string(k) +
+                      ", expected " + type_name(want) + " (the same types as before)");
+  }
+}
+
+Values zeros_like(const Values& like, size_t size) {
+  Values out;
+  for (const Handle& v : like) out.push_back(literal(node_type(v.index()), 0, size));
+  return out;
+}
+
+void scatter_values(Values& targets, const Values& values, const Handle& lanes) {
+  Handle all = literal(VarType::Bool, 1);
+  for (size_t k = 0; k < targets.size(); ++k) {
+    Index target = targets[k].index();
+    trace_scatter(ReduceOp::None, target, values[k].index(), lanes.index(), all.index());
+    if (target != targets[k].index()) targets[k] = Handle::steal(target);  // copied on write
+  }
+}
+
+MaskScope::MaskScope(Index mask) {
+  StateLock lock(state().mutex);
+  push_mask(mask);
+}
+
+MaskScope::~MaskScope() {
+  StateLock lock(state().mutex);
+  pop_mask();
+}
+
+Handle enclosing_mask() {
+  StateLock lock(state().mutex);
+  return current_mask() ? Handle::borrow(current_mask()) : Handle();
+}
+
+Handle within_enclosing(const Handle& mask) {
+  StateLock lock(state().mutex);
+  return Handle::steal(apply_current_mask(mask.index()));
+}
+
+}  // namespace kiln::detail

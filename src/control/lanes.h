@@ -1,0 +1,46 @@
+// Helpers shared by the control-flow statements: untyped array operations on Handles,
+// checks of what user callbacks return, and moving values to and from compacted lanes.
+#pragma once
+
+#include <kiln/detail/control_api.h>
+#include <kiln/errors.h>
+
+#include <string>
+
+namespace kiln::detail {
+
+/// Result of trace() as a Handle.
+Handle traced(Op op, const Handle& a, const Handle& b = {}, const Handle& c = {});
+Handle literal(VarType type, uint64_t bits, size_t size = 1);
+/// Where the mask holds, `t`; elsewhere `f`.
+Handle select_values(const Handle& mask, const Handle& t, const Handle& f);
+/// Lanes of the statement: the common size of `values` (1 broadcasts); throws SizeError
+/// naming `what` when two sizes differ.
+size_t common_size(const Values& values, const std::string& what);
+/// Evaluates all of them in one go (one kernel per size).
+void eval_values(const Values& values);
+/// The lanes where `mask` (evaluated) is set, as UInt32 indices.
+Handle active_lanes(const Handle& mask);
+/// Each value at `lanes` (size-1 values broadcast and are passed as they are).
+Values gather_values(const Values& values, const Handle& lanes);
+/// Checks that `got` has the count and types of `expected` (what a body must return).
+void check_like(const Values& expected, const Values& got, const std::string& what);
+/// Zero literals of `size` lanes with the types of `like`.
+Values zeros_like(const Values& like, size_t size);
+/// target[k][lanes] = values[k].
+void scatter_values(Values& targets, const Values& values, const Handle& lanes);
+
+/// Makes `mask` the current mask (src/ir/region.h) for the lifetime of the scope.
+class MaskScope {
+ public:
+  explicit MaskScope(Index mask);
+  ~MaskScope();
+  MaskScope(const MaskScope&) = delete;
+  MaskScope& operator=(const MaskScope&) = delete;
+};
+/// The current mask (empty when all lanes are active).
+Handle enclosing_mask();
+/// `mask && enclosing_mask()`.
+Handle within_enclosing(const Handle& mask);
+
+}  // namespace kiln::detail

@@ -1,0 +1,161 @@
+// print_async(): per-lane output from inside kernels. Each call records (lane, values...)
+// into a RecorderCore of its own; after every evaluation, the records of the calls whose
+// kernels have run are formatted (grouped by lane in lane order, in program order within
+// a lane) and printed to stdout.
+#include "control/lanes.h"
+
+#include "ir/node.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <numeric>
+
+namespace kiln::detail {
+namespace {
+
+/// Lines kept per print_async() call: enough for 16 iterations of every lane of a loop,
+/// within [1024, 2^20]; the number of lines beyond it is reported, never dropped silently.
+size_t print_capacity(size_t lanes) { return std::clamp<size_t>(lanes * 16, 1024, size_t(1) << 20); }
+
+struct PendingPrint {
+  std::vector<std::string> pieces;  ///< the format split at each "{}"
+  std::unique_ptr<RecorderCore> records;
+  uint32_t region = 0;  ///< the loop body it was traced in (printable once that loop ran)
+};
+
+std::vector<PendingPrint>& pending_prints() {
+  static std::vector<PendingPrint> prints;
+  return prints;
+}
+
+std::string format_value(VarType type, const uint8_t* p) {
+  char text[64];
+  auto write = [&](auto value) {
+    std::memcpy(&value, p, sizeof(value));
+    return std::string(text, std::to_chars(text, text + sizeof(text), value).ptr);
+  };
+  switch (type) {
+    case VarType::Bool: return *p ? "True" : "False";
+    case VarType::Int32: return write(int32_t());
+    case VarType::UInt32: return write(uint32_t());
+    case VarType::Int64: return write(int64_t());
+    case VarType::UInt64: return write(uint64_t());
+    case VarType::Float32: return write(float());
+    case VarType::Float64: return write(double());
+  }
+  return "?";
+}
+
+void print_records(const PendingPrint& p) {
+  const RecorderCore& records = *p.records;
+  size_t count = records.count(), kept = std::min(count, records.capacity());
+  std::vector<Handle> columns;
+  std::vector<const uint8_t*> column_data;
+  for (size_t k = 0; k < records.fields().size(); ++k) {
+    columns.push_back(records.stored(k));
+    column_data.push_back(static_cast<const uint8_t*>(data(columns.back().index())));
+  }
+  // Lanes in order; within a lane, the counter's order is program order.
+  const uint32_t* lane = reinterpret_cast<const uint32_t*>(column_data[0]);
+  std::vector<uint32_t> order(kept);
+  std::iota(order.begin(), order.end(), 0u);
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return lane[a] < lane[b]; });
+  std::string out;
+  for (uint32_t r : order) {
+    out += p.pieces[0];
+    for (size_t k = 1; k < records.fields().size(); ++k) {
+      VarType t = records.fields()[k];
+      out += format_value(t, column_data[k] + size_t(r) * type_size(t));
+      out += p.pieces[k];
+    }
+    out += '\n';
+  }
+  if (count > kept)
+    out += "... " + std::to_string(count - kept) + " more lines of print_async() were not kept (it holds " +
+           std::to_string(kept) + " lines per call); print fewer lanes (use `active`)\n";
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  std::fflush(stdout);
+}
+
+/// After an evaluation: prints every call whose records are complete (its kernel ran).
+void flush_prints() {
+  static bool flushing = false;
+  if (flushing) return;
+  flushing = true;
+  auto& prints = pending_prints();
+  try {
+    for (size_t i = 0; i < prints.size();) {
+      const PendingPrint& p = prints[i];
+      bool counter_pending = false;
+      {
+        StateLock lock(kState->mutex);
+        if (scope_open(p.region)) {
+          ++i;
+          continue;
+        }
+        counter_pending = p.records->pending();
+      }
+      if (counter_pending) {
+        ++i;
+        continue;
+      }
+      PendingPrint done = std::move(prints[i]);
+      prints.erase(prints.begin() + long(i));
+      print_records(done);
+    }
+  } catch (...) {
+    flushing = false;
+    throw;
+  }
+  flushing = false;
+}
+
+std::vector<std::string> split_format(const std::string& format, size_t values) {
+  std::vector<std::string> pieces{""};
+  for (size_t i = 0; i < format.size(); ++i) {
+    if (format.compare(i, 2, "{}") == 0) {
+      pieces.emplace_back();
+      ++i;
+    } else {
+      pieces.back() += format[i];
+    }
+  }
+  if (pieces.size() - 1 != values)
+    throw ValueError("kiln: print_async(): the format \"" + format + "\" has " + std::to_string(pieces.size() - 1) +
+                     " {} but " + std::to_string(values) + " values were given; use one {} per value");
+  return pieces;
+}
+
+}  // namespace
+
+void print_async(const std::string& format, const Values& values, Index active_index) {
+  std::vector<std::string> pieces = split_format(format, values.size());
+  Handle active = active_index ? Handle::borrow(active_index) : literal(VarType::Bool, 1);
+  Values all = values;
+  all.push_back(active);
+  size_t lanes = common_size(all, "print_async()");
+  std::vector<VarType> fields{VarType::UInt32};
+  for (const Handle& v : values) {
+    if (!v) throw ValueError("kiln: print_async(): a value is empty (default-constructed)");
+    fields.push_back(node_type(v.index()));
+  }
+  PendingPrint p;
+  p.pieces = std::move(pieces);
+  p.records = std::make_unique<RecorderCore>(fields, print_capacity(lanes));
+  Values record{Handle::steal(make_counter(lanes))};
+  record.insert(record.end(), values.begin(), values.end());
+  p.records->append(active.index(), record);
+  StateLock lock(kState->mutex);
+  p.region = current_region();
+  static bool hooked = false;
+  if (!hooked) {
+    kState->after_evaluation.push_back(flush_prints);
+    hooked = true;
+  }
+  pending_prints().push_back(std::move(p));
+}
+
+}  // namespace kiln::detail

@@ -1,0 +1,186 @@
+// while_loop() in both modes. Symbolic: the body is traced once into a loop region
+// (src/ir/region.h) that the scheduler emits as a real loop in the kernel. Evaluated: the
+// host runs one kernel per iteration (the body and the next condition), and once at most
+// half of the lanes are still active it compacts them with compress(), when the body reads
+// per-lane data only through its state.
+#include "control/lanes.h"
+
+#include "ir/node.h"
+#include "util/settings.h"
+
+#include <optional>
+
+namespace kiln::detail {
+
+ControlMode resolve_mode(std::optional<ControlMode> requested) {
+  if (requested) return *requested;
+  return flag(Flag::Symbolic) ? ControlMode::Symbolic : ControlMode::Evaluated;
+}
+
+namespace {
+
+std::string title(const char* statement, const std::string& name) {
+  return name.empty() ? std::string(statement) + "()" : std::string(statement) + "('" + name + "')";
+}
+
+void check_condition(const Handle& cond, size_t lanes, const std::string& what) {
+  if (!cond) throw ValueError("kiln: " + what + ": the condition returned an empty array");
+  if (node_type(cond.index()) != VarType::Bool)
+    throw TypeError("kiln: " + what + ": the condition must return a Bool array, not " +
+                    std::string(type_name(node_type(cond.index()))));
+  size_t size = node_size(cond.index());
+  if (size != 1 && size != lanes)
+    throw SizeError("kiln: " + what + ": the condition has " + std::to_string(size) + " lanes but the state has " +
+                    std::to_string(lanes) + "; make them equal");
+}
+
+Values symbolic_loop(const Values& state, const ConditionFn& cond, const BodyFn& body, const std::string& what,
+                     const std::string& name, size_t lanes) {
+  uint32_t id;
+  {
+    StateLock lock(kState->mutex);
+    id = open_region(name, lanes);
+  }
+  try {
+    Values phis;
+    {
+      StateLock lock(kState->mutex);
+      for (const Handle& v : state) phis.push_back(Handle::steal(make_loop_phi(id, v.index())));
+    }
+    Handle c = cond(phis);
+    check_condition(c, lanes, what);
+    Handle active;
+    {
+      Handle in_enclosing = within_enclosing(c);
+      StateLock lock(kState->mutex);
+      active = Handle::steal(make_loop_cond(id, in_enclosing.index()));
+    }
+    Values next;
+    {
+      MaskScope scope(active.index());
+      next = body(phis);
+    }
+    check_like(state, next, what + " body");
+    common_size(next, what + " body");
+    std::vector<Index> updates;
+    for (const Handle& v : next) updates.push_back(v.index());
+    StateLock lock(kState->mutex);
+    Values results;
+    for (Index r : close_region(id, updates)) results.push_back(Handle::steal(r));
+    return results;
+  } catch (...) {
+    StateLock lock(kState->mutex);
+    if (find_region(id) && find_region(id)->open) abandon_region(id);
+    throw;
+  }
+}
+
+/// Watches the first iteration of an evaluated body for per-lane arrays it reads from
+/// outside its state (which compaction could not shrink with the state).
+class CaptureScope {
+ public:
+  CaptureScope(const Values& state, size_t lanes) {
+    StateLock lock(kState->mutex);
+    watch_.first_serial = kState->next_serial;
+    watch_.lanes = lanes;
+    allow_all(state);
+    previous_ = kState->capture_watch;
+    kState->capture_watch = &watch_;
+  }
+  /// Arrays the loop itself passes in (the state, the active lanes).
+  void allow(const Handle& value) { watch_.allowed.push_back(value.index()); }
+  void allow_all(const Values& values) {
+    for (const Handle& v : values) allow(v);
+  }
+  ~CaptureScope() {
+    StateLock lock(kState->mutex);
+    kState->capture_watch = previous_;
+    if (previous_ && watch_.found) previous_->found = true;
+  }
+  bool found() const { return watch_.found; }
+
+ private:
+  CaptureWatch watch_;
+  CaptureWatch* previous_ = nullptr;
+};
+
+Values evaluated_loop(const Values& initial, const ConditionFn& cond, const BodyFn& body, const std::string& what,
+                      size_t lanes) {
+  Handle enclosing = enclosing_mask();
+  Values state = initial, results;  // results: every lane's state while `state` is compacted
+  Handle lane_ids;                  // original lane of each compacted lane
+  bool may_compact = !enclosing && lanes > 1;
+  // The first iteration shows whether the condition and the body read per-lane arrays
+  // from outside the state (then the lanes cannot be compacted).
+  std::optional<CaptureScope> watch;
+  if (may_compact) watch.emplace(state, lanes);
+  Handle c = cond(state);
+  check_condition(c, lanes, what);
+  Handle active = within_enclosing(c);
+  Values pending = state;
+  pending.push_back(active);
+  eval_values(pending);
+  for (size_t iteration = 0;; ++iteration) {
+    Handle any = Handle::steal(reduce(Reduction::Any, active.index()));
+    bool more = false;
+    read(any.index(), 0, &more);
+    if (!more) break;
+    size_t work = node_size(active.index());
+    if (may_compact && iteration > 0) {
+      Handle lanes_left = active_lanes(active);
+      size_t left = node_size(lanes_left.index());
+      if (2 * left <= work) {
+        if (!lane_ids) {
+          results = state;
+          lane_ids = Handle::steal(make_counter(lanes));
+        } else {
+          scatter_values(results, state, lane_ids);  // lanes that finished keep their state
+        }
+        state = gather_values(state, lanes_left);
+        lane_ids = traced(Op::Gather, lane_ids, lanes_left, literal(VarType::Bool, 1));
+        active = literal(VarType::Bool, 1, left);
+        Values compacted = state;
+        compacted.push_back(lane_ids);
+        eval_values(compacted);
+      }
+    }
+    Values next;
+    {
+      MaskScope scope(active.index());
+      if (watch) watch->allow(active);
+      next = body(state);
+    }
+    check_like(state, next, what + " body");
+    for (size_t k = 0; k < state.size(); ++k) state[k] = select_values(active, next[k], state[k]);
+    if (watch) watch->allow_all(state);
+    Handle next_cond = cond(state);
+    if (watch) {
+      may_compact = !watch->found();
+      watch.reset();
+    }
+    check_condition(next_cond, node_size(active.index()), what);
+    active = traced(Op::And, next_cond, active);  // `active` already holds the enclosing mask
+    pending = state;
+    pending.push_back(active);
+    eval_values(pending);  // one kernel: the iteration and the next condition
+  }
+  if (!lane_ids) return state;
+  scatter_values(results, state, lane_ids);
+  eval_values(results);
+  return results;
+}
+
+}  // namespace
+
+Values while_loop(const Values& state, const ConditionFn& cond, const BodyFn& body,
+                  std::optional<ControlMode> mode, const std::string& name) {
+  std::string what = title("while_loop", name);
+  if (state.empty()) throw ValueError("kiln: " + what + ": the loop has no state; pass the arrays it updates");
+  for (const Handle& v : state)
+    if (!v) throw ValueError("kiln: " + what + ": a state array is empty (default-constructed)");
+  size_t lanes = common_size(state, what + " state");
+  if (resolve_mode(mode) == ControlMode::Symbolic) return symbolic_loop(state, cond, body, what, name, lanes);
+  return evaluated_loop(state, cond, body, what, lanes);
+}
+
+}  // namespace kiln::detail

@@ -36,6 +36,7 @@ test: install-python
 demo: install-python
 	@$(BUILD)/examples/mandelbrot mandelbrot.png
 	@$(PYTHON) examples/film_loop.py
+	@$(PYTHON) examples/per_ray_records.py
 
 # The C++ table, then the Python one (Dr.Jit joins as a baseline when it can be installed).
 bench: install-python

@@ -5,6 +5,7 @@
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
+#include <atomic>
 
 namespace bench {
 namespace {
@@ -77,6 +78,52 @@ void mandelbrot_branch_free(const MandelbrotView& v, float* counts, size_t block
   parallel_blocks(v.pixels(), block, [=](size_t begin, size_t end) {
     for (size_t first = begin; first < end; first += kTile) mandelbrot_tile(v, first, end, counts);
   });
+}
+
+uint64_t path_trace_loop(const path::Parameters& params, size_t n, float* red, float* green, float* blue,
+                         size_t block) {
+  using namespace path;
+  std::atomic<uint64_t> bounces{0};
+  parallel_blocks(n, block, [&](size_t begin, size_t end) {
+    uint64_t block_bounces = 0;
+    for (size_t i = begin; i < end; ++i) {
+      Pcg32 rng(i);
+      Float3 direction = normalize3<float>(
+          Float3{pixel_coordinate(uint32_t(i) % 1024u), pixel_coordinate(uint32_t(i) / 1024u), 1.f});
+      Float3 throughput{1.f, 1.f, 1.f}, radiance{0.f, 0.f, 0.f};
+      uint32_t material = draw_material<float, uint32_t>(rng.next_float32());
+      uint32_t depth = 0;
+      for (bool active = true; active;) {
+        bool alive = true;
+        switch (material) {
+          case kDiffuse: {
+            float u1 = rng.next_float32();
+            float u2 = rng.next_float32();
+            diffuse_bounce(direction, throughput, params.albedo, u1, u2);
+            break;
+          }
+          case kGlossy: {
+            float u1 = rng.next_float32();
+            float u2 = rng.next_float32();
+            float u3 = rng.next_float32();
+            glossy_bounce(direction, throughput, params.roughness, u1, u2, u3);
+            break;
+          }
+          default:
+            emit<float>(radiance, throughput, params.strength);
+            alive = false;
+        }
+        bool survive = roulette<float>(throughput, rng.next_float32(), depth);
+        depth += 1;
+        material = draw_material<float, uint32_t>(rng.next_float32());
+        active = alive && survive && depth < kMaxBounces;
+      }
+      red[i] = radiance.x, green[i] = radiance.y, blue[i] = radiance.z;
+      block_bounces += depth;
+    }
+    bounces += block_bounces;
+  });
+  return bounces;
 }
 
 }  // namespace bench

@@ -3,6 +3,7 @@
 // with oneTBB over blocks of `block` elements, as Kiln launches its kernels.
 #pragma once
 
+#include "path_workload.h"
 #include "workloads.h"
 
 #include <cstddef>
@@ -21,5 +22,11 @@ void mandelbrot_early_exit(const MandelbrotView& view, float* counts, size_t blo
 /// The branch-free formulation Kiln runs (every lane does every iteration under a mask),
 /// hand-written over small tiles of pixels so the compiler can vectorize across pixels.
 void mandelbrot_branch_free(const MandelbrotView& view, float* counts, size_t block);
+
+/// The path tracer of bench/path_workload.h, one lane at a time with early exit (a switch
+/// over the material id); writes each lane's radiance to `red`, `green`, `blue` (n floats
+/// each) and returns the number of bounces of all lanes together.
+uint64_t path_trace_loop(const path::Parameters& params, size_t n, float* red, float* green, float* blue,
+                         size_t block);
 
 }  // namespace bench

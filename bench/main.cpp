@@ -5,11 +5,13 @@
 // outside unless the row says otherwise), runs the same template compiled natively
 // (bench/baselines.cpp) and checks that both agree before reporting. Kiln and baseline
 // repetitions alternate, so a machine that gets busier slows both alike. The kernel-cache
-// groups (story, cache) live in bench/cache_bench.cpp.
+// groups (story, cache) live in bench/cache_bench.cpp, the control-flow group (control) in
+// bench/control_bench.cpp.
 //
 //   kiln_bench [--quick] [--json] [--threads N] [--only NAME]
 #include "baselines.h"
 #include "cache_bench.h"
+#include "control_bench.h"
 #include "harness.h"
 #include "launch_log.h"
 #include "op_chain.h"
@@ -104,20 +106,6 @@ std::string rate(double value, const char* unit) {
   char text[64];
   std::snprintf(text, sizeof(text), "%.1f %s", value, unit);
   return text;
-}
-
-/// Medians of `reps` rounds that each run every function once in turn (after `warmup`
-/// untimed rounds), so a machine that gets busier slows all of them alike.
-std::vector<double> alternate(int warmup, int reps, const std::vector<std::function<double()>>& runs) {
-  std::vector<std::vector<double>> samples(runs.size());
-  for (int round = 0; round < warmup + reps; ++round)
-    for (size_t k = 0; k < runs.size(); ++k) {
-      double s = runs[k]();
-      if (round >= warmup) samples[k].push_back(s);
-    }
-  std::vector<double> medians;
-  for (const auto& v : samples) medians.push_back(median(v));
-  return medians;
 }
 
 // ---- 1 and 2: streaming kernels over wrapped inputs ---------------------------------------
@@ -318,7 +306,8 @@ int usage(const char* program, int code) {
                "  --json       print JSON instead of a table\n"
                "  --threads N  limit Kiln and the baselines to N threads\n"
                "  --only NAME  run one group: stream, fused, triad, mandelbrot, compile, roundtrip,\n"
-               "               story (story 1's loop, Dr.Jit's too if installed), cache\n",
+               "               story (story 1's loop, Dr.Jit's too if installed), cache,\n"
+               "               control (while_loop + dispatch path tracer, symbolic vs evaluated)\n",
                program);
   return code;
 }
@@ -351,6 +340,8 @@ int run(int argc, char** argv) {
   if (wanted("roundtrip")) progress("round trip"), run_round_trip(plan, rows);
   if (wanted("story")) progress("story 1 loop"), run_story(o.quick, rows);
   if (wanted("cache")) progress("kernel cache"), run_cache(o.quick, rows);
+  std::vector<std::string> failures;  // wrong results: reported after the table, exit status 1
+  if (wanted("control")) progress("control flow"), run_control(o.quick, rows, failures);
 
   Facts facts = {
       {"mode", o.quick ? "quick" : "full"},
@@ -362,7 +353,8 @@ int run(int argc, char** argv) {
   };
   if (o.json) print_json(std::cout, facts, rows);
   else print_table(std::cout, facts, rows);
-  return 0;
+  for (const std::string& failure : failures) std::fprintf(stderr, "kiln_bench: FAILED: %s\n", failure.c_str());
+  return failures.empty() ? 0 : 1;
 }
 
 }  // namespace

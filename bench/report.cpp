@@ -41,7 +41,26 @@ const char* goal_kind(Goal goal) {
   return "";
 }
 
+const char* unit_name(Unit unit) {
+  switch (unit) {
+    case Unit::Seconds: return "s";
+    case Unit::Bytes: return "bytes";
+    case Unit::Count: return "count";
+  }
+  return "";
+}
+
 }  // namespace
+
+std::string format_value(double value, Unit unit) {
+  if (std::isnan(value)) return "-";
+  switch (unit) {
+    case Unit::Seconds: return format_seconds(value);
+    case Unit::Bytes: return std::fabs(value) >= 1e9 ? format("%.2f GB", value / 1e9) : format("%.1f MB", value / 1e6);
+    case Unit::Count: return format("%.0f", value);
+  }
+  return "";
+}
 
 std::string format_seconds(double s) {
   if (std::isnan(s)) return "-";
@@ -71,14 +90,15 @@ std::string Row::goal_text() const {
   switch (goal) {
     case Goal::None: return "";
     case Goal::RatioAtLeast: return format(">= %.2fx", goal_value);
-    case Goal::KilnAtMost: return "<= " + format_seconds(goal_value);
+    case Goal::KilnAtMost: return "<= " + format_value(goal_value, unit);
   }
   return "";
 }
 
 void print_table(std::ostream& out, const Facts& facts, const std::vector<Row>& rows) {
   for (const auto& [key, value] : facts) out << key << ": " << value << "\n";
-  out << "ratio = baseline time / Kiln time (higher is better for Kiln); times are medians\n\n";
+  out << "ratio = baseline / Kiln (time, or the row's memory or count; higher is better for Kiln); "
+         "times are medians\n\n";
   size_t name_width = 9;
   for (const Row& r : rows) name_width = std::max(name_width, r.name.size());
   auto line = [&](const std::string& name, const std::string& kiln, const std::string& base,
@@ -91,7 +111,7 @@ void print_table(std::ostream& out, const Facts& facts, const std::vector<Row>& 
   line("benchmark", "kiln", "baseline", "ratio", "goal", "", "notes");
   line(std::string(name_width, '-'), "--------", "--------", "-----", "----", "", "-----");
   for (const Row& r : rows)
-    line(r.name, format_seconds(r.kiln_s), r.has_baseline() ? format_seconds(r.baseline_s) : "-",
+    line(r.name, format_value(r.kiln_s, r.unit), r.has_baseline() ? format_value(r.baseline_s, r.unit) : "-",
          r.has_baseline() ? format("%.2fx", r.ratio()) : "-", r.goal_text(), r.status(), r.note);
   size_t pass = 0, miss = 0;
   for (const Row& r : rows) {
@@ -113,7 +133,7 @@ void print_json(std::ostream& out, const Facts& facts, const std::vector<Row>& r
         << ", \"ratio\": " << json_number(r.has_baseline() ? r.ratio() : kNone)
         << ", \"goal\": " << json_string(r.goal_text()) << ", \"goal_kind\": " << json_string(goal_kind(r.goal))
         << ", \"goal_value\": " << json_number(r.goal == Goal::None ? kNone : r.goal_value)
-        << ", \"status\": " << json_string(r.status())
+        << ", \"unit\": " << json_string(unit_name(r.unit)) << ", \"status\": " << json_string(r.status())
         << ", \"note\": " << json_string(r.note) << "}" << (i + 1 < rows.size() ? "," : "") << "\n";
   }
   out << "  ]\n}\n";

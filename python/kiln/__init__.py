@@ -2,8 +2,10 @@
 
 Array code on ``kiln.Float``, ``kiln.Array3f`` ... is traced, fused into kernels, compiled
 with LLVM to vectorized multi-core CPU code and cached (in memory and on disk). The C++
-core does the work; this package adds only the Python protocols that are plain Python:
-``repr``, the NumPy array protocol, DLPack export and ``torch()``.
+core does the work; this package adds only what is plain Python: ``repr``, the NumPy array
+protocol, DLPack export, ``torch()``, and (``control.py``) control flow over Python
+containers of Kiln values: ``while_loop``, ``if_stmt``, ``dispatch``, ``print_async`` and
+``Recorder``.
 
     import kiln as kl
     x = kl.linspace(kl.Float, 0, 1, 1_000_000)
@@ -15,6 +17,7 @@ from ._kiln import *  # noqa: F401,F403  (the whole C++ API)
 from ._kiln import (Bool, Int32, UInt32, Int64, UInt64, Float, Float64, Array2f, Array3f,
                     Array4f, Array2u, Array3u, Array2i, Array3i, Array3f64, Matrix2f, Matrix3f,
                     Matrix4f)
+from .control import while_loop, if_stmt, Registry, dispatch, print_async, Recorder  # noqa: F401
 
 __version__ = "0.1.0"
 

@@ -68,6 +68,7 @@ void bind_vector(nb::module_& m);
 void bind_matrix(nb::module_& m);
 void bind_random(nb::module_& m);
 void bind_runtime(nb::module_& m);
+void bind_control(nb::module_& m);
 void bind_interop(nb::module_& m);
 
 }  // namespace kiln::python

@@ -47,5 +47,6 @@ NB_MODULE(_kiln, m) {
   bind_matrix(m);
   bind_random(m);
   bind_runtime(m);
+  bind_control(m);
   bind_interop(m);
 }

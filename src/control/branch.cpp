@@ -13,10 +13,6 @@
 namespace kiln::detail {
 namespace {
 
-std::string title(const char* statement, const std::string& name) {
-  return name.empty() ? std::string(statement) + "()" : std::string(statement) + "('" + name + "')";
-}
-
 /// One way through the statement: the lanes that take it and the function they run.
 struct Choice {
   Handle lanes_mask;           ///< where the choice applies (symbolic mode)
@@ -53,9 +49,10 @@ Values evaluated_choices(std::vector<Choice>& choices, const Values& args, size_
     Handle indices = Handle::steal(make_copy(VarType::UInt32, choice.lanes.data(), choice.lanes.size()));
     Values out;
     {
-      MaskScope scope(0);  // every compacted lane is active
+      // Every compacted lane is active (side effects of size-1 values run once per lane).
+      MaskScope scope(literal(VarType::Bool, 1, choice.lanes.size()).index());
       try {
-        out = choice.run(gather_values(args, indices));
+        out = choice.run(gather_values(args, indices, lanes));
       } catch (const SizeError& e) {
         throw SizeError(std::string(e.what()) + " (inside " + what + ", evaluated: each branch runs on the " +
                         std::to_string(choice.lanes.size()) + " lanes that take it, so per-lane arrays must be "
@@ -69,6 +66,7 @@ Values evaluated_choices(std::vector<Choice>& choices, const Values& args, size_
       eval_values(result);  // scatter targets are memory
     }
     check_like(result, out, what);
+    MaskScope unmasked(0);  // the results of all compacted lanes go back
     scatter_values(result, out, indices);
     eval_values(result);
   }
@@ -87,15 +85,13 @@ std::vector<uint32_t> lanes_where(const Handle& mask) {
 
 Values if_stmt(Index cond_index, const BodyFn& true_fn, const BodyFn& false_fn, const Values& args,
                std::optional<ControlMode> mode, const std::string& name) {
-  std::string what = title("if_stmt", name);
-  Handle cond = Handle::borrow(cond_index);
-  if (!cond) throw ValueError("kiln: " + what + ": the condition is empty (default-constructed)");
-  if (node_type(cond.index()) != VarType::Bool)
-    throw TypeError("kiln: " + what + ": the condition must be a Bool array, not " +
-                    std::string(type_name(node_type(cond.index()))));
+  std::string what = statement_title("if_stmt", name);
+  Handle cond = checked_operand(cond_index, VarType::Bool, what, "the condition");
   Values all = args;
   all.push_back(cond);
+  if (Handle enclosing = enclosing_mask()) all.push_back(enclosing);  // the lanes of a loop or branch
   size_t lanes = common_size(all, what);
+  if (node_size(cond.index()) != lanes) cond = traced(Op::And, cond, literal(VarType::Bool, 1, lanes));  // per lane
   std::vector<Choice> choices(2);
   choices[0].lanes_mask = cond;
   choices[0].run = true_fn;
@@ -109,17 +105,14 @@ Values if_stmt(Index cond_index, const BodyFn& true_fn, const BodyFn& false_fn, 
 
 Values dispatch(Index ids_index, const std::vector<uint32_t>& instances, const InstanceFn& fn, const Values& args,
                 std::optional<ControlMode> mode, const std::string& name) {
-  std::string what = title("dispatch", name);
-  Handle ids = Handle::borrow(ids_index);
-  if (!ids) throw ValueError("kiln: " + what + ": the ids are empty (default-constructed)");
-  if (node_type(ids.index()) != VarType::UInt32)
-    throw TypeError("kiln: " + what + ": instance ids must be UInt32, not " +
-                    std::string(type_name(node_type(ids.index()))));
+  std::string what = statement_title("dispatch", name);
+  Handle ids = checked_operand(ids_index, VarType::UInt32, what, "the instance ids");
   if (instances.empty())
     throw ValueError("kiln: " + what + ": no instances are registered, so the result types are unknown; "
                      "register at least one instance");
   Values all = args;
   all.push_back(ids);
+  if (Handle enclosing = enclosing_mask()) all.push_back(enclosing);
   size_t lanes = common_size(all, what);
   std::vector<Choice> choices(instances.size());
   for (size_t k = 0; k < instances.size(); ++k) {

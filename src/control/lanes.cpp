@@ -5,6 +5,18 @@
 
 namespace kiln::detail {
 
+std::string statement_title(const char* statement, const std::string& name) {
+  return name.empty() ? std::string(statement) + "()" : std::string(statement) + "('" + name + "')";
+}
+
+Handle checked_operand(Index index, VarType type, const std::string& what, const char* role) {
+  if (!index) throw ValueError("kiln: " + what + ": " + role + " is empty (default-constructed)");
+  if (node_type(index) != type)
+    throw TypeError("kiln: " + what + ": " + role + " must be a " + type_name(type) + " array, not " +
+                    type_name(node_type(index)));
+  return Handle::borrow(index);
+}
+
 Handle traced(Op op, const Handle& a, const Handle& b, const Handle& c) {
   return Handle::steal(trace(op, a.index(), b.index(), c.index()));
 }
@@ -38,11 +50,11 @@ void eval_values(const Values& values) {
 
 Handle active_lanes(const Handle& mask) { return Handle::steal(compress(mask.index())); }
 
-Values gather_values(const Values& values, const Handle& lanes) {
+Values gather_values(const Values& values, const Handle& lanes, size_t width) {
   Values out;
   Handle all = literal(VarType::Bool, 1);
   for (const Handle& v : values)
-    out.push_back(node_size(v.index()) == 1 ? v : traced(Op::Gather, v, lanes, all));
+    out.push_back(node_size(v.index()) == width ? traced(Op::Gather, v, lanes, all) : v);
   return out;
 }
 

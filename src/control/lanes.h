@@ -9,6 +9,12 @@
 
 namespace kiln::detail {
 
+/// "while_loop('name')" (or "while_loop()"): how errors name a statement.
+std::string statement_title(const char* statement, const std::string& name);
+/// `index` as a Handle, after checking that it is a non-empty array of `type`; `role`
+/// names it in errors ("the condition").
+Handle checked_operand(Index index, VarType type, const std::string& what, const char* role);
+
 /// Result of trace() as a Handle.
 Handle traced(Op op, const Handle& a, const Handle& b = {}, const Handle& c = {});
 Handle literal(VarType type, uint64_t bits, size_t size = 1);
@@ -21,8 +27,10 @@ size_t common_size(const Values& values, const std::string& what);
 void eval_values(const Values& values);
 /// The lanes where `mask` (evaluated) is set, as UInt32 indices.
 Handle active_lanes(const Handle& mask);
-/// Each value at `lanes` (size-1 values broadcast and are passed as they are).
-Values gather_values(const Values& values, const Handle& lanes);
+/// Each per-lane value (of `width` lanes) at `lanes`; values that broadcast (size 1 while
+/// `width` is larger) are passed as they are. A one-lane statement gathers like a wider one,
+/// so its kernels have the same shape.
+Values gather_values(const Values& values, const Handle& lanes, size_t width);
 /// Checks that `got` has the count and types of `expected` (what a body must return).
 void check_like(const Values& expected, const Values& got, const std::string& what);
 /// Zero literals of `size` lanes with the types of `like`.

@@ -1,7 +1,8 @@
-// print_async(): per-lane output from inside kernels. Each call records (lane, values...)
-// into a RecorderCore of its own; after every evaluation, the records of the calls whose
-// kernels have run are formatted (grouped by lane in lane order, in program order within
-// a lane) and printed to stdout.
+// print_async(): per-lane output from inside kernels. Each call records (lane, sequence
+// number, values...) into a RecorderCore of its own; the sequence numbers come from one
+// atomic counter shared by all calls, so they follow program order within a lane. After
+// every evaluation, the records of the calls whose kernels have run are merged, grouped by
+// lane in lane order (arrays of the same size together), and printed to stdout.
 #include "control/lanes.h"
 
 #include "ir/node.h"
@@ -11,7 +12,7 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
-#include <numeric>
+#include <tuple>
 
 namespace kiln::detail {
 namespace {
@@ -22,9 +23,19 @@ size_t print_capacity(size_t lanes) { return std::clamp<size_t>(lanes * 16, 1024
 
 struct PendingPrint {
   std::vector<std::string> pieces;  ///< the format split at each "{}"
-  std::unique_ptr<RecorderCore> records;
+  std::unique_ptr<RecorderCore> records;  ///< fields: lane, sequence number, the values
+  size_t lanes = 0;
   uint32_t region = 0;  ///< the loop body it was traced in (printable once that loop ran)
 };
+
+/// The counter that numbers every printed line in program order.
+Handle& sequence_counter() {
+  static Handle counter = [] {
+    uint32_t zero = 0;
+    return Handle::steal(make_copy(VarType::UInt32, &zero, 1));
+  }();
+  return counter;
+}
 
 std::vector<PendingPrint>& pending_prints() {
   static std::vector<PendingPrint> prints;
@@ -49,33 +60,48 @@ std::string format_value(VarType type, const uint8_t* p) {
   return "?";
 }
 
-void print_records(const PendingPrint& p) {
-  const RecorderCore& records = *p.records;
-  size_t count = records.count(), kept = std::min(count, records.capacity());
-  std::vector<Handle> columns;
-  std::vector<const uint8_t*> column_data;
-  for (size_t k = 0; k < records.fields().size(); ++k) {
-    columns.push_back(records.stored(k));
-    column_data.push_back(static_cast<const uint8_t*>(data(columns.back().index())));
+/// One printed line: which call, which of its records, and where it sorts.
+struct Line {
+  size_t lanes;
+  uint32_t lane, sequence;
+  size_t print, record;
+};
+
+/// Prints the records of `prints` merged: by array size, lane, then program order.
+void print_merged(const std::vector<PendingPrint>& prints) {
+  std::vector<std::vector<Handle>> columns(prints.size());
+  std::vector<std::vector<const uint8_t*>> column_data(prints.size());
+  std::vector<Line> lines;
+  std::string overflow;
+  for (size_t i = 0; i < prints.size(); ++i) {
+    const RecorderCore& records = *prints[i].records;
+    size_t count = records.count(), kept = std::min(count, records.capacity());
+    for (size_t k = 0; k < records.fields().size(); ++k) {
+      columns[i].push_back(records.stored(k));
+      column_data[i].push_back(static_cast<const uint8_t*>(data(columns[i].back().index())));
+    }
+    const uint32_t* lane = reinterpret_cast<const uint32_t*>(column_data[i][0]);
+    const uint32_t* sequence = reinterpret_cast<const uint32_t*>(column_data[i][1]);
+    for (size_t r = 0; r < kept; ++r) lines.push_back(Line{prints[i].lanes, lane[r], sequence[r], i, r});
+    if (count > kept)
+      overflow += "... " + std::to_string(count - kept) + " more lines of print_async() were not kept (a call holds " +
+                  std::to_string(kept) + " lines); print fewer lanes (use `active`)\n";
   }
-  // Lanes in order; within a lane, the counter's order is program order.
-  const uint32_t* lane = reinterpret_cast<const uint32_t*>(column_data[0]);
-  std::vector<uint32_t> order(kept);
-  std::iota(order.begin(), order.end(), 0u);
-  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return lane[a] < lane[b]; });
+  std::sort(lines.begin(), lines.end(), [](const Line& a, const Line& b) {
+    return std::tie(a.lanes, a.lane, a.sequence) < std::tie(b.lanes, b.lane, b.sequence);
+  });
   std::string out;
-  for (uint32_t r : order) {
+  for (const Line& line : lines) {
+    const PendingPrint& p = prints[line.print];
     out += p.pieces[0];
-    for (size_t k = 1; k < records.fields().size(); ++k) {
-      VarType t = records.fields()[k];
-      out += format_value(t, column_data[k] + size_t(r) * type_size(t));
-      out += p.pieces[k];
+    for (size_t k = 2; k < p.records->fields().size(); ++k) {
+      VarType t = p.records->fields()[k];
+      out += format_value(t, column_data[line.print][k] + line.record * type_size(t));
+      out += p.pieces[k - 1];
     }
     out += '\n';
   }
-  if (count > kept)
-    out += "... " + std::to_string(count - kept) + " more lines of print_async() were not kept (it holds " +
-           std::to_string(kept) + " lines per call); print fewer lanes (use `active`)\n";
+  out += overflow;
   std::fwrite(out.data(), 1, out.size(), stdout);
   std::fflush(stdout);
 }
@@ -86,6 +112,7 @@ void flush_prints() {
   if (flushing) return;
   flushing = true;
   auto& prints = pending_prints();
+  std::vector<PendingPrint> ready;
   try {
     for (size_t i = 0; i < prints.size();) {
       const PendingPrint& p = prints[i];
@@ -102,10 +129,10 @@ void flush_prints() {
         ++i;
         continue;
       }
-      PendingPrint done = std::move(prints[i]);
+      ready.push_back(std::move(prints[i]));
       prints.erase(prints.begin() + long(i));
-      print_records(done);
     }
+    if (!ready.empty()) print_merged(ready);
   } catch (...) {
     flushing = false;
     throw;
@@ -137,7 +164,7 @@ void print_async(const std::string& format, const Values& values, Index active_i
   Values all = values;
   all.push_back(active);
   size_t lanes = common_size(all, "print_async()");
-  std::vector<VarType> fields{VarType::UInt32};
+  std::vector<VarType> fields{VarType::UInt32, VarType::UInt32};
   for (const Handle& v : values) {
     if (!v) throw ValueError("kiln: print_async(): a value is empty (default-constructed)");
     fields.push_back(node_type(v.index()));
@@ -145,10 +172,15 @@ void print_async(const std::string& format, const Values& values, Index active_i
   PendingPrint p;
   p.pieces = std::move(pieces);
   p.records = std::make_unique<RecorderCore>(fields, print_capacity(lanes));
-  Values record{Handle::steal(make_counter(lanes))};
+  StateLock lock(kState->mutex);
+  Index sequence = sequence_counter().index();
+  Handle first = literal(VarType::UInt32, 0, lanes);
+  Values record{Handle::steal(make_counter(lanes)),
+                Handle::steal(trace_scatter_inc(sequence, first.index(), active.index()))};
+  if (sequence != sequence_counter().index()) sequence_counter() = Handle::steal(sequence);
   record.insert(record.end(), values.begin(), values.end());
   p.records->append(active.index(), record);
-  StateLock lock(kState->mutex);
+  p.lanes = lanes;
   p.region = current_region();
   static bool hooked = false;
   if (!hooked) {

@@ -19,10 +19,6 @@ ControlMode resolve_mode(std::optional<ControlMode> requested) {
 
 namespace {
 
-std::string title(const char* statement, const std::string& name) {
-  return name.empty() ? std::string(statement) + "()" : std::string(statement) + "('" + name + "')";
-}
-
 void check_condition(const Handle& cond, size_t lanes, const std::string& what) {
   if (!cond) throw ValueError("kiln: " + what + ": the condition returned an empty array");
   if (node_type(cond.index()) != VarType::Bool)
@@ -32,6 +28,14 @@ void check_condition(const Handle& cond, size_t lanes, const std::string& what) 
   if (size != 1 && size != lanes)
     throw SizeError("kiln: " + what + ": the condition has " + std::to_string(size) + " lanes but the state has " +
                     std::to_string(lanes) + "; make them equal");
+}
+
+/// The new state must have the loop's lanes (or 1): the loop cannot change its size.
+void check_lanes(const Values& next, size_t lanes, const std::string& what) {
+  size_t size = common_size(next, what);
+  if (size != 1 && size != lanes)
+    throw SizeError("kiln: " + what + " returned arrays of " + std::to_string(size) + " lanes for a loop over " +
+                    std::to_string(lanes) + "; a loop keeps its number of lanes");
 }
 
 Values symbolic_loop(const Values& state, const ConditionFn& cond, const BodyFn& body, const std::string& what,
@@ -61,7 +65,7 @@ Values symbolic_loop(const Values& state, const ConditionFn& cond, const BodyFn&
       next = body(phis);
     }
     check_like(state, next, what + " body");
-    common_size(next, what + " body");
+    check_lanes(next, lanes, what + " body");
     std::vector<Index> updates;
     for (const Handle& v : next) updates.push_back(v.index());
     StateLock lock(kState->mutex);
@@ -113,7 +117,13 @@ Values evaluated_loop(const Values& initial, const ConditionFn& cond, const Body
   // The first iteration shows whether the condition and the body read per-lane arrays
   // from outside the state (then the lanes cannot be compacted).
   std::optional<CaptureScope> watch;
-  if (may_compact) watch.emplace(state, lanes);
+  if (may_compact) {
+    // Fresh nodes for the state, so that reading the initial arrays from outside the state
+    // (the same nodes) counts as a capture.
+    Handle all = literal(VarType::Bool, 1);
+    for (Handle& v : state) v = select_values(all, v, v);
+    watch.emplace(state, lanes);
+  }
   Handle c = cond(state);
   check_condition(c, lanes, what);
   Handle active = within_enclosing(c);
@@ -136,7 +146,7 @@ Values evaluated_loop(const Values& initial, const ConditionFn& cond, const Body
         } else {
           scatter_values(results, state, lane_ids);  // lanes that finished keep their state
         }
-        state = gather_values(state, lanes_left);
+        state = gather_values(state, lanes_left, work);
         lane_ids = traced(Op::Gather, lane_ids, lanes_left, literal(VarType::Bool, 1));
         active = literal(VarType::Bool, 1, left);
         Values compacted = state;
@@ -151,6 +161,7 @@ Values evaluated_loop(const Values& initial, const ConditionFn& cond, const Body
       next = body(state);
     }
     check_like(state, next, what + " body");
+    check_lanes(next, node_size(active.index()), what + " body");
     for (size_t k = 0; k < state.size(); ++k) state[k] = select_values(active, next[k], state[k]);
     if (watch) watch->allow_all(state);
     Handle next_cond = cond(state);
@@ -174,7 +185,7 @@ Values evaluated_loop(const Values& initial, const ConditionFn& cond, const Body
 
 Values while_loop(const Values& state, const ConditionFn& cond, const BodyFn& body,
                   std::optional<ControlMode> mode, const std::string& name) {
-  std::string what = title("while_loop", name);
+  std::string what = statement_title("while_loop", name);
   if (state.empty()) throw ValueError("kiln: " + what + ": the loop has no state; pass the arrays it updates");
   for (const Handle& v : state)
     if (!v) throw ValueError("kiln: " + what + ": a state array is empty (default-constructed)");

@@ -38,9 +38,12 @@ std::string print_kernel_form(const KernelForm& form, const StatementNotes& note
   std::ostringstream out;
   out << "kernel inputs=" << form.input_count << " outputs=" << form.output_count
       << (form.checks ? " checked" : "") << "\n";
+  std::string indent = "  ";  // two more spaces inside each loop
   for (size_t i = 0; i < form.statements.size(); ++i) {
     const KernelStatement& s = form.statements[i];
-    out << "  %" << i << " = " << type_name(s.type) << " " << op_name(s.op);
+    if (s.op == Op::LoopEnd) indent.resize(indent.size() - 2);
+    out << indent << "%" << i << " = " << type_name(s.type) << " " << op_name(s.op);
+    if (s.op == Op::LoopBegin) indent += "  ";
     for (int k = 0; k < op_arity(s.op); ++k) out << (k ? ", %" : " %") << s.operands[k];
     if (s.op == Op::Literal) out << " 0x" << std::hex << s.literal << std::dec;
     if (s.op == Op::Param) out << " #" << s.literal;

@@ -27,7 +27,8 @@ namespace {
 
 class KernelBuilder {
  public:
-  KernelBuilder(bool checks, uint32_t packet_width) : pass_(++state().schedule_passes) {
+  KernelBuilder(bool checks, uint32_t packet_width, size_t lanes)
+      : pass_(++state().schedule_passes), lanes_(lanes) {
     kernel_.form.checks = checks;
     kernel_.form.packet_width = packet_width;
   }
@@ -93,7 +94,9 @@ class KernelBuilder {
     KernelStatement s{};
     s.op = Op::Data;
     s.type = s.operand_type = n.type;
-    s.broadcast = n.size == 1;
+    // A one-lane launch reads element 0 either way: it shares the kernel of wider launches
+    // (marking its inputs broadcast would make a new kernel shape out of a lane count).
+    s.broadcast = n.size == 1 && lanes_ != 1;
     s.input_slot = uint32_t(kernel_.inputs.size());
     s.output_slot = kNoSlot;
     kernel_.inputs.push_back(index);
@@ -227,13 +230,14 @@ class KernelBuilder {
   bool placed(Index index) const { return node(index).schedule_pass == pass_; }
 
   uint64_t pass_;
+  size_t lanes_;
   std::vector<Index> top_level_loops_;
 };
 
 }  // namespace
 
 ScheduledKernel schedule_kernel(const KernelGroup& group, bool checks, uint32_t packet_width) {
-  KernelBuilder builder(checks, packet_width);
+  KernelBuilder builder(checks, packet_width, group.size);
   for (Index effect : group.effects) {
     builder.visit(effect);
     // A counter's old values outlive the kernel when anything still uses them.

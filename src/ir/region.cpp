@@ -200,7 +200,7 @@ void check_evaluable(Index index, const char* what) {
   if (r && r->open)
     throw ValueError(std::string("kiln: ") + what + "(): cannot evaluate a value of " + loop_title(r) +
                      " inside its body: it is recorded once into the kernel and has no value yet. Use "
-                     "print_async() to see per-lane values, a Recorder to keep them, or mode='evaluated'");
+                     "print_async() to see per-lane values, a Recorder to keep them, or run the loop in evaluated mode");
   throw ValueError(std::string("kiln: ") + what + "(): uses a value computed inside the body of " +
                    loop_title(r) + " outside of it; return it from the body as part of the loop state instead");
 }

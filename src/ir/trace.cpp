@@ -277,7 +277,8 @@ Index trace(Op op, Index a, Index b, Index c, VarType type) {
     Node n;
     n.op = Op::Gather;
     n.type = node(a).type;
-    n.size = broadcast_size("gather", operands + 1, 2);
+    Index sized[3] = {b, c, current_mask()};  // inside a loop or branch: its lanes too
+    n.size = broadcast_size("gather", sized, sized[2] ? 3 : 2);
     OwnedIndex mask{apply_current_mask(c)};  // inactive lanes of loops and branches read nothing
     n.operands[0] = a; n.operands[1] = b; n.operands[2] = mask.index;
     return create_node(n);
@@ -320,11 +321,11 @@ void trace_scatter(ReduceOp reduce, Index& target, Index value, Index index, Ind
                     ") and the target (" + describe(target) + ") have different types");
   if (reduce != ReduceOp::None && node(target).type == VarType::Bool)
     throw TypeError(std::string("kiln: ") + what + "(): reductions are not defined for Bool");
-  Index operands[3] = {value, index, mask};
+  Index operands[4] = {value, index, mask, current_mask()};
   flush_dirty(operands, 3);
   Node n;
   n.op = Op::Scatter;
-  n.size = broadcast_size(what, operands, 3);
+  n.size = broadcast_size(what, operands, operands[3] ? 4 : 3);  // once per lane of a loop or branch
   n.literal = uint64_t(reduce);
   OwnedIndex active{apply_current_mask(mask)};  // only the lanes of the enclosing loop or branch
   n.operands[1] = value; n.operands[2] = index; n.operands[3] = active.index;
@@ -337,11 +338,11 @@ Index trace_scatter_inc(Index& target, Index index, Index mask) {
   check_index_operands("scatter_inc", index, mask);
   if (node(target).type != VarType::UInt32)
     throw TypeError("kiln: scatter_inc(): the target must be UInt32, not " + describe(target));
-  Index operands[2] = {index, mask};
+  Index operands[3] = {index, mask, current_mask()};
   flush_dirty(operands, 2);
   Node n;
   n.op = Op::ScatterInc;
-  n.size = broadcast_size("scatter_inc", operands, 2);
+  n.size = broadcast_size("scatter_inc", operands, operands[2] ? 3 : 2);
   OwnedIndex active{apply_current_mask(mask)};
   n.operands[1] = index; n.operands[2] = active.index;
   return record_scatter(target, n);

@@ -9,6 +9,7 @@
 #include "ir/op_info.h"
 #include "op_test_support.h"
 
+#include <cstdlib>
 #include <random>
 #include <sstream>
 #include <string>
@@ -20,6 +21,7 @@ namespace kiln::test {
 struct FuzzValue {
   Index index;
   VarType type;
+  std::string label = {};  ///< its name in the listing ("%3", "phi1")
 };
 
 /// The outcome of running one program: every value it created, and every scatter
@@ -44,6 +46,12 @@ class FuzzProgram {
     }
     int steps = std::min(max_steps_, int(3 + rng_() % 22));
     for (int step = 0; step < steps; ++step) add_step();
+    return finish();
+  }
+
+ protected:
+  /// Evaluates every value and target, downloads their lanes and releases the program.
+  FuzzResult finish() {
     std::vector<Index> all;
     for (const FuzzValue& v : values_) all.push_back(v.index);
     for (const FuzzValue& v : targets_) all.push_back(v.index);
@@ -57,11 +65,13 @@ class FuzzProgram {
     result.listing = listing_.str();
     for (const auto* list : {&values_, &targets_})
       for (const FuzzValue& v : *list) detail::dec_ref(v.index);
+    values_.clear();
+    targets_.clear();
     for (Index source : sources_) detail::dec_ref(source);
+    sources_.clear();
     return result;
   }
 
- private:
   static constexpr VarType kTypes[] = {VarType::Bool,   VarType::Int32,   VarType::UInt32, VarType::Int64,
                                        VarType::UInt64, VarType::Float32, VarType::Float64};
   static constexpr size_t kMemorySize = 13;  // size of gather sources and scatter targets
@@ -86,19 +96,29 @@ class FuzzProgram {
 
   std::string name(Index index) const {
     for (size_t i = 0; i < values_.size(); ++i)
-      if (values_[i].index == index) return "%" + std::to_string(i);
+      if (values_[i].index == index) return values_[i].label;
     return "?";
   }
 
   Index add(Index index, VarType type, const std::string& text) {
-    listing_ << "%" << values_.size() << " = " << type_name(type) << "[" << detail::node_size(index) << "] "
-             << text << "\n";
-    values_.push_back({index, type});
+    std::string label = "%" + std::to_string(serial_++);
+    listing_ << label << " = " << type_name(type) << "[" << detail::node_size(index) << "] " << text << "\n";
+    values_.push_back({index, type, label});
     return index;
   }
 
   void add_input(VarType t, size_t n) {
-    add(upload(t, random_lanes(t, n)), t, "input");
+    std::vector<uint64_t> lanes = random_lanes(t, n);
+    add(upload(t, lanes), t, "input" + lanes_text(lanes));
+  }
+
+  /// With KILN_FUZZ_VALUES=1 the listing shows the lanes of inputs (as hex bits).
+  static std::string lanes_text(const std::vector<uint64_t>& lanes) {
+    static const bool show = std::getenv("KILN_FUZZ_VALUES") != nullptr;
+    if (!show) return "";
+    std::string text = " {";
+    for (size_t i = 0; i < lanes.size(); ++i) text += (i ? ", 0x" : "0x") + hex(lanes[i]);
+    return text + "}";
   }
 
   /// A random existing value of type `t` (creating an input when there is none).
@@ -107,7 +127,7 @@ class FuzzProgram {
     for (const FuzzValue& v : values_)
       if (v.type == t) candidates.push_back(v.index);
     if (candidates.empty() || rng_() % 8 == 0) {
-      if (rng_() % 2) {
+      if (in_body_ || rng_() % 2) {  // a loop body creates no per-lane inputs
         uint64_t lane = random_lane(t);
         if (rng_() % 4 == 0) return add(detail::make_param(t, lane, 1), t, "opaque 0x" + hex(lane));
         return add(detail::make_literal(t, lane, 1), t, "literal 0x" + hex(lane));
@@ -175,6 +195,10 @@ class FuzzProgram {
         return;
       }
       case 8: {
+        if (in_body_) {
+          add_body_scatter();
+          return;
+        }
         ReduceOp reduce = t == VarType::Bool ? ReduceOp::None : ReduceOp(rng_() % 4);
         Index target = upload(t, random_lanes(t, kMemorySize));
         Index value = pick(t), index = memory_index(), mask = pick(VarType::Bool);
@@ -185,6 +209,14 @@ class FuzzProgram {
         return;
       }
       case 9: {
+        // Atomic counters in a loop body hand out slots in an order that differs between
+        // backends and modes (the interpreter runs lane by lane): not comparable. Loop
+        // bodies get an if_stmt here instead.
+        if (in_body_) {
+          static const bool with_if = !std::getenv("KILN_FUZZ_LOOP_IF") || std::getenv("KILN_FUZZ_LOOP_IF")[0] != '0';
+          if (with_if && branch_depth_ == 0 && rng_() % 2) add_body_if();
+          return;
+        }
         Index counter = upload(VarType::UInt32, {0, 0, 0});
         Index bound = add(detail::make_literal(VarType::UInt32, 3, 1), VarType::UInt32, "literal 3");
         Index raw = pick(VarType::UInt32);
@@ -199,12 +231,234 @@ class FuzzProgram {
     }
   }
 
+  /// Inside a loop body: an order-independent integer reduction (the target's Add, Min or Max) into one of
+  /// the targets made before the loop (masked by the loop's active lanes automatically).
+  void add_body_scatter() {
+    if (body_targets_.empty() || branch_depth_ > 0) return;
+    size_t which = body_targets_[rng_() % body_targets_.size()];
+    FuzzValue& target = targets_[which];
+    // One reduction per target: mixing them on one element depends on the order of lanes
+    // and iterations, which differs between backends (the interpreter runs lane by lane).
+    ReduceOp reduce = ReduceOp(1 + which % 3);
+    Index value = pick(target.type), index = memory_index(), mask = pick(VarType::Bool);
+    // And-ed with a per-lane true value: a scatter whose operands are all size 1 has no
+    // agreed meaning in loop bodies yet (modes differ; test_control.cpp covers it).
+    mask = add(detail::trace(Op::And, mask, body_lanes_), VarType::Bool, "And " + name(mask) + ", " + name(body_lanes_));
+    Index t = target.index;
+    detail::trace_scatter(reduce, t, value, index, mask);
+    if (t != target.index) {  // copied on write: the copy carries a new reference
+      detail::dec_ref(target.index);
+      target.index = t;
+    }
+    listing_ << "target" << which << " Scatter(reduce=" << int(reduce) << ") " << name(value) << " at "
+             << name(index) << " if " << name(mask) << "\n";
+  }
+
+  /// Inside a loop body: if_stmt over 1-3 arguments from the pool, each branch a few
+  /// random steps over its arguments and literals only (evaluated branches run on the
+  /// compacted lanes that take them), returning 1-2 values of random types.
+  void add_body_if() {
+    Index cond = pick(VarType::Bool);
+    detail::Values args;
+    std::string arg_names;
+    for (size_t k = 0, n = 1 + rng_() % 3; k < n; ++k) {
+      Index a = pick(kTypes[rng_() % 7]);
+      args.push_back(detail::Handle::borrow(a));
+      arg_names += (k ? ", " : "") + name(a);
+    }
+    std::vector<VarType> out_types;
+    for (size_t k = 0, n = 1 + rng_() % 2; k < n; ++k) out_types.push_back(kTypes[rng_() % 7]);
+    uint64_t seeds[2] = {rng_(), rng_()};
+    int steps[2] = {int(rng_() % 6), int(rng_() % 6)};
+    uint64_t resume = rng_();
+    listing_ << "  if_stmt(" << name(cond) << ", args " << arg_names << "):\n";
+    auto branch = [&](int side) {
+      return detail::BodyFn([&, side](const detail::Values& in) {
+        std::vector<FuzzValue> outer = std::move(values_);
+        values_.clear();
+        for (const FuzzValue& v : outer)
+          if (detail::node_size(v.index) == 1) values_.push_back(v);  // size-1 values broadcast
+        for (size_t k = 0; k < in.size(); ++k)
+          values_.push_back({in[k].index(), detail::node_type(in[k].index()), "arg" + std::to_string(k)});
+        size_t owned = values_.size();
+        rng_.seed(seeds[side]);
+        ++branch_depth_;
+        listing_ << (side == 0 ? "  true:\n" : "  false:\n");
+        detail::Values out;
+        for (int step = 0; step < steps[side]; ++step) add_step();
+        std::string line = "  returns";
+        for (VarType t : out_types) {
+          Index v = pick(t);
+          out.push_back(detail::Handle::borrow(v));
+          line += " " + name(v);
+        }
+        listing_ << line << "\n";
+        --branch_depth_;
+        for (size_t i = owned; i < values_.size(); ++i) detail::dec_ref(values_[i].index);
+        values_ = std::move(outer);
+        return out;
+      });
+    };
+    detail::Values out = detail::if_stmt(cond, branch(0), branch(1), args, mode_, "fuzz-if");
+    for (size_t k = 0; k < out.size(); ++k) add(out[k].release(), out_types[k], "if result " + std::to_string(k));
+    rng_.seed(resume);
+  }
+
   std::mt19937_64 rng_;
   int max_steps_;
+  ControlMode mode_ = ControlMode::Symbolic;  ///< of the statements in a loop program
+  int branch_depth_ = 0;                      ///< inside an if_stmt branch of a loop body
   size_t size_ = 1;
+  bool in_body_ = false;             ///< generating a loop body (see FuzzLoopProgram)
+  Index body_lanes_ = 0;             ///< in a body: a per-lane Bool that is always true
+  uint64_t serial_ = 0;              ///< next value number of the listing
+  std::vector<size_t> body_targets_; ///< targets_ a loop body may reduce into
   std::vector<FuzzValue> values_, targets_;
   std::vector<Index> sources_;  ///< gather sources (not operands: their size differs)
   std::ostringstream listing_;
+};
+
+/// A random symbolic (or evaluated) while_loop: a per-lane trip count bounds a UInt32
+/// counter (so every lane stops), 1-4 more state variables of random types are updated by
+/// a random body (the expression generator above, over the state, loop-invariant values
+/// and literals), the condition may add a random test of the state, and the body may
+/// reduce (Add/Min/Max, integers) into targets made before the loop. Random steps before
+/// and after the loop use its inputs and results. Running a seed in any mode on any
+/// backend must give the same lanes. The body is generated from a seed of its own every
+/// time it is traced, so an evaluated loop traces the same body each iteration.
+class FuzzLoopProgram : public FuzzProgram {
+ public:
+  /// `max_body_steps` truncates the body (to find the smallest failing one).
+  explicit FuzzLoopProgram(uint64_t seed, int max_body_steps = 1000) : FuzzProgram(seed, max_body_steps) {}
+
+  FuzzResult run(ControlMode mode) {
+    mode_ = mode;
+    static const size_t kLoopSizes[] = {1, 5, 16, 17, 37, 101};
+    size_ = kLoopSizes[rng_() % 6];
+    for (VarType t : kTypes) {
+      add_input(t, size_);
+      if (rng_() % 2) add_input(t, 1);
+    }
+    int before = int(rng_() % 4);
+    for (int step = 0; step < before; ++step) add_step();
+
+    // Targets the body reduces into.
+    static constexpr VarType kIntTypes[] = {VarType::Int32, VarType::UInt32, VarType::Int64, VarType::UInt64};
+    int targets = int(rng_() % 4);
+    for (int k = 0; k < targets; ++k) {
+      VarType t = kIntTypes[rng_() % 4];
+      body_targets_.push_back(targets_.size());
+      std::vector<uint64_t> lanes = random_lanes(t, kMemorySize);
+      listing_ << "target" << targets_.size() << " = " << type_name(t) << "[13] input" << lanes_text(lanes) << "\n";
+      targets_.push_back({upload(t, lanes), t});
+    }
+
+    // The state: counter, trip count (in the state or captured), user variables.
+    std::vector<uint64_t> trips(size_);
+    for (auto& trip : trips) trip = rng_() % 6;
+    Index trip = add(upload(VarType::UInt32, trips), VarType::UInt32, "input (trip counts)" + lanes_text(trips));
+    Index counter = add(upload(VarType::UInt32, std::vector<uint64_t>(size_, 0)), VarType::UInt32, "input (counter)");
+    bool trip_in_state = rng_() % 2, allow_capture = rng_() % 2;
+    size_t vars = 1 + rng_() % 4;
+    // The initial state is a copy of each value: an array that is both the initial state
+    // and read by the body from outside is not told apart by evaluated loops yet (they
+    // compact it as state; test_control.cpp's LoopBodyCapturesItsInitialState covers it).
+    auto copy_of = [](Index v) { return detail::Handle::steal(upload(detail::node_type(v), download(v))); };
+    detail::Values state{copy_of(counter)};
+    if (trip_in_state) state.push_back(copy_of(trip));
+    size_t first_var = state.size();
+    std::vector<VarType> var_types;
+    std::vector<std::string> initial_names;
+    for (size_t k = 0; k < vars; ++k) {
+      VarType t = kTypes[rng_() % 7];
+      var_types.push_back(t);
+      std::vector<Index> full;
+      for (const FuzzValue& v : values_)
+        if (v.type == t && detail::node_size(v.index) == size_) full.push_back(v.index);
+      Index init = full[rng_() % full.size()];  // there is always the input of this type
+      state.push_back(copy_of(init));
+      initial_names.push_back(name(init));
+    }
+    // The condition's extra test: state variable `cond_var` against a literal.
+    bool extra_cond = rng_() % 2;
+    size_t cond_var = rng_() % vars;
+    uint64_t cond_literal = random_lane(var_types[cond_var]);
+    Op cond_op = rng_() % 2 ? Op::Ne : Op::Lt;
+    if (var_types[cond_var] == VarType::Bool) cond_op = Op::Ne;
+    int body_steps = std::min(max_steps_, 1 + int(rng_() % 14));
+    uint64_t body_seed = rng_(), after_seed = rng_();
+
+    listing_ << "while_loop(" << (mode == ControlMode::Symbolic ? "symbolic" : "evaluated") << ") state: counter "
+             << name(counter) << (trip_in_state ? ", trip " + name(trip) : std::string());
+    for (size_t k = 0; k < vars; ++k) listing_ << ", copy of " << initial_names[k];
+    listing_ << (allow_capture ? "; body may capture per-lane values" : "; body reads only its state") << "\n";
+    listing_ << "  cond: phi0 < " << (trip_in_state ? "phi1" : name(trip));
+    if (extra_cond)
+      listing_ << " && " << (cond_op == Op::Ne ? "Ne" : "Lt") << "(phi" << first_var + cond_var << ", 0x" << hex(cond_literal)
+               << ")";
+    listing_ << "\n";
+
+    detail::ConditionFn cond = [&](const detail::Values& phis) {
+      detail::Handle c = detail::Handle::steal(detail::trace(Op::Lt, phis[0].index(), trip_in_state ? phis[1].index() : trip));
+      if (extra_cond) {
+        VarType t = var_types[cond_var];
+        detail::Handle lit = detail::Handle::steal(detail::make_literal(t, cond_literal, 1));
+        detail::Handle test = detail::Handle::steal(detail::trace(cond_op, phis[first_var + cond_var].index(), lit.index()));
+        c = detail::Handle::steal(detail::trace(Op::And, c.index(), test.index()));
+      }
+      return c;
+    };
+    bool listed = false;
+    detail::BodyFn body = [&](const detail::Values& phis) {
+      std::string listing_before = listing_.str();
+      std::vector<FuzzValue> outer = std::move(values_);
+      values_.clear();
+      for (const FuzzValue& v : outer)
+        if (allow_capture || detail::node_size(v.index) == 1) values_.push_back(v);
+      for (size_t k = 0; k < phis.size(); ++k)
+        values_.push_back({phis[k].index(), detail::node_type(phis[k].index()), "phi" + std::to_string(k)});
+      size_t owned = values_.size();
+      rng_.seed(body_seed);
+      in_body_ = true;
+      listing_ << "  body:\n";
+      body_lanes_ = add(detail::trace(Op::Eq, phis[0].index(), phis[0].index()), VarType::Bool, "Eq phi0, phi0");
+      detail::Values next;
+      try {
+        for (int step = 0; step < body_steps; ++step) add_step();
+        next.push_back(detail::Handle::steal(
+            detail::trace(Op::Add, phis[0].index(), detail::Handle::steal(detail::make_literal(VarType::UInt32, 1, 1)).index())));
+        if (trip_in_state) next.push_back(phis[1]);
+        std::string line = std::string("  next: phi0 + 1") + (trip_in_state ? ", phi1" : "");
+        for (size_t k = 0; k < vars; ++k) {
+          Index v = rng_() % 4 == 0 ? phis[first_var + k].index() : pick(var_types[k]);
+          next.push_back(detail::Handle::borrow(v));
+          line += ", " + name(v);
+        }
+        listing_ << line << "\n";
+      } catch (...) {
+        in_body_ = false;
+        throw;
+      }
+      in_body_ = false;
+      for (size_t i = owned; i < values_.size(); ++i) detail::dec_ref(values_[i].index);
+      values_ = std::move(outer);
+      if (listed) {  // an evaluated loop traces the body again: list it once
+        listing_.str("");
+        listing_ << listing_before;
+      }
+      listed = true;
+      return next;
+    };
+    detail::Values results = detail::while_loop(state, cond, body, mode, "fuzz");
+    for (size_t k = 0; k < results.size(); ++k) {
+      VarType t = detail::node_type(results[k].index());
+      add(results[k].release(), t, "loop result " + std::to_string(k));
+    }
+    rng_.seed(after_seed);
+    int after = int(rng_() % 4);
+    for (int step = 0; step < after; ++step) add_step();
+    return finish();
+  }
 };
 
 }  // namespace kiln::test

@@ -7,6 +7,13 @@
 // A third test runs the JIT with every literal as a kernel parameter (generalization
 // threshold 1) against the interpreter with literals baked in: generic kernels must give
 // bit-identical results.
+// Fuzz.SymbolicLoopsMatchInterpreter runs random while_loop programs (fuzz_program.h,
+// FuzzLoopProgram) symbolic on the JIT, symbolic on the interpreter and evaluated on both:
+// all four must agree.
+//   KILN_FUZZ_LOOPS=N      number of loop programs (default 200; seeds 300001...)
+//   KILN_FUZZ_LOOP_SEED=S  run only loop seed S
+//   KILN_FUZZ_LOOP_IF=0    no if_stmt inside loop bodies
+//   KILN_FUZZ_VALUES=1     listings show the lanes of inputs
 #include <gtest/gtest.h>
 
 #include "fuzz_program.h"
@@ -95,4 +102,94 @@ TEST(Fuzz, GeneralizedKernelsMatchSpecialized) {
   }
   jit_threshold = 2;
   EXPECT_GT(cache_stats().generalizations, 0u);
+}
+
+namespace {
+
+std::string describe_difference(const FuzzResult& got, const FuzzResult& want) {
+  std::ostringstream out;
+  if (got.lanes.size() != want.lanes.size()) {
+    out << got.lanes.size() << " values, expected " << want.lanes.size() << "\n";
+    return out.str();
+  }
+  for (size_t v = 0; v < got.lanes.size(); ++v) {
+    if (got.types[v] != want.types[v] || got.lanes[v].size() != want.lanes[v].size()) {
+      out << "value #" << v << ": type or size differs\n";
+      return out.str();
+    }
+    int shown = 0;
+    for (size_t i = 0; i < got.lanes[v].size() && shown < 4; ++i)
+      if (!same_value(got.types[v], got.lanes[v][i], want.lanes[v][i])) {
+        if (shown == 0) out << "value #" << v << " (" << type_name(got.types[v]) << ") differs:\n";
+        out << "  lane " << i << ": 0x" << std::hex << got.lanes[v][i] << " expected 0x" << want.lanes[v][i]
+            << std::dec << "\n";
+        ++shown;
+      }
+    if (shown) return out.str();
+  }
+  return "";
+}
+
+struct LoopVariant {
+  ControlMode mode;
+  bool interpreter;
+  const char* name;
+};
+const LoopVariant kLoopVariants[] = {{ControlMode::Symbolic, false, "symbolic/jit"},
+                                     {ControlMode::Symbolic, true, "symbolic/interpreter"},
+                                     {ControlMode::Evaluated, false, "evaluated/jit"},
+                                     {ControlMode::Evaluated, true, "evaluated/interpreter"}};
+
+/// Runs loop seed `seed` (body truncated to `max_steps`) in every variant: empty when all
+/// agree with symbolic/jit, else what went wrong; `listing` gets the program.
+std::string loop_failure(uint64_t seed, int max_steps, std::string* listing = nullptr) {
+  FuzzResult reference;
+  for (const LoopVariant& variant : kLoopVariants) {
+    FuzzResult result;
+    try {
+      result = run_on(variant.interpreter, [&] { return FuzzLoopProgram(seed, max_steps).run(variant.mode); });
+    } catch (const std::exception& e) {
+      return std::string(variant.name) + " threw: " + e.what() + "\n";
+    }
+    if (&variant == &kLoopVariants[0]) {
+      reference = std::move(result);
+      if (listing) *listing = reference.listing;
+      continue;
+    }
+    if (variant.mode == ControlMode::Symbolic && result.listing != reference.listing)
+      return "generation is not deterministic\n";
+    std::string diff = describe_difference(result, reference);
+    if (!diff.empty()) return std::string(variant.name) + " differs from symbolic/jit:\n" + diff;
+  }
+  return "";
+}
+
+void check_loop_seed(uint64_t seed) {
+  if (loop_failure(seed, 1000).empty()) return;
+  int steps = 0;  // the smallest failing body
+  while (steps < 1000 && loop_failure(seed, steps).empty()) ++steps;
+  std::string listing;
+  std::string failure = loop_failure(seed, steps, &listing);
+  if (listing.empty())
+    try {
+      listing = run_on(true, [&] { return FuzzLoopProgram(seed, steps).run(ControlMode::Symbolic); }).listing;
+    } catch (const std::exception& e) {
+      listing = std::string("(the symbolic interpreter run threw too: ") + e.what() + ")\n";
+    }
+  FAIL() << "loop fuzz seed " << seed << " (reproduce with KILN_FUZZ_LOOP_SEED=" << seed << "), smallest failing body ("
+         << steps << " steps): " << failure << "program:\n" << listing;
+}
+
+}  // namespace
+
+TEST(Fuzz, SymbolicLoopsMatchInterpreter) {
+  if (const char* seed = std::getenv("KILN_FUZZ_LOOP_SEED")) {
+    check_loop_seed(std::strtoull(seed, nullptr, 10));
+    return;
+  }
+  uint64_t programs = env_number("KILN_FUZZ_LOOPS", 200);
+  for (uint64_t seed = 300001; seed < 300001 + programs; ++seed) {
+    check_loop_seed(seed);
+    if (HasFailure()) return;
+  }
 }

@@ -34,6 +34,10 @@ KernelStatement input(VarType type, uint32_t slot, bool broadcast = false) {
   s.broadcast = broadcast;
   return s;
 }
+KernelStatement lt_u32(KernelStatement s) {
+  s.operand_type = VarType::UInt32;
+  return s;
+}
 KernelStatement output(KernelStatement s, uint32_t slot) {
   s.output_slot = slot;
   return s;
@@ -102,6 +106,25 @@ TEST(LlvmRender, ScatterIncAppend) {
                form_of({statement(Op::Literal, VarType::Bool), input(VarType::UInt32, 0), zero,
                         input(VarType::Bool, 1),
                         output(statement(Op::ScatterInc, VarType::UInt32, {1, 2, 3}), 2)},
+                       2, 1));
+}
+
+TEST(LlvmRender, SymbolicLoop) {
+  // i = 0; acc = in0; while (i < in1) { acc = acc * 2; i += 1 }; out = acc
+  check_golden("symbolic_loop",
+               form_of({statement(Op::Literal, VarType::Bool), input(VarType::Float32, 0), input(VarType::UInt32, 1),
+                        statement(Op::Literal, VarType::UInt32, {}, 0), statement(Op::Literal, VarType::UInt32, {}, 1),
+                        statement(Op::Literal, VarType::Float32, {}, 0x40000000),
+                        statement(Op::LoopBegin, VarType::Bool),
+                        statement(Op::LoopPhi, VarType::UInt32, {3}),
+                        output(statement(Op::LoopPhi, VarType::Float32, {1}), 2),
+                        lt_u32(statement(Op::Lt, VarType::Bool, {7, 2})),
+                        statement(Op::LoopCond, VarType::Bool, {9}),
+                        statement(Op::Add, VarType::UInt32, {7, 4}),
+                        statement(Op::LoopUpdate, VarType::UInt32, {7, 11}),
+                        statement(Op::Mul, VarType::Float32, {8, 5}),
+                        statement(Op::LoopUpdate, VarType::Float32, {8, 13}),
+                        statement(Op::LoopEnd, VarType::Bool, {6})},
                        2, 1));
 }
 

@@ -8,7 +8,8 @@ import kiln as kl
 
 @pytest.fixture(autouse=True)
 def default_settings():
-    flags = {f: kl.flag(f) for f in (kl.Flag.Checks, kl.Flag.Interpreter, kl.Flag.Generalize, kl.Flag.DiskCache)}
+    flags = {f: kl.flag(f) for f in (kl.Flag.Checks, kl.Flag.Interpreter, kl.Flag.Generalize, kl.Flag.DiskCache,
+                                    kl.Flag.Symbolic)}
     level = kl.log_level()
     threshold = kl.generalization_threshold()
     yield

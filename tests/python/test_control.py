@@ -1,0 +1,691 @@
+"""Control flow from Python: while_loop, if_stmt, dispatch, print_async and Recorder, in both
+modes (which must agree bit for bit), over pytree states, with side effects, records and
+errors."""
+
+import dataclasses
+import re
+
+import numpy as np
+import pytest
+
+import kiln as kl
+from checks import assert_same
+
+MODES = ["symbolic", "evaluated"]
+N = 37  # lanes: not a multiple of any packet width
+TRIPS = [(lane * 5) % 13 for lane in range(N)]  # per-lane trip counts 0..12
+
+
+def numpy_leaves(value):
+    """The arrays inside a result, as NumPy arrays, in a fixed order."""
+    if isinstance(value, (tuple, list)):
+        return [a for v in value for a in numpy_leaves(v)]
+    if isinstance(value, dict):
+        return [a for k in sorted(value) for a in numpy_leaves(value[k])]
+    if dataclasses.is_dataclass(value):
+        return [a for f in dataclasses.fields(value) for a in numpy_leaves(getattr(value, f.name))]
+    if isinstance(value, kl.PCG32):
+        return [value.state.numpy(), value.inc.numpy()]
+    return [np.asarray(value)]
+
+
+def in_both_modes(run):
+    """run(mode) in each mode; checks that the results agree bit for bit and returns them."""
+    results = {mode: run(mode) for mode in MODES}
+    symbolic, evaluated = (numpy_leaves(results[mode]) for mode in MODES)
+    assert len(symbolic) == len(evaluated)
+    for a, b in zip(symbolic, evaluated):
+        assert_same(b, a)
+    return results["symbolic"]
+
+
+def trips():
+    return kl.UInt32(TRIPS)
+
+
+# ---------------------------------------------------------------------------------------
+# while_loop
+
+def test_while_loop_per_lane_trip_counts():
+    def run(mode):
+        n = trips()
+        return kl.while_loop((kl.zeros(kl.UInt32, N), kl.zeros(kl.Float, N)), lambda i, acc: i < n,
+                             lambda i, acc: (i + 1, acc + kl.cast(kl.Float, i) * 0.5), mode=mode)
+
+    i, acc = in_both_modes(run)
+    t = np.array(TRIPS, np.uint32)
+    assert_same(i, t)
+    assert_same(acc, (t * (t - 1) / 2 * 0.5).astype(np.float32))
+
+
+def test_while_loop_accepts_control_mode_values():
+    for mode in (kl.ControlMode.Symbolic, kl.ControlMode.Evaluated, "Symbolic", "EVALUATED"):
+        i = kl.while_loop(kl.zeros(kl.UInt32, 4), lambda i: i < 3, lambda i: i + 1, mode=mode)
+        assert_same(i, np.full(4, 3, np.uint32))
+
+
+def test_single_state_values_and_one_tuples():
+    def run(mode):
+        n = trips()
+        bare = kl.while_loop(kl.zeros(kl.UInt32, N), lambda i: i < n, lambda i: i + 2, mode=mode)
+        (one,) = kl.while_loop((kl.zeros(kl.UInt32, N),), lambda i: i < n, lambda i: i + 1, mode=mode)
+        [listed] = kl.while_loop([kl.zeros(kl.UInt32, N)], lambda i: i < n, lambda i: [i + 3], mode=mode)
+        return bare, one, listed
+
+    bare, one, listed = in_both_modes(run)
+    t = np.array(TRIPS, np.uint32)
+    assert_same(bare, t + t % 2)
+    assert_same(one, t)
+    assert_same(listed, (t + 2) // 3 * 3)
+
+
+def test_nested_loops_with_per_lane_trip_counts():
+    def run(mode):
+        def outer_body(i, n, total):
+            # Sized like the state: evaluated loops run the body on the lanes still active.
+            _, total = kl.while_loop((kl.zeros(kl.UInt32, len(total)), total), lambda j, t: j < i,
+                                     lambda j, t: (j + 1, t + j), mode=mode)
+            return i + 1, n, total
+
+        i, _, total = kl.while_loop((kl.zeros(kl.UInt32, N), trips(), kl.zeros(kl.UInt32, N)),
+                                    lambda i, n, t: i < n, outer_body, mode=mode)
+        return i, total
+
+    i, total = in_both_modes(run)
+    expected = [sum(j for k in range(t) for j in range(k)) for t in TRIPS]
+    assert_same(i, np.array(TRIPS, np.uint32))
+    assert_same(total, np.array(expected, np.uint32))
+
+
+def test_side_effects_under_masks():
+    def run(mode):
+        visits = kl.zeros(kl.UInt32, 16)
+        even = kl.zeros(kl.UInt32, 16)
+
+        def body(i, n):
+            kl.scatter_add(visits, kl.UInt32(1), i)
+            kl.scatter_add(even, kl.UInt32(1), i, active=i % 2 == 0)
+            return i + 1, n
+
+        kl.while_loop((kl.zeros(kl.UInt32, N), trips()), lambda i, n: i < n, body, mode=mode)
+        return visits, even
+
+    visits, even = in_both_modes(run)
+    expected = np.array([sum(t > k for t in TRIPS) for k in range(16)], np.uint32)
+    assert_same(visits, expected)
+    assert_same(even, np.where(np.arange(16) % 2 == 0, expected, 0).astype(np.uint32))
+
+
+def test_gathers_see_scatters_of_the_same_iteration():
+    def run(mode):
+        slots = kl.zeros(kl.UInt32, N)
+
+        def body(i, lane, seen):
+            kl.scatter_add(slots, kl.UInt32(1), lane)
+            return i + 1, lane, seen + kl.gather(slots, lane)
+
+        state = (kl.zeros(kl.UInt32, N), kl.arange(kl.UInt32, N), kl.zeros(kl.UInt32, N))
+        return kl.while_loop(state, lambda i, lane, s: i < lane, body, mode=mode)[2], slots
+
+    seen, slots = in_both_modes(run)
+    lane = np.arange(N, dtype=np.uint32)
+    assert_same(seen, lane * (lane + 1) // 2)
+    assert_same(slots, lane)
+
+
+def test_wide_types_in_loop_state():
+    def run(mode):
+        state = (kl.zeros(kl.Int64, N) - 3, kl.zeros(kl.UInt64, N), kl.zeros(kl.Float64, N), trips())
+        return kl.while_loop(state, lambda a, b, c, n: b < kl.cast(kl.UInt64, n),
+                             lambda a, b, c, n: (a * 2, b + 1, c + 0.1, n), mode=mode)[:3]
+
+    a, b, c = in_both_modes(run)
+    t = np.array(TRIPS)
+    assert_same(a, (-3 * 2 ** t).astype(np.int64))
+    assert_same(b, t.astype(np.uint64))
+
+
+@dataclasses.dataclass
+class Walker:
+    position: kl.Array3f
+    steps: kl.UInt32
+    extra: dict
+
+
+@pytest.mark.parametrize("kind", ["tuple", "list", "dict", "dataclass", "Array3f", "Matrix2f", "PCG32"])
+def test_pytree_states(kind):
+    def run(mode):
+        n = trips()
+        zero = kl.zeros(kl.UInt32, N)
+        if kind == "tuple":
+            state, cond = (zero, kl.Array2f(kl.zeros(kl.Float, N))), lambda i, v: i < n
+            body = lambda i, v: (i + 1, v + kl.Array2f(kl.Float(1.0), kl.cast(kl.Float, i)))  # noqa: E731
+        elif kind == "list":
+            state, cond = [zero, [kl.zeros(kl.Int32, N)]], lambda i, v: i < n
+            body = lambda i, v: [i + 1, [v[0] - 2]]  # noqa: E731
+        elif kind == "dict":
+            state, cond = {"depth": zero, "value": kl.zeros(kl.Float64, N)}, lambda s: s["depth"] < n
+            body = lambda s: {"value": s["value"] + 0.25, "depth": s["depth"] + 1}  # noqa: E731
+        elif kind == "dataclass":
+            state = Walker(kl.Array3f(kl.zeros(kl.Float, N)), zero, {"flag": kl.zeros(kl.Bool, N)})
+
+            def body(w):
+                w.position = w.position + kl.Array3f(kl.Float(1.0), kl.Float(2.0), kl.Float(-1.0))
+                w.extra = {"flag": ~w.extra["flag"]}
+                w.steps = w.steps + 1
+                return w
+
+            cond = lambda w: w.steps < n  # noqa: E731
+        elif kind == "Array3f":
+            state = kl.Array3f(kl.cast(kl.Float, zero), kl.cast(kl.Float, n), kl.zeros(kl.Float, N))
+            cond = lambda v: v.x < v.y  # noqa: E731
+            body = lambda v: kl.Array3f(v.x + 1.0, v.y, v.z + v.x)  # noqa: E731
+        elif kind == "Matrix2f":
+            one, nil = kl.Float(1.0), kl.Float(0.0)
+            step = kl.Matrix2f(one, one, nil, one)
+            state, cond = (zero, kl.Matrix2f.identity()), lambda i, m: i < n
+            body = lambda i, m: (i + 1, m @ step)  # noqa: E731
+        else:
+            state, cond = (zero, kl.PCG32(N), kl.zeros(kl.Float, N)), lambda i, rng, acc: i < n
+
+            def body(i, rng, acc):
+                return i + 1, rng, acc + rng.next_float32()
+
+        return kl.while_loop(state, cond, body, mode=mode)
+
+    result = in_both_modes(run)
+    t = np.array(TRIPS)
+    if kind == "dict":
+        assert_same(result["value"], t * 0.25)
+    elif kind == "dataclass":
+        assert isinstance(result, Walker)
+        assert_same(result.position, np.stack([t, 2 * t, -t], axis=1).astype(np.float32))
+        assert_same(result.extra["flag"], t % 2 == 1)
+    elif kind == "Matrix2f":
+        m = np.zeros((N, 2, 2), np.float32)
+        m[:, 0, 0] = m[:, 1, 1] = 1
+        m[:, 0, 1] = t
+        assert_same(result[1], m)
+    elif kind == "PCG32":
+        # The same draws unrolled with masks: lane i draws TRIPS[i] numbers.
+        rng, acc = kl.PCG32(N), kl.zeros(kl.Float, N)
+        for k in range(max(TRIPS)):
+            active = trips() > k
+            acc = kl.select(active, acc + rng.next_float32(active), acc)
+        assert_same(result[2], acc.numpy())
+        assert_same(result[1].state, rng.state.numpy())
+
+
+def test_size_one_state_values_become_per_lane():
+    def run(mode):
+        n = trips()
+        return kl.while_loop((kl.zeros(kl.UInt32, N), kl.Float(1.0)), lambda i, x: i < n,
+                             lambda i, x: (i + 1, x * 2.0), mode=mode)
+
+    i, x = in_both_modes(run)
+    assert_same(x, np.exp2(np.array(TRIPS, np.float32)))
+
+
+def test_loop_name_does_not_change_kernel_identity():
+    def run(name):
+        n = kl.UInt32([3, 1, 4, 1, 5, 9, 2])
+        i, acc = kl.while_loop((kl.zeros(kl.UInt32, 7), kl.zeros(kl.Float, 7)), lambda i, a: i < n,
+                               lambda i, a: (i + 1, a + 1.5), mode="symbolic", name=name)
+        kl.eval(i, acc)
+        return acc
+
+    kl.kernel_history(clear=True)
+    first = run("bounces")
+    first_launches = kl.kernel_history(clear=True)
+    second = run("another name")
+    second_launches = kl.kernel_history(clear=True)
+    assert_same(second, first.numpy())
+    assert [r["hash"] for r in second_launches] == [r["hash"] for r in first_launches]
+    assert all(r["source"] == "memory" for r in second_launches), second_launches
+
+
+def test_symbolic_flag_sets_the_default_mode():
+    def read_inside():
+        def body(i):
+            i.numpy()  # only possible when the body runs on the host
+            return i + 1
+
+        return kl.while_loop(kl.zeros(kl.UInt32, 4), lambda i: i < 2, body)
+
+    kl.set_flag(kl.Flag.Symbolic, False)
+    assert_same(read_inside(), np.full(4, 2, np.uint32))
+    kl.set_flag(kl.Flag.Symbolic, True)
+    with pytest.raises(ValueError, match="inside its body"):
+        read_inside()
+
+
+# ---------------------------------------------------------------------------------------
+# if_stmt
+
+def test_if_stmt_both_modes():
+    def run(mode):
+        x = kl.arange(kl.Float, N)
+        lane = kl.arange(kl.UInt32, N)
+        return kl.if_stmt(lane % 3 == 0, lambda x, k: (x * 2.0, {"k": k + 1}),
+                          lambda x, k: (x - 1.0, {"k": k * 3}), (x, lane), mode=mode)
+
+    x, k = in_both_modes(run)
+    lane = np.arange(N)
+    assert_same(x, np.where(lane % 3 == 0, lane * 2.0, lane - 1.0).astype(np.float32))
+    assert_same(k["k"], np.where(lane % 3 == 0, lane + 1, lane * 3).astype(np.uint32))
+
+
+def test_if_stmt_single_argument_and_vector_result():
+    def run(mode):
+        v = kl.Array3f(kl.arange(kl.Float, N), kl.Float(1.0), kl.Float(2.0))
+        return kl.if_stmt(v.x > 10.0, lambda v: v * 2.0, lambda v: -v, v, mode=mode)
+
+    result = in_both_modes(run)
+    assert isinstance(result, kl.Array3f)
+    x = np.arange(N, dtype=np.float32)
+    expected = np.stack([x, np.ones(N, np.float32), np.full(N, 2, np.float32)], axis=1)
+    assert_same(result, np.where((x > 10)[:, None], expected * 2, -expected))
+
+
+@pytest.mark.parametrize("value", [True, False])
+def test_if_stmt_with_a_size_one_condition(value):
+    def run(mode):
+        return kl.if_stmt(kl.Bool(value), lambda x: x + 1, lambda x: x + 2, (kl.arange(kl.UInt32, N),), mode=mode)
+
+    assert_same(in_both_modes(run), np.arange(N, dtype=np.uint32) + (1 if value else 2))
+
+
+def test_if_stmt_inside_a_loop():
+    def run(mode):
+        def body(i, n, acc):
+            acc = kl.if_stmt(i % 2 == 0, lambda a, i: a + i, lambda a, i: a * 2, (acc, i), mode=mode)
+            return i + 1, n, acc
+
+        return kl.while_loop((kl.zeros(kl.UInt32, N), trips(), kl.zeros(kl.UInt32, N)), lambda i, n, a: i < n,
+                             body, mode=mode)[2]
+
+    expected = []
+    for t in TRIPS:
+        acc = 0
+        for i in range(t):
+            acc = acc + i if i % 2 == 0 else acc * 2
+        expected.append(acc)
+    assert_same(in_both_modes(run), np.array(expected, np.uint32))
+
+
+def test_if_stmt_one_sided_side_effects():
+    def run(mode):
+        counts = kl.zeros(kl.UInt32, 8)
+        lane = kl.arange(kl.UInt32, N)
+
+        def record(slot):
+            kl.scatter_add(counts, kl.UInt32(1), slot)
+            return slot + 100
+
+        result = kl.if_stmt(lane % 2 == 1, record, lambda slot: slot, (lane % 8,), mode=mode)
+        return result, counts
+
+    result, counts = in_both_modes(run)
+    lane = np.arange(N)
+    assert_same(result, np.where(lane % 2 == 1, lane % 8 + 100, lane % 8).astype(np.uint32))
+    assert_same(counts, np.bincount(lane[lane % 2 == 1] % 8, minlength=8).astype(np.uint32))
+
+
+def test_if_stmt_with_side_effects_only():
+    def run(mode):
+        counts = kl.zeros(kl.UInt32, 4)
+        lane = kl.arange(kl.UInt32, N)
+        result = kl.if_stmt(lane < 10, lambda s: kl.scatter_add(counts, kl.UInt32(1), s), lambda s: None,
+                            (lane % 4,), mode=mode)
+        assert result is None
+        return counts
+
+    counts = in_both_modes(run)
+    assert_same(counts, np.bincount(np.arange(10) % 4, minlength=4).astype(np.uint32))
+
+
+# ---------------------------------------------------------------------------------------
+# dispatch
+
+class Gain:
+    def __init__(self, k):
+        self.k = k
+
+    def apply(self, x, lane):
+        return x * float(self.k) + 1.0, lane + self.k
+
+
+@pytest.mark.parametrize("count", [1, 3, 50])
+def test_dispatch_over_instances_with_null_ids(count):
+    registry = kl.Registry()
+    ids_of = [registry.add(Gain(k)) for k in range(1, count + 1)]
+    assert ids_of == list(range(1, count + 1))
+    if count >= 3:
+        registry.remove(2)
+        assert registry.get(2) is None and 2 not in registry.ids()
+    lane = np.arange(N)
+    ids = (lane * 7) % (count + 2)  # includes 0 (null) and count + 1 (out of range)
+
+    def run(mode):
+        return kl.dispatch(registry, kl.UInt32(ids.astype(np.uint32)), lambda g, x, i: g.apply(x, i),
+                           kl.arange(kl.Float, N), kl.arange(kl.UInt32, N), mode=mode)
+
+    x, k = in_both_modes(run)
+    valid = np.isin(ids, registry.ids())
+    assert_same(x, np.where(valid, lane * ids + 1.0, 0).astype(np.float32))
+    assert_same(k, np.where(valid, lane + ids, 0).astype(np.uint32))
+
+
+def test_loops_inside_dispatch_inside_loops():
+    class Material:
+        def __init__(self, steps, gain):
+            self.steps, self.gain = steps, gain
+
+        def shade(self, value, bounce, mode):
+            # A per-lane inner loop: bounce + steps iterations.
+            _, value = kl.while_loop((bounce - bounce, value), lambda j, v: j < bounce + self.steps,
+                                     lambda j, v: (j + 1, v + self.gain), mode=mode)
+            return value
+
+    registry = kl.Registry()
+    for steps, gain in [(1, 1), (2, 10), (0, 100)]:
+        registry.add(Material(steps, gain))
+
+    def run(mode):
+        def body(bounce, depth, material, value):
+            value = kl.dispatch(registry, material, lambda m, v, b: m.shade(v, b, mode), value, bounce, mode=mode)
+            return bounce + 1, depth, material % 3 + 1, value
+
+        state = (kl.zeros(kl.UInt32, N), trips() % 5, kl.UInt32([lane % 4 for lane in range(N)]),
+                 kl.zeros(kl.UInt32, N))
+        return kl.while_loop(state, lambda b, d, m, v: b < d, body, mode=mode)[3]
+
+    value = in_both_modes(run)
+    expected = []
+    for lane in range(N):
+        material, total = lane % 4, 0
+        for bounce in range(TRIPS[lane] % 5):
+            if material:
+                steps, gain = [(1, 1), (2, 10), (0, 100)][material - 1]
+                total += (bounce + steps) * gain
+            else:
+                total = 0  # null ids give zeros
+            material = material % 3 + 1
+        expected.append(total)
+    assert_same(value, np.array(expected, np.uint32))
+
+
+def test_registry():
+    registry = kl.Registry()
+    a, b = object(), object()
+    assert registry.add(a) == 1 and registry.add(b) == 2
+    registry.remove(1)
+    registry.remove(7)  # unknown ids are ignored
+    assert registry.get(1) is None and registry.get(2) is b and registry.get(0) is None
+    assert registry.ids() == [2] and len(registry) == 1
+    assert registry.add(a) == 3
+
+
+# ---------------------------------------------------------------------------------------
+# Recorder
+
+def record_bounces(mode, recorder):
+    """A loop over 8 lanes with per-lane depths 0..7 that records (lane, depth, value) per
+    iteration."""
+    def body(lane, depth, n):
+        recorder.append(True, lane, depth, kl.cast(kl.Float, lane * 10 + depth) * 0.5,
+                        pos=kl.Array3f(kl.cast(kl.Float, lane), kl.cast(kl.Float, depth), kl.Float(1.0)))
+        return lane, depth + 1, n
+
+    n = kl.UInt32([3, 0, 7, 1, 5, 2, 6, 4])
+    kl.while_loop((kl.arange(kl.UInt32, 8), kl.zeros(kl.UInt32, 8), n), lambda lane, d, n: d < n, body, mode=mode)
+
+
+EXPECTED_RECORDS = sorted((lane, depth) for lane, n in enumerate([3, 0, 7, 1, 5, 2, 6, 4]) for depth in range(n))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_recorder_holds_every_record_of_a_loop(mode):
+    rec = kl.Recorder({"lane": kl.UInt32, "depth": kl.UInt32, "value": kl.Float, "pos": kl.Array3f}, 100)
+    record_bounces(mode, rec)
+    assert rec.count() == len(EXPECTED_RECORDS) == 28
+    assert rec.capacity == 100
+    data = rec.numpy()
+    assert set(data) == {"lane", "depth", "value", "pos"}
+    order = np.lexsort((data["depth"], data["lane"]))
+    assert [(int(data["lane"][r]), int(data["depth"][r])) for r in order] == EXPECTED_RECORDS
+    lane, depth = data["lane"][order], data["depth"][order]
+    assert_same(data["value"][order], ((lane * 10 + depth) * 0.5).astype(np.float32))
+    pos = np.asarray(rec["pos"])
+    assert pos.shape == (28, 3)
+    assert_same(pos[order], np.stack([lane, depth, np.ones(28)], axis=1).astype(np.float32))
+    assert isinstance(rec[3], kl.Array3f) and isinstance(rec.field("lane"), kl.UInt32)
+    rec.clear()
+    assert rec.count() == 0 and len(rec["lane"]) == 0
+
+
+def test_recorder_fields_are_views_of_its_memory():
+    rec = kl.Recorder([kl.UInt32, kl.Float], 64)
+    lane = kl.arange(kl.UInt32, 20)
+    rec.append(lane % 2 == 0, lane, kl.cast(kl.Float, lane))
+    first, second = np.asarray(rec[0]), np.asarray(rec.field(0))
+    assert first.__array_interface__["data"][0] == second.__array_interface__["data"][0]
+    assert np.shares_memory(first, second)
+    assert np.shares_memory(rec.numpy()[0], first)
+    assert sorted(first.tolist()) == list(range(0, 20, 2))
+    assert sorted(np.asarray(rec[1]).tolist()) == [float(v) for v in range(0, 20, 2)]
+
+
+def test_recorder_views_do_not_change_under_later_appends():
+    rec = kl.Recorder([kl.UInt32], 64)
+    lane = kl.arange(kl.UInt32, 10)
+    rec.append(True, lane)
+    view = np.asarray(rec[0])
+    before = view.copy()
+    rec.append(True, lane + 100)
+    rec.clear()
+    rec.append(lane == 4, lane + 7)
+    assert_same(view, before)  # an exported view keeps its values (copy on write)
+    assert rec.count() == 1 and np.asarray(rec[0]).tolist() == [11]
+
+
+def test_recorder_inside_dispatch_inside_a_loop():
+    registry = kl.Registry()
+    registry.add(1)
+    registry.add(2)
+
+    def run(mode):
+        rec = kl.Recorder({"lane": kl.UInt32, "code": kl.UInt32}, 1000)
+
+        def body(i, lane):
+            kl.dispatch(registry, i % 3, lambda k, lane, i: rec.append(True, lane, i * 10 + k), lane, i, mode=mode)
+            return i + 1, lane
+
+        kl.while_loop((kl.zeros(kl.UInt32, N), kl.arange(kl.UInt32, N)), lambda i, lane: i < lane, body, mode=mode)
+        data = rec.numpy()
+        order = np.lexsort((data["code"], data["lane"]))
+        return data["lane"][order], data["code"][order]
+
+    lane, code = in_both_modes(run)
+    expected = [(l, i * 10 + i % 3) for l in range(N) for i in range(l) if i % 3]
+    assert list(zip(lane.tolist(), code.tolist())) == expected
+
+
+def test_recorder_reads_inside_a_symbolic_body_raise():
+    rec = kl.Recorder([kl.UInt32], 100)
+
+    def body(i):
+        rec.append(True, i)
+        rec[0]
+        return i + 1
+
+    with pytest.raises(ValueError, match="inside the body"):
+        kl.while_loop(kl.zeros(kl.UInt32, 3), lambda i: i < 2, body, mode="symbolic")
+
+
+def test_recorder_overflow_names_the_capacity_needed():
+    rec = kl.Recorder({"lane": kl.UInt32}, 5)
+    rec.append(True, kl.arange(kl.UInt32, 12))
+    assert rec.count() == 12
+    with pytest.raises(kl.SizeError, match=r"\b12\b"):
+        rec["lane"]
+    with pytest.raises(kl.SizeError, match=r"\b5\b"):
+        rec.numpy()
+
+
+def test_recorder_bad_appends():
+    rec = kl.Recorder({"lane": kl.UInt32, "pos": kl.Array3f}, 8)
+    lane = kl.arange(kl.UInt32, 4)
+    with pytest.raises(TypeError, match="no value for field 'pos'"):
+        rec.append(True, lane)
+    with pytest.raises(TypeError, match="'pos' holds kl.Array3f, got kl.UInt32"):
+        rec.append(True, lane, pos=lane)
+    with pytest.raises(TypeError, match="Recorder"):
+        kl.Recorder({"x": int}, 4)
+    rec.append(True, 7, pos=kl.Array3f(kl.Float(1.0)))  # Python numbers for array fields
+    assert rec["lane"].numpy().tolist() == [7]
+
+
+# ---------------------------------------------------------------------------------------
+# print_async
+
+def lines(capfd):
+    return capfd.readouterr().out.splitlines()
+
+
+def test_print_async_formats_each_active_lane(capfd):
+    lane = kl.arange(kl.UInt32, 6)
+    v = kl.Array2f(kl.cast(kl.Float, lane) * 0.5, kl.Float(-1.0))
+    kl.print_async("lane {}: {} {} {}", (lane, v, lane % 2 == 0), active=lane >= 2)
+    kl.eval()
+    assert lines(capfd) == [f"lane {i}: {i * 0.5:g} -1 {i % 2 == 0}" for i in range(2, 6)]
+    kl.print_async("single {}", lane * 3)
+    kl.eval()
+    assert lines(capfd) == [f"single {i * 3}" for i in range(6)]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_print_async_inside_a_loop(capfd, mode):
+    def body(lane, i, n):
+        kl.print_async("lane {} step {}", (lane, i))
+        return lane, i + 1, n
+
+    n = kl.UInt32([2, 0, 3, 1])
+    lane, i, _ = kl.while_loop((kl.arange(kl.UInt32, 4), kl.zeros(kl.UInt32, 4), n), lambda lane, i, n: i < n,
+                               body, mode=mode)
+    kl.eval(lane, i)
+    out = lines(capfd)
+    expected = [f"lane {lane} step {step}" for lane, n in enumerate([2, 0, 3, 1]) for step in range(n)]
+    assert sorted(out) == sorted(expected)
+    for k in range(4):  # within a lane, program order
+        assert [line for line in out if line.startswith(f"lane {k} ")] == [e for e in expected if e.startswith(f"lane {k} ")]
+    if mode == "symbolic":  # one kernel: grouped by lane in lane order
+        assert out == expected
+
+
+def test_print_async_format_must_match_the_values():
+    with pytest.raises(ValueError, match="print_async"):
+        kl.print_async("{} {}", kl.arange(kl.UInt32, 3))
+
+
+# ---------------------------------------------------------------------------------------
+# Errors
+
+def test_non_kiln_leaves_name_their_path():
+    ok = kl.zeros(kl.UInt32, 3)
+    cases = [
+        ({"depth": 0, "x": ok}, r"state\['depth'\] is int; wrap it in a Kiln array such as kl.UInt32\(0\)"),
+        ((ok, 1.5), r"state\[1\] is float; wrap it in a Kiln array such as kl.Float\(1.5\)"),
+        ((ok, [ok, None]), r"state\[1\]\[1\] is None"),
+        ({"x": ok, "a": np.zeros(3, np.float32)}, r"state\['a'\] is a NumPy array; wrap it in a Kiln array such as kl.Float"),
+        (Walker(kl.Array3f(kl.Float(0.0)), ok, {"n": 2}), r"state.extra\['n'\] is int"),
+    ]
+    for state, message in cases:
+        with pytest.raises(TypeError, match=message):
+            kl.while_loop(state, lambda *s: kl.Bool(False), lambda *s: s)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_body_with_another_structure_names_the_path(mode):
+    n = kl.UInt32([1, 2, 3])
+    state = {"depth": kl.zeros(kl.UInt32, 3), "x": kl.zeros(kl.Float, 3)}
+    wrong = [
+        (lambda s: {"depth": s["depth"] + 1, "x": kl.cast(kl.UInt32, s["x"])},
+         r"body returned kl.UInt32 at state\['x'\], expected kl.Float"),
+        (lambda s: {"depth": s["depth"] + 1}, r"body returned a dict with keys \['depth'\] at state"),
+        (lambda s: {"depth": s["depth"] + 1, "x": 2.0}, r"returned float at state\['x'\].*kl.Float\(2.0\)"),
+        (lambda s: (s["depth"], s["x"]), r"returned a tuple of 2 at state, expected a dict"),
+    ]
+    for body, message in wrong:
+        with pytest.raises(TypeError, match=message):
+            kl.while_loop(state, lambda s: s["depth"] < n, body, mode=mode)
+    with pytest.raises(TypeError, match=r"false_fn returned kl.Float at result\[1\], expected kl.UInt32"):
+        kl.if_stmt(n > 1, lambda a: (a, a), lambda a: (a, kl.cast(kl.Float, a)), (n,), mode=mode)
+    registry = kl.Registry()
+    registry.add(kl.UInt32)
+    registry.add(kl.Float)
+    with pytest.raises(TypeError, match=r"instance 2 returned kl.Float at result, expected kl.UInt32"):
+        kl.dispatch(registry, n, lambda cls, a: a if cls is kl.UInt32 else kl.cast(kl.Float, a), n, mode=mode)
+
+
+class Boom(Exception):
+    pass
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_exceptions_in_callbacks_propagate(mode):
+    def boom(*args):
+        raise Boom("from the body")
+
+    lane = kl.arange(kl.UInt32, 5)
+    with pytest.raises(Boom, match="from the body"):
+        kl.while_loop(lane, lambda i: i < 3, boom, mode=mode)
+    with pytest.raises(Boom):
+        kl.while_loop(lane, boom, lambda i: i + 1, mode=mode)
+    with pytest.raises(Boom):
+        kl.if_stmt(lane < 2, lambda i: i, boom, (lane,), mode=mode)
+    registry = kl.Registry()
+    registry.add("instance")
+    with pytest.raises(Boom):
+        kl.dispatch(registry, lane % 2, boom, lane, mode=mode)
+    # Kiln is still usable: the same loop runs.
+    result = kl.while_loop(lane, lambda i: i < 3, lambda i: i + 1, mode=mode)
+    assert_same(result, np.array([3, 3, 3, 3, 4], np.uint32))
+    assert_same(lane * 2, np.arange(5, dtype=np.uint32) * 2)
+
+
+def test_reading_a_symbolic_value_inside_the_body_raises():
+    def body(i):
+        i.numpy()
+        return i + 1
+
+    with pytest.raises(ValueError, match="inside its body"):
+        kl.while_loop(kl.zeros(kl.UInt32, 3), lambda i: i < 2, body, mode="symbolic")
+    result = kl.while_loop(kl.zeros(kl.UInt32, 3), lambda i: i < 2, body, mode="evaluated")
+    assert_same(result, np.full(3, 2, np.uint32))
+
+
+def test_values_of_a_symbolic_body_do_not_leave_it():
+    kept = []
+
+    def body(i):
+        kept.append(i * 2)
+        return i + 1
+
+    kl.while_loop(kl.zeros(kl.UInt32, 3), lambda i: i < 2, body, mode="symbolic")
+    with pytest.raises(ValueError, match="part of the loop state"):
+        kept[0] + 1
+
+
+def test_bad_arguments():
+    lane = kl.arange(kl.UInt32, 3)
+    with pytest.raises(ValueError, match="mode must be"):
+        kl.while_loop(lane, lambda i: i < 2, lambda i: i + 1, mode="fast")
+    with pytest.raises(TypeError, match="cond must return a kl.Bool"):
+        kl.while_loop(lane, lambda i: True, lambda i: i + 1)
+    with pytest.raises(TypeError, match="condition must be a kl.Bool"):
+        kl.if_stmt(lane, lambda: None, lambda: None)
+    with pytest.raises(TypeError, match="kl.UInt32"):
+        kl.dispatch(kl.Registry(), kl.Int32([1]), lambda o: None)
+    with pytest.raises(ValueError, match=re.escape("state[0] has no value")):
+        kl.while_loop((kl.UInt32(),), lambda i: i < 2, lambda i: i + 1)

@@ -3,7 +3,7 @@
 // selected per lane. Evaluated: the lanes of each branch (instance) are compacted, its
 // arguments gathered, the function run on just those lanes (one kernel) and its results
 // scattered back.
-#include "control/lanes.h"
+#include "control/recording.h"
 
 #include "ir/node.h"
 
@@ -20,23 +20,24 @@ struct Choice {
   std::function<Values(const Values&)> run;
 };
 
-/// Symbolic: each choice traced with its mask, the results selected lane by lane (lanes
-/// no choice takes get zeros, or the false branch of an if).
-Values symbolic_choices(std::vector<Choice>& choices, const Values& args, const std::string& what) {
+/// Symbolic: each choice traced once into a guarded region (packets with no lane taking it
+/// skip it), and the results selected lane by lane (lanes no choice takes get zeros, or the
+/// false branch of an if).
+Values symbolic_choices(std::vector<Choice>& choices, const Values& args, size_t lanes, const std::string& what,
+                        const char* statement, const std::string& name) {
   Values result;
   for (Choice& choice : choices) {
-    Values out;
-    {
-      Handle mask = within_enclosing(choice.lanes_mask);
-      MaskScope scope(mask.index());
-      out = choice.run(args);
-    }
-    if (result.empty() && &choice == &choices.front()) {
-      for (const Handle& v : out)
+    auto lanes_of_choice = [&](const Values&) { return choice.lanes_mask; };
+    Values after = record_region(statement, name, lanes, args, lanes_of_choice, [&](const Values& phis, Values& outputs) {
+      outputs = choice.run(phis);
+      for (const Handle& v : outputs)
         if (!v) throw ValueError("kiln: " + what + " returned an empty array");
-      result = zeros_like(out, 1);
-    }
-    check_like(result, out, what);
+      if (!result.empty()) check_like(result, outputs, what);
+      check_lanes(outputs, lanes, what);
+      return phis;  // the arguments do not change
+    }, /*once=*/true);
+    Values out(after.begin() + long(args.size()), after.end());
+    if (result.empty()) result = zeros_like(out, 1);
     for (size_t k = 0; k < out.size(); ++k) result[k] = select_values(choice.lanes_mask, out[k], result[k]);
   }
   return result;
@@ -97,7 +98,7 @@ Values if_stmt(Index cond_index, const BodyFn& true_fn, const BodyFn& false_fn, 
   choices[0].run = true_fn;
   choices[1].lanes_mask = traced(Op::Not, cond);
   choices[1].run = false_fn;
-  if (resolve_mode(mode) == ControlMode::Symbolic) return symbolic_choices(choices, args, what);
+  if (resolve_mode(mode) == ControlMode::Symbolic) return symbolic_choices(choices, args, lanes, what, "if_stmt", name);
   eval_values(all);
   for (Choice& choice : choices) choice.lanes = lanes_where(choice.lanes_mask);
   return evaluated_choices(choices, args, lanes, what);
@@ -122,7 +123,7 @@ Values dispatch(Index ids_index, const std::vector<uint32_t>& instances, const I
   if (resolve_mode(mode) == ControlMode::Symbolic) {
     for (size_t k = 0; k < instances.size(); ++k)
       choices[k].lanes_mask = traced(Op::Eq, ids, literal(VarType::UInt32, instances[k]));
-    return symbolic_choices(choices, args, what);
+    return symbolic_choices(choices, args, lanes, what, "dispatch", name);
   }
   // Group the lanes by instance in one pass over the ids (lanes outside the enclosing mask
   // and unknown ids take no choice).

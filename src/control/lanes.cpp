@@ -71,6 +71,13 @@ void check_like(const Values& expected, const Values& got, const std::string& wh
   }
 }
 
+void check_lanes(const Values& values, size_t lanes, const std::string& what) {
+  size_t size = common_size(values, what);
+  if (size != 1 && size != lanes)
+    throw SizeError("kiln: " + what + " returned arrays of " + std::to_string(size) + " lanes in a statement over " +
+                    std::to_string(lanes) + "; a loop, branch or call keeps the number of lanes");
+}
+
 Values zeros_like(const Values& like, size_t size) {
   Values out;
   for (const Handle& v : like) out.push_back(literal(node_type(v.index()), 0, size));

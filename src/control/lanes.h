@@ -33,6 +33,9 @@ Handle active_lanes(const Handle& mask);
 Values gather_values(const Values& values, const Handle& lanes, size_t width);
 /// Checks that `got` has the count and types of `expected` (what a body must return).
 void check_like(const Values& expected, const Values& got, const std::string& what);
+/// Checks that what a body or function returned has `lanes` lanes (or 1): a statement
+/// keeps its number of lanes.
+void check_lanes(const Values& values, size_t lanes, const std::string& what);
 /// Zero literals of `size` lanes with the types of `like`.
 Values zeros_like(const Values& like, size_t size);
 /// target[k][lanes] = values[k].

@@ -3,7 +3,7 @@
 // host runs one kernel per iteration (the body and the next condition), and once at most
 // half of the lanes are still active it compacts them with compress(), when the body reads
 // per-lane data only through its state.
-#include "control/lanes.h"
+#include "control/recording.h"
 
 #include "ir/node.h"
 #include "util/settings.h"
@@ -30,53 +30,19 @@ void check_condition(const Handle& cond, size_t lanes, const std::string& what) 
                     std::to_string(lanes) + "; make them equal");
 }
 
-/// The new state must have the loop's lanes (or 1): the loop cannot change its size.
-void check_lanes(const Values& next, size_t lanes, const std::string& what) {
-  size_t size = common_size(next, what);
-  if (size != 1 && size != lanes)
-    throw SizeError("kiln: " + what + " returned arrays of " + std::to_string(size) + " lanes for a loop over " +
-                    std::to_string(lanes) + "; a loop keeps its number of lanes");
-}
-
 Values symbolic_loop(const Values& state, const ConditionFn& cond, const BodyFn& body, const std::string& what,
                      const std::string& name, size_t lanes) {
-  uint32_t id;
-  {
-    StateLock lock(kState->mutex);
-    id = open_region(name, lanes);
-  }
-  try {
-    Values phis;
-    {
-      StateLock lock(kState->mutex);
-      for (const Handle& v : state) phis.push_back(Handle::steal(make_loop_phi(id, v.index())));
-    }
+  ConditionFn checked = [&](const Values& phis) {
     Handle c = cond(phis);
     check_condition(c, lanes, what);
-    Handle active;
-    {
-      Handle in_enclosing = within_enclosing(c);
-      StateLock lock(kState->mutex);
-      active = Handle::steal(make_loop_cond(id, in_enclosing.index()));
-    }
-    Values next;
-    {
-      MaskScope scope(active.index());
-      next = body(phis);
-    }
+    return c;
+  };
+  return record_region("while_loop", name, lanes, state, checked, [&](const Values& phis, Values&) {
+    Values next = body(phis);
     check_like(state, next, what + " body");
     check_lanes(next, lanes, what + " body");
-    std::vector<Index> updates;
-    for (const Handle& v : next) updates.push_back(v.index());
-    StateLock lock(kState->mutex);
-    Values results;
-    for (Index r : close_region(id, updates)) results.push_back(Handle::steal(r));
-    return results;
-  } catch (...) {
-    StateLock lock(kState->mutex);
-    if (find_region(id) && find_region(id)->open) abandon_region(id);
-    throw;
-  }
+    return next;
+  });
 }
 
 /// Watches the first iteration of an evaluated body for per-lane arrays it reads from

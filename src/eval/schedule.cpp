@@ -172,6 +172,7 @@ class KernelBuilder {
     uint32_t id = uint32_t(node(loop).literal);
     uint32_t begin = push_structure(loop, Op::LoopBegin, VarType::Bool, {});
     const Region& body = region(id);
+    kernel_.form.statements[begin].literal = body.once;
     std::vector<uint32_t> phi_positions(body.phis.size());
     for (size_t i = 0; i < body.phis.size(); ++i) {
       Index phi = body.phis[i];

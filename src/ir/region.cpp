@@ -27,16 +27,19 @@ uint32_t current_region() {
 
 namespace {
 std::string loop_title(const Region* r) {
-  return !r || r->name.empty() ? std::string("a symbolic while_loop") : "the symbolic while_loop '" + r->name + "'";
+  if (!r) return "a symbolic loop or call";
+  return (r->name.empty() ? "a symbolic " + r->statement : "the symbolic " + r->statement + " '" + r->name + "'");
 }
 }  // namespace
 
-uint32_t open_region(const std::string& name, size_t size) {
+uint32_t open_region(const std::string& statement, const std::string& name, size_t size, bool once) {
   State& s = state();
   uint32_t id = s.next_region++;
   Region r;
   r.parent = current_region();
   r.depth = r.parent ? region(r.parent).depth + 1 : 1;
+  r.statement = statement;
+  r.once = once;
   r.name = name;
   r.size = size;
   s.regions.emplace(id, std::move(r));
@@ -164,8 +167,8 @@ uint32_t scope_of_operands(const Index* operands, int count, const char* what) {
     const Region* r = find_region(s);
     if (!r || !r->open)
       throw ValueError(std::string("kiln: ") + what + "(): uses a value computed inside the body of " +
-                       loop_title(r) + " outside of it; such values only exist inside the loop — "
-                       "return it from the body as part of the loop state instead");
+                       loop_title(r) + " outside of it; such values only exist inside the kernel's loop or call — "
+                       "return it from the body (as part of the loop state) or function instead");
     if (r->depth > depth) {
       scope = s;
       depth = r->depth;
@@ -200,9 +203,9 @@ void check_evaluable(Index index, const char* what) {
   if (r && r->open)
     throw ValueError(std::string("kiln: ") + what + "(): cannot evaluate a value of " + loop_title(r) +
                      " inside its body: it is recorded once into the kernel and has no value yet. Use "
-                     "print_async() to see per-lane values, a Recorder to keep them, or run the loop in evaluated mode");
+                     "print_async() to see per-lane values, a Recorder to keep them, or run the statement in evaluated mode");
   throw ValueError(std::string("kiln: ") + what + "(): uses a value computed inside the body of " +
-                   loop_title(r) + " outside of it; return it from the body as part of the loop state instead");
+                   loop_title(r) + " outside of it; return it from the body (as part of the loop state) or function instead");
 }
 
 Index current_mask() {

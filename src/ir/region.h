@@ -7,7 +7,9 @@
 // lanes) instead of the pending list; the loop becomes one Loop node whose results are
 // LoopResult nodes. Values of a body cannot be evaluated while it is recorded, nor used
 // after it (they only exist inside the kernel). The mask stack holds the lanes that side
-// effects and gathers apply to inside loops, conditionals and calls.
+// effects and gathers apply to inside loops, conditionals and calls. Symbolic branches and
+// calls are regions too: a loop that runs at most once, so a packet with no lane taking
+// the branch skips it.
 #pragma once
 
 #include <kiln/detail/trace_api.h>
@@ -21,9 +23,13 @@ namespace kiln::detail {
 struct Region {
   uint32_t parent = 0;  ///< enclosing region, 0 for the top level
   uint32_t depth = 1;
-  std::string name;     ///< diagnostics only, never hashed
+  std::string statement;  ///< "while_loop", "if_stmt", "dispatch": diagnostics only
+  std::string name;       ///< diagnostics only, never hashed
   size_t size = 1;      ///< lanes of the loop
   bool open = true;     ///< still being recorded
+  /// Runs at most one iteration (a guarded branch or call): kernels skip it in packets
+  /// with no active lane, and its results are only defined on the lanes that ran it.
+  bool once = false;
   std::vector<Index> phis;     ///< LoopPhi per state variable (internal refs)
   std::vector<Index> updates;  ///< new value per state variable, 0 when not carried (internal refs)
   Index cond = 0;              ///< the LoopCond node (internal ref)
@@ -39,8 +45,9 @@ const Region* find_region(uint32_t id);
 /// The innermost open region, 0 at the top level.
 uint32_t current_region();
 
-/// Starts recording a loop body of `size` lanes.
-uint32_t open_region(const std::string& name, size_t size);
+/// Starts recording a loop body of `size` lanes for `statement` (a symbolic while_loop, or
+/// the run-once loop that guards a branch or call).
+uint32_t open_region(const std::string& statement, const std::string& name, size_t size, bool once = false);
 /// The placeholder of a state variable with initial value `init` (one external ref).
 Index make_loop_phi(uint32_t id, Index init);
 /// The lanes active in an iteration: still running and `cond` (one external ref).

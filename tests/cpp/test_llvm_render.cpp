@@ -128,6 +128,21 @@ TEST(LlvmRender, SymbolicLoop) {
                        2, 1));
 }
 
+TEST(LlvmRender, GuardedCallRunsOnce) {
+  // A symbolic branch: packets where no lane has in1 skip the body; out = in1 ? in0 * 2 : 0
+  check_golden("guarded_call",
+               form_of({statement(Op::Literal, VarType::Bool), input(VarType::Float32, 0), input(VarType::Bool, 1),
+                        statement(Op::Literal, VarType::Float32, {}, 0),
+                        statement(Op::Literal, VarType::Float32, {}, 0x40000000),
+                        statement(Op::LoopBegin, VarType::Bool, {}, 1),
+                        output(statement(Op::LoopPhi, VarType::Float32, {3}), 2),
+                        statement(Op::LoopCond, VarType::Bool, {2}),
+                        statement(Op::Mul, VarType::Float32, {1, 4}),
+                        statement(Op::LoopUpdate, VarType::Float32, {6, 8}),
+                        statement(Op::LoopEnd, VarType::Bool, {5})},
+                       2, 1));
+}
+
 TEST(LlvmRender, ParametersAreReadFromTheParameterBlock) {
   // out = a * param#0 (f32) + cast(param#1 (u32)) where param#2 (bool); params are 64-bit slots
   KernelStatement scale = statement(Op::Param, VarType::Float32, {}, 0);

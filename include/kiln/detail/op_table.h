@@ -56,7 +56,7 @@
   X(Loop, 0, kSideEffect)  /* the whole loop; `literal` = its region (src/ir/region.h) */   \
   X(LoopResult, 1, 0)      /* (loop) state variable `literal` after the loop */             \
   /* In kernel forms only (operands are statement positions): */                            \
-  X(LoopBegin, 0, 0)       /* then its LoopPhi statements, the condition, LoopCond, body */ \
+  X(LoopBegin, 0, 0)       /* then LoopPhis, condition, LoopCond, body; `literal` 1: runs once */ \
   X(LoopUpdate, 2, 0)      /* (phi, new value): the phi's value in the next iteration */    \
   X(LoopEnd, 1, 0)         /* (LoopBegin): back to the condition */
 

@@ -44,7 +44,7 @@ class InterpretedKernel final : public Kernel {
       case Op::LoopEnd: {
         const LoopShape& loop = loops_.at(s.operands[0]);
         for (uint32_t update : loop.updates) values[form_.statements[update].operands[0]] = values[update];
-        return loop.head;
+        return form_.statements[s.operands[0]].literal ? position + 1 : loop.head;  // once: no second iteration
       }
       default: values[position] = run(position, lane, values, args); return position + 1;
     }

@@ -223,7 +223,7 @@ class Renderer {
       case Op::Gather: out = gather(position, s); return;
       case Op::Scatter: scatter(position, s); return;
       case Op::ScatterInc: out = scatter_inc(position, s); return;
-      case Op::LoopBegin: loop_begin(position); return;
+      case Op::LoopBegin: loop_begin(position, s); return;
       case Op::LoopPhi: out = loop_phi(position, s); return;
       case Op::LoopCond: out = loop_cond(s); return;
       case Op::LoopUpdate: loop_update(s); return;
@@ -237,26 +237,33 @@ class Renderer {
   // Blocks L<k>.pre -> L<k>.head (phis, condition; exits when no lane is active) ->
   // body -> L<k>.latch -> L<k>.head, then L<k>.exit. Each lane keeps its last state once
   // its condition fails (the updates select on LoopCond), and stays inactive (the mask phi).
+  // A loop that runs once (a guarded branch or call) has no back edge: the body is skipped
+  // when no lane is active, and its results are phis in L<k>.exit.
   struct OpenLoop {
     uint32_t begin;
-    std::string active;  ///< the LoopCond value: lanes active in this iteration
+    bool once;
+    std::string active;       ///< the LoopCond value: lanes active in this iteration
+    std::string head_end;     ///< once: the block that branches around the body
+    std::vector<std::pair<uint32_t, std::string>> updates;  ///< once: (phi, new value)
   };
 
-  void loop_begin(uint32_t k) {
+  void loop_begin(uint32_t k, const KernelStatement& s) {
     std::string l = "%L" + std::to_string(k);
+    loops_.push_back(OpenLoop{k, s.literal != 0, "", "", {}});
     body_ << "  br label " << l << ".pre\n";
     start_block("L" + std::to_string(k) + ".pre");
     body_ << "  br label " << l << ".head\n";
     start_block("L" + std::to_string(k) + ".head");
-    body_ << "  " << l << ".mask = phi " << vec("i1") << " [ %active, " << l << ".pre ], [ " << l
-          << ".active, " << l << ".latch ]\n";
-    loops_.push_back(OpenLoop{k, ""});
+    if (!loops_.back().once)
+      body_ << "  " << l << ".mask = phi " << vec("i1") << " [ %active, " << l << ".pre ], [ " << l
+            << ".active, " << l << ".latch ]\n";
   }
 
   std::string loop_phi(uint32_t position, const KernelStatement& s) {
     std::string l = "%L" + std::to_string(loops_.back().begin), name = "%s" + std::to_string(position);
-    body_ << "  " << name << " = phi " << vec(s.type) << " [ " << arg(s, 0) << ", " << l << ".pre ], [ "
-          << name << ".next, " << l << ".latch ]\n";
+    if (!loops_.back().once)  // (a run-once loop defines it at its exit)
+      body_ << "  " << name << " = phi " << vec(s.type) << " [ " << arg(s, 0) << ", " << l << ".pre ], [ "
+            << name << ".next, " << l << ".latch ]\n";
     return name;
   }
 
@@ -264,23 +271,41 @@ class Renderer {
     OpenLoop& loop = loops_.back();
     std::string l = "%L" + std::to_string(loop.begin);
     loop.active = l + ".active";
-    body_ << "  " << loop.active << " = and " << vec("i1") << " " << l << ".mask, " << arg(s, 0) << "\n";
+    body_ << "  " << loop.active << " = and " << vec("i1") << " " << (loop.once ? "%active" : l + ".mask") << ", "
+          << arg(s, 0) << "\n";
     std::string any = call("i1", "llvm.vector.reduce.or." + vmangle("i1"), {{vec("i1"), loop.active}});
+    loop.head_end = block_;
     body_ << "  br i1 " << any << ", label " << l << ".body, label " << l << ".exit\n";
     start_block("L" + std::to_string(loop.begin) + ".body");
     return loop.active;
   }
 
   void loop_update(const KernelStatement& s) {
+    OpenLoop& loop = loops_.back();
+    if (loop.once) {
+      loop.updates.emplace_back(s.operands[0], arg(s, 1));
+      return;
+    }
     std::string vt = vec(s.type);
-    body_ << "  " << names_[s.operands[0]] << ".next = select " << vec("i1") << " " << loops_.back().active
-          << ", " << vt << " " << arg(s, 1) << ", " << vt << " " << arg(s, 0) << "\n";
+    body_ << "  " << names_[s.operands[0]] << ".next = select " << vec("i1") << " " << loop.active << ", " << vt
+          << " " << arg(s, 1) << ", " << vt << " " << arg(s, 0) << "\n";
   }
 
   void loop_end() {
     OpenLoop loop = loops_.back();
     loops_.pop_back();
     std::string l = "%L" + std::to_string(loop.begin);
+    if (loop.once) {
+      std::string body_end = block_;
+      body_ << "  br label " << l << ".exit\n";
+      start_block("L" + std::to_string(loop.begin) + ".exit");
+      for (const auto& [phi, value] : loop.updates) {
+        const KernelStatement& p = form_.statements[phi];
+        body_ << "  " << names_[phi] << " = phi " << vec(p.type) << " [ " << value << ", %" << body_end << " ], [ "
+              << names_[p.operands[0]] << ", %" << loop.head_end << " ]\n";
+      }
+      return;
+    }
     body_ << "  br label " << l << ".latch\n";
     start_block("L" + std::to_string(loop.begin) + ".latch");
     body_ << "  br label " << l << ".head\n";

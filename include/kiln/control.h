@@ -52,10 +52,8 @@ template <> struct Flattening<PCG32> {
     Flattening<UInt64>::flatten(value.inc, out);
   }
   static PCG32 rebuild(const Values& values, size_t& position) {
-    PCG32 result(1);
-    result.state = Flattening<UInt64>::rebuild(values, position);
-    result.inc = Flattening<UInt64>::rebuild(values, position);
-    return result;
+    UInt64 state = Flattening<UInt64>::rebuild(values, position);
+    return PCG32::from_state(state, Flattening<UInt64>::rebuild(values, position));
   }
 };
 

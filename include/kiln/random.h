@@ -30,6 +30,14 @@ class PCG32 {
     seed(size, initstate, initseq);
   }
 
+  /// Generators with exactly this LCG state and stream increment per lane (no seeding).
+  static PCG32 from_state(UInt64 state, UInt64 inc) {
+    PCG32 result(Unseeded{});
+    result.state = std::move(state);
+    result.inc = std::move(inc);
+    return result;
+  }
+
   /// Reseeds as pcg32_srandom_r(initstate, initseq), per lane.
   void seed(size_t size, const UInt64& initstate, const UInt64& initseq) {
     state = zeros<UInt64>(size);
@@ -85,6 +93,8 @@ class PCG32 {
   UInt64 inc;    ///< the stream of each lane: (initseq << 1) | 1, always odd
 
  private:
+  struct Unseeded {};
+  explicit PCG32(Unseeded) {}
   /// The XSH-RR output function: xorshift high bits, then a random rotation.
   static UInt32 output(const UInt64& old) {
     UInt32 xorshifted = cast<uint32_t>(((old >> 18u) ^ old) >> 27u);

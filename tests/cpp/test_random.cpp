@@ -207,3 +207,14 @@ TEST(PCG32, MaskedDrawsAdvanceOnlyActiveLanes) {
   UInt32 x = rng.next_uint32();
   for (size_t i = 0; i < lanes; ++i) ASSERT_EQ(x.read(i), refs[i].next()) << "lane " << i;
 }
+
+TEST(PCG32, FromStateContinuesTheSameStreams) {
+  const size_t lanes = 7;
+  PCG32 rng(lanes);
+  rng.next_uint32();
+  PCG32 copy = PCG32::from_state(rng.state, rng.inc);
+  std::vector<ReferencePcg32> refs = default_references(lanes);
+  for (ReferencePcg32& r : refs) r.next();
+  UInt32 x = copy.next_uint32();
+  for (size_t i = 0; i < lanes; ++i) ASSERT_EQ(x.read(i), refs[i].next()) << "lane " << i;
+}

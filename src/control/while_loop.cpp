@@ -20,10 +20,7 @@ ControlMode resolve_mode(std::optional<ControlMode> requested) {
 namespace {
 
 void check_condition(const Handle& cond, size_t lanes, const std::string& what) {
-  if (!cond) throw ValueError("kiln: " + what + ": the condition returned an empty array");
-  if (node_type(cond.index()) != VarType::Bool)
-    throw TypeError("kiln: " + what + ": the condition must return a Bool array, not " +
-                    std::string(type_name(node_type(cond.index()))));
+  checked_operand(cond.index(), VarType::Bool, what, "the condition");
   size_t size = node_size(cond.index());
   if (size != 1 && size != lanes)
     throw SizeError("kiln: " + what + ": the condition has " + std::to_string(size) + " lanes but the state has " +

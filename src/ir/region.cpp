@@ -61,13 +61,9 @@ Index make_loop_phi(uint32_t id, Index init) {
 }
 
 Index make_loop_cond(uint32_t id, Index cond) {
-  if (node(cond).type != VarType::Bool)
-    throw TypeError(std::string("kiln: while_loop(): the condition must be a Bool array, not ") +
-                    type_name(node(cond).type));
   Region& r = region(id);
-  if (node(cond).size != 1 && node(cond).size != r.size)
-    throw SizeError("kiln: while_loop(): the condition has " + std::to_string(node(cond).size) +
-                    " lanes but the loop state has " + std::to_string(r.size) + "; make them equal");
+  if (node(cond).type != VarType::Bool || (node(cond).size != 1 && node(cond).size != r.size))
+    throw InternalError("kiln: a loop condition must be a Bool array of the loop's lanes (checked by the statement)");
   Node n;
   n.op = Op::LoopCond;
   n.type = VarType::Bool;

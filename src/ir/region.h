@@ -50,7 +50,8 @@ uint32_t current_region();
 uint32_t open_region(const std::string& statement, const std::string& name, size_t size, bool once = false);
 /// The placeholder of a state variable with initial value `init` (one external ref).
 Index make_loop_phi(uint32_t id, Index init);
-/// The lanes active in an iteration: still running and `cond` (one external ref).
+/// The lanes active in an iteration: still running and `cond` (one external ref). The
+/// statement has checked that `cond` is a Bool array of 1 or the loop's lanes.
 Index make_loop_cond(uint32_t id, Index cond);
 /// Closes the region with the new value of every state variable and returns the value of
 /// each after the loop (external refs): a LoopResult, or the initial value when the body

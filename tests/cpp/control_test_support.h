@@ -108,20 +108,9 @@ std::string differences(const Snapshot& got, const Snapshot& want) {
   return out.str();
 }
 
-/// Runs `program` on the interpreter (true) or the JIT, restoring the flag after.
-template <typename Fn> auto on_backend(bool interpreter, Fn&& program) {
-  return test::run_on(interpreter, std::forward<Fn>(program));
-}
-
-struct ModeRun {
-  ControlMode mode;
-  bool interpreter;
-  const char* name;
-};
-constexpr ModeRun kRuns[] = {{ControlMode::Symbolic, false, "symbolic/jit"},
-                         {ControlMode::Evaluated, false, "evaluated/jit"},
-                         {ControlMode::Symbolic, true, "symbolic/interpreter"},
-                         {ControlMode::Evaluated, true, "evaluated/interpreter"}};
+using test::kModeRuns;
+using test::ModeRun;
+using test::run_on;
 
 /// Runs `program(mode)` in every mode on both backends; all must agree bit for bit, and
 /// with `expected` when given.
@@ -129,16 +118,16 @@ void check_runs(const std::function<Snapshot(ControlMode)>& program, const std::
   Snapshot reference;
   const char* reference_name = "host reference";
   if (expected) reference = expected();
-  for (const ModeRun& run : kRuns) {
+  for (const ModeRun& run : kModeRuns) {
     SCOPED_TRACE(run.name);
     Snapshot got;
     try {
-      got = on_backend(run.interpreter, [&] { return program(run.mode); });
+      got = run_on(run.interpreter, [&] { return program(run.mode); });
     } catch (const std::exception& e) {
       ADD_FAILURE() << run.name << " threw: " << e.what();
       continue;
     }
-    if (!expected && &run == &kRuns[0]) {
+    if (!expected && &run == &kModeRuns[0]) {
       reference = got;
       reference_name = run.name;
       continue;

@@ -98,6 +98,18 @@ template <typename Fn> auto run_on(bool interpreter, Fn&& program) {
   return program();
 }
 
+/// A control-flow mode on a backend: control-flow tests and the loop fuzzer run programs in
+/// each of these and require bit-identical results (the first is the reference).
+struct ModeRun {
+  ControlMode mode;
+  bool interpreter;
+  const char* name;
+};
+inline constexpr ModeRun kModeRuns[] = {{ControlMode::Symbolic, false, "symbolic/jit"},
+                                       {ControlMode::Evaluated, false, "evaluated/jit"},
+                                       {ControlMode::Symbolic, true, "symbolic/interpreter"},
+                                       {ControlMode::Evaluated, true, "evaluated/interpreter"}};
+
 /// Equality of lane values: bitwise, except that any two NaNs are equal (payloads may
 /// differ) and, when `zero_sign_free`, +0 equals -0.
 inline bool same_value(VarType type, uint64_t a, uint64_t b, bool zero_sign_free = false) {

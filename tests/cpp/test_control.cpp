@@ -745,7 +745,7 @@ TEST(Control, LiteralsInBodiesGeneralize) {
     for (const KernelLaunch& launch : kernel_history())
       EXPECT_NE(launch.source, KernelSource::Compiled) << launch.reason;
     // The generic kernels compute the right thing.
-    Snapshot reference = on_backend(true, [&] { return named_program(mode, "loop", 4.f, 7); });
+    Snapshot reference = run_on(true, [&] { return named_program(mode, "loop", 4.f, 7); });
     EXPECT_TRUE(differences(third, reference).empty()) << differences(third, reference);
   }
 }

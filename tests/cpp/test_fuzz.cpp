@@ -130,28 +130,18 @@ std::string describe_difference(const FuzzResult& got, const FuzzResult& want) {
   return "";
 }
 
-struct LoopVariant {
-  ControlMode mode;
-  bool interpreter;
-  const char* name;
-};
-const LoopVariant kLoopVariants[] = {{ControlMode::Symbolic, false, "symbolic/jit"},
-                                     {ControlMode::Symbolic, true, "symbolic/interpreter"},
-                                     {ControlMode::Evaluated, false, "evaluated/jit"},
-                                     {ControlMode::Evaluated, true, "evaluated/interpreter"}};
-
 /// Runs loop seed `seed` (body truncated to `max_steps`) in every variant: empty when all
 /// agree with symbolic/jit, else what went wrong; `listing` gets the program.
 std::string loop_failure(uint64_t seed, int max_steps, std::string* listing = nullptr) {
   FuzzResult reference;
-  for (const LoopVariant& variant : kLoopVariants) {
+  for (const test::ModeRun& variant : test::kModeRuns) {
     FuzzResult result;
     try {
       result = run_on(variant.interpreter, [&] { return FuzzLoopProgram(seed, max_steps).run(variant.mode); });
     } catch (const std::exception& e) {
       return std::string(variant.name) + " threw: " + e.what() + "\n";
     }
-    if (&variant == &kLoopVariants[0]) {
+    if (&variant == &test::kModeRuns[0]) {
       reference = std::move(result);
       if (listing) *listing = reference.listing;
       continue;

@@ -37,9 +37,9 @@ TEST(Control, RecorderRecordsEveryIterationOfEveryLane) {
       expected.push_back(t);
       if (it % 2 == 0) expected_even.push_back(t);
     }
-  for (const ModeRun& run : kRuns) {
+  for (const ModeRun& run : kModeRuns) {
     SCOPED_TRACE(run.name);
-    on_backend(run.interpreter, [&] {
+    run_on(run.interpreter, [&] {
       Recorder<UInt32, UInt32, Float> rec(2000), even(2000);
       UInt32 lane0 = lanes_of(size);
       auto [lane, i] = while_loop(
@@ -199,10 +199,10 @@ TEST(Control, PrintAsyncTopLevel) {
 TEST(Control, PrintAsyncInLoops) {
   const size_t size = 5;
   std::map<ControlMode, std::vector<std::string>> outputs;
-  for (const ModeRun& run : kRuns) {
+  for (const ModeRun& run : kModeRuns) {
     SCOPED_TRACE(run.name);
     testing::internal::CaptureStdout();
-    on_backend(run.interpreter, [&] {
+    run_on(run.interpreter, [&] {
       UInt32 lane0 = lanes_of(size);
       auto [lane, i] = while_loop(
           std::tuple(lane0, lane0 * 0u), [](const UInt32& lane, const UInt32& i) { return i < lane % 4u; },

@@ -1,7 +1,9 @@
-// Array<T>: the user-facing lazy array. It holds one IR node index; operations on arrays
-// record new nodes (nothing is computed until eval() or a read), and reading evaluates.
+// Array<T>: the user-facing lazy array. It holds one IR node index (and, when it carries
+// derivatives, an AD node index); operations on arrays record new nodes (nothing is
+// computed until eval() or a read), and reading evaluates.
 #pragma once
 
+#include <kiln/detail/ad_api.h>
 #include <kiln/detail/trace_api.h>
 #include <kiln/errors.h>
 #include <kiln/runtime.h>
@@ -42,19 +44,31 @@ template <ArrayScalar T> class Array {
   Array(std::initializer_list<T> values)
       : Array(steal(detail::make_copy(Type, std::data(values), values.size()))) {}
 
-  Array(const Array& other) : index_(other.index_) { detail::inc_ref(index_); }
-  Array(Array&& other) noexcept : index_(other.index_) { other.index_ = 0; }
+  Array(const Array& other) : index_(other.index_), ad_(other.ad_) {
+    detail::inc_ref(index_);
+    if (ad_) detail::ad_inc_ref(ad_);
+  }
+  Array(Array&& other) noexcept : index_(other.index_), ad_(other.ad_) {
+    other.index_ = 0;
+    other.ad_ = 0;
+  }
   Array& operator=(const Array& other) {
-    detail::inc_ref(other.index_);
-    detail::dec_ref(index_);
-    index_ = other.index_;
+    Array copy(other);
+    swap(copy);
     return *this;
   }
   Array& operator=(Array&& other) noexcept {
-    std::swap(index_, other.index_);
+    swap(other);
     return *this;
   }
-  ~Array() { detail::dec_ref(index_); }
+  ~Array() {
+    detail::dec_ref(index_);
+    if (ad_) detail::ad_dec_ref(ad_);
+  }
+  void swap(Array& other) noexcept {
+    std::swap(index_, other.index_);
+    std::swap(ad_, other.ad_);
+  }
 
   /// Copies `count` elements from host memory.
   static Array from(const T* data, size_t count) {
@@ -75,6 +89,12 @@ template <ArrayScalar T> class Array {
     result.index_ = index;
     return result;
   }
+  /// Takes over a reference to a node and one to its AD node (0: no derivatives).
+  static Array steal(detail::AdValue value) {
+    Array result = steal(value.value);
+    result.ad_ = value.ad;
+    return result;
+  }
   /// Shares an existing node (adds a reference).
   static Array borrow(detail::Index index) {
     detail::inc_ref(index);
@@ -82,10 +102,19 @@ template <ArrayScalar T> class Array {
   }
 
   detail::Index index() const { return index_; }
-  /// Rebinds this array to another node, taking over the reference.
+  /// The AD node (0 when the array carries no derivatives; see autodiff.h).
+  detail::AdIndex ad_index() const { return ad_; }
+  detail::AdOperand operand() const { return {index_, ad_}; }
+  /// Rebinds this array to another node, taking over the reference (the AD node stays:
+  /// for replacements that hold the same values).
   void reset(detail::Index index) {
     detail::dec_ref(index_);
     index_ = index;
+  }
+  /// Replaces the AD node, taking over the reference (0 detaches the array).
+  void reset_ad(detail::AdIndex ad) {
+    if (ad_) detail::ad_dec_ref(ad_);
+    ad_ = ad;
   }
   bool valid() const { return index_ != 0; }
   size_t size() const { return index_ ? detail::node_size(index_) : 0; }
@@ -118,6 +147,7 @@ template <ArrayScalar T> class Array {
 
  private:
   detail::Index index_ = 0;
+  detail::AdIndex ad_ = 0;
 };
 
 using Bool = Array<bool>;
@@ -143,7 +173,14 @@ using uint_array_t =
 
 namespace detail {
 template <typename R, typename... Args> R traced(Op op, const Args&... args) {
-  return R::steal(trace(op, args.index()...));
+  if ((args.ad_index() | ...) == 0) return R::steal(trace(op, args.index()...));
+  AdOperand operands[] = {args.operand()...};
+  return R::steal(ad_trace(op, operands, sizeof...(Args)));
+}
+/// A horizontal operation: with derivatives when the input carries them.
+template <typename T> Array<T> horizontal(DiffOp op, Reduction kind, const Array<T>& a) {
+  if (a.ad_index()) return Array<T>::steal(ad_horizontal(op, a.operand()));
+  return Array<T>::steal(reduce(kind, a.index()));
 }
 template <typename T, typename S>
 concept ScalarOperand = std::is_arithmetic_v<S> && !is_array_v<S>;
@@ -273,7 +310,10 @@ template <typename T> Array<T> select(const Bool& mask, detail::host_value_t<T> 
 /// Value conversion. Float to integer saturates (NaN gives 0); to Bool means `!= 0`.
 template <typename To, typename T> Array<To> cast(const Array<T>& a) {
   if constexpr (std::is_same_v<To, T>) return a;
-  else return Array<To>::steal(detail::trace(Op::Cast, a.index(), 0, 0, var_type_v<To>));
+  else if (a.ad_index()) {
+    detail::AdOperand operand = a.operand();
+    return Array<To>::steal(detail::ad_trace(Op::Cast, &operand, 1, var_type_v<To>));
+  } else return Array<To>::steal(detail::trace(Op::Cast, a.index(), 0, 0, var_type_v<To>));
 }
 /// Reinterprets the bits as another type of the same width.
 template <typename To, typename T> Array<To> reinterpret(const Array<T>& a) {
@@ -356,14 +396,18 @@ Array<T> gather(const Array<T>& source, const UInt32& index, const Bool& active 
 template <typename T>
 void scatter(Array<T>& target, const Array<T>& value, const UInt32& index,
              const Bool& active = Bool(true)) {
-  detail::Index t = target.index();
-  detail::trace_scatter(ReduceOp::None, t, value.index(), index.index(), active.index());
-  if (t != target.index()) target.reset(t);
+  scatter_reduce(ReduceOp::None, target, value, index, active);
 }
 /// Atomically combines value into target[index] (Add, Min or Max), correct under conflicts.
 template <typename T>
 void scatter_reduce(ReduceOp op, Array<T>& target, const Array<T>& value, const UInt32& index,
                     const Bool& active = Bool(true)) {
+  if (target.ad_index() | value.ad_index()) {
+    detail::AdValue t{target.index(), target.ad_index()};
+    detail::ad_scatter(op, t, value.operand(), index.index(), active.index());
+    target = Array<T>::steal(t);
+    return;
+  }
   detail::Index t = target.index();
   detail::trace_scatter(op, t, value.index(), index.index(), active.index());
   if (t != target.index()) target.reset(t);
@@ -385,28 +429,30 @@ inline UInt32 scatter_inc(UInt32& target, const UInt32& index, const Bool& activ
 // ---- horizontal operations (evaluate their input; results are size-1 arrays) -------------
 
 template <typename T> Array<T> sum(const Array<T>& a) {
-  return Array<T>::steal(detail::reduce(detail::Reduction::Sum, a.index()));
+  return detail::horizontal(DiffOp::Sum, detail::Reduction::Sum, a);
 }
 template <typename T> Array<T> prod(const Array<T>& a) {
-  return Array<T>::steal(detail::reduce(detail::Reduction::Prod, a.index()));
+  return detail::horizontal(DiffOp::Prod, detail::Reduction::Prod, a);
 }
 template <typename T> Array<T> min(const Array<T>& a) {
-  return Array<T>::steal(detail::reduce(detail::Reduction::Min, a.index()));
+  return detail::horizontal(DiffOp::ReduceMin, detail::Reduction::Min, a);
 }
 template <typename T> Array<T> max(const Array<T>& a) {
-  return Array<T>::steal(detail::reduce(detail::Reduction::Max, a.index()));
+  return detail::horizontal(DiffOp::ReduceMax, detail::Reduction::Max, a);
 }
 inline Bool any(const Bool& a) { return Bool::steal(detail::reduce(detail::Reduction::Any, a.index())); }
 inline Bool all(const Bool& a) { return Bool::steal(detail::reduce(detail::Reduction::All, a.index())); }
 template <typename T> Array<T> dot(const Array<T>& a, const Array<T>& b) { return sum(a * b); }
 /// Running sum; `exclusive` starts at 0 and leaves out the lane's own value.
 template <typename T> Array<T> prefix_sum(const Array<T>& a, bool exclusive = false) {
+  if (a.ad_index()) return Array<T>::steal(detail::ad_horizontal(DiffOp::PrefixSum, a.operand(), exclusive));
   return Array<T>::steal(detail::prefix_sum(a.index(), exclusive));
 }
 /// Indices of the true lanes, in increasing order.
 inline UInt32 compress(const Bool& mask) { return UInt32::steal(detail::compress(mask.index())); }
 /// Sums of consecutive groups of `block` elements (the last group may be short).
 template <typename T> Array<T> block_sum(const Array<T>& a, size_t block) {
+  if (a.ad_index()) return Array<T>::steal(detail::ad_horizontal(DiffOp::BlockSum, a.operand(), block));
   return Array<T>::steal(detail::block_sum(a.index(), block));
 }
 

@@ -9,5 +9,6 @@
 #include <kiln/runtime.h>
 #include <kiln/types.h>
 #include <kiln/vector.h>
+#include <kiln/autodiff.h>
 #include <kiln/control.h>
 #include <kiln/record.h>

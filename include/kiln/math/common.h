@@ -21,6 +21,15 @@ template <typename T> using Ints = Array<IntOf<T>>;
 template <typename T>
 concept MathFloat = std::is_same_v<T, float> || std::is_same_v<T, double>;
 
+/// True when an argument carries derivatives: the function then takes the path below.
+template <typename... As> bool carries_grad(const As&... xs) { return (xs.ad_index() | ...) != 0; }
+/// The function's value from the library on the detached arguments and its derivative
+/// from the rule table (src/ad/rules.cpp), instead of differentiating the polynomial.
+template <typename T, typename... As> Array<T> differentiate(DiffOp op, const As&... xs) {
+  AdOperand operands[] = {xs.operand()...};
+  return Array<T>::steal(ad_math(op, operands, sizeof...(As)));
+}
+
 /// Layout of the IEEE binary format of `T`.
 template <typename T> struct Format {
   static constexpr int kMantissaBits = std::numeric_limits<T>::digits - 1;       // 23, 52

@@ -137,12 +137,14 @@ template <typename T> DoubleWord<T> log_double_word(const Array<T>& x) {
 /// e^x. Overflows to inf above ~88.72 (float) / ~709.78 (double); underflows to 0.
 template <detail::math::MathFloat T> Array<T> exp(const Array<T>& x) {
   using namespace detail::math;
+  if (carries_grad(x)) return differentiate<T>(DiffOp::Exp, x);
   return exp_limits(x, exp_kernel(x));
 }
 
 /// 2^x, exact for integer x in range.
 template <detail::math::MathFloat T> Array<T> exp2(const Array<T>& x) {
   using namespace detail::math;
+  if (carries_grad(x)) return differentiate<T>(DiffOp::Exp2, x);
   static constexpr float kF[] = {1.f, 0.693147182f, 0.240226507f, 0.0555040352f,
                                  0.00961806066f, 0.00133392261f, 0.000154636204f, 1.4074466e-05f};
   static constexpr double kD[] = {1.0, 0.6931471805599453, 0.2402265069591007,
@@ -162,6 +164,7 @@ template <detail::math::MathFloat T> Array<T> exp2(const Array<T>& x) {
 /// Natural logarithm: log(±0) = -inf, log(x < 0) = NaN, log(inf) = inf.
 template <detail::math::MathFloat T> Array<T> log(const Array<T>& x) {
   using namespace detail::math;
+  if (carries_grad(x)) return differentiate<T>(DiffOp::Log, x);
   LogReduction<T> red = log_reduce(x);
   // e kLn2Hi + f is summed exactly (|e kLn2Hi| >= |f| unless e == 0), then the small terms.
   DoubleWord<T> head = fast_two_sum(red.e * kLn2Hi<T>, red.f);
@@ -172,6 +175,7 @@ template <detail::math::MathFloat T> Array<T> log(const Array<T>& x) {
 /// Base-2 logarithm, exact for powers of two.
 template <detail::math::MathFloat T> Array<T> log2(const Array<T>& x) {
   using namespace detail::math;
+  if (carries_grad(x)) return differentiate<T>(DiffOp::Log2, x);
   constexpr T kLog2eHi = pick<T>(1.44269502f, 1.4426950408889634);
   constexpr T kLog2eLo = pick<T>(1.92596303e-08f, 2.0355273740931033e-17);
   LogReduction<T> red = log_reduce(x);
@@ -187,6 +191,7 @@ template <detail::math::MathFloat T> Array<T> log2(const Array<T>& x) {
 /// = 1, signed zeros and infinities for odd integer y, NaN for x < 0 and non-integer y).
 template <detail::math::MathFloat T> Array<T> pow(const Array<T>& x, const Array<T>& y) {
   using namespace detail::math;
+  if (carries_grad(x, y)) return differentiate<T>(DiffOp::Pow, x, y);
   using F = Format<T>;
   Array<T> ax = abs(x);
   DoubleWord<T> l = log_double_word(ax);
@@ -218,6 +223,7 @@ Array<T> pow(S x, const Array<T>& y) {
 /// Hyperbolic sine; overflows to ±inf beyond ~89.4 (float) / ~710.5 (double).
 template <detail::math::MathFloat T> Array<T> sinh(const Array<T>& x) {
   using namespace detail::math;
+  if (carries_grad(x)) return differentiate<T>(DiffOp::Sinh, x);
   static constexpr float kF[] = {0.166666672f, 0.00833331048f, 0.000198428956f, 2.78221319e-06f};
   static constexpr double kD[] = {0.16666666666666669, 0.008333333333332912,
                                   0.0001984126984159341, 2.755731910675577e-06,
@@ -236,6 +242,7 @@ template <detail::math::MathFloat T> Array<T> sinh(const Array<T>& x) {
 /// Hyperbolic cosine; overflows to inf beyond ~89.4 (float) / ~710.5 (double).
 template <detail::math::MathFloat T> Array<T> cosh(const Array<T>& x) {
   using namespace detail::math;
+  if (carries_grad(x)) return differentiate<T>(DiffOp::Cosh, x);
   constexpr T kOverflow = pick<T>(89.5f, 710.5);
   Array<T> ax = abs(x);
   Array<T> half = exp_kernel(ax, nullptr, -1);
@@ -245,6 +252,7 @@ template <detail::math::MathFloat T> Array<T> cosh(const Array<T>& x) {
 /// Hyperbolic tangent.
 template <detail::math::MathFloat T> Array<T> tanh(const Array<T>& x) {
   using namespace detail::math;
+  if (carries_grad(x)) return differentiate<T>(DiffOp::Tanh, x);
   static constexpr float kF[] = {-0.333333164f, 0.133325443f, -0.0538475476f, 0.021050714f,
                                  -0.0062428494f};
   static constexpr double kD[] = {-0.333333333333333, 0.1333333333332658,

@@ -65,6 +65,7 @@ template <typename T> Erfc<T> erfc_large(const Array<T>& ax) {
 /// The error function.
 template <detail::math::MathFloat T> Array<T> erf(const Array<T>& x) {
   using namespace detail::math;
+  if (carries_grad(x)) return differentiate<T>(DiffOp::Erf, x);
   Array<T> ax = abs(x);
   Array<T> large = select(ax > kErfCutoff<T>, Array<T>(T(1)), T(1) - erfc_large(ax).erfc);
   return flip_sign(select(ax < T(1), erf_small(ax), large), sign_bit(x));
@@ -73,6 +74,7 @@ template <detail::math::MathFloat T> Array<T> erf(const Array<T>& x) {
 /// The inverse error function on [-1, 1]: erfinv(±1) = ±inf, NaN outside.
 template <detail::math::MathFloat T> Array<T> erfinv(const Array<T>& x) {
   using namespace detail::math;
+  if (carries_grad(x)) return differentiate<T>(DiffOp::Erfinv, x);
   static constexpr float kCentralF[] = {1.62354231f, 0.241632015f, -0.00573919481f,
                                         -0.000838463602f, 0.00019572505f, -1.18546204e-05f,
                                         -1.91540198e-06f, 3.29935858e-07f, -3.33696448e-09f};
@@ -111,6 +113,7 @@ template <detail::math::MathFloat T> Array<T> erfinv(const Array<T>& x) {
 /// Cube root (odd: cbrt(-x) = -cbrt(x)).
 template <detail::math::MathFloat T> Array<T> cbrt(const Array<T>& x) {
   using namespace detail::math;
+  if (carries_grad(x)) return differentiate<T>(DiffOp::Cbrt, x);
   using F = Format<T>;
   static constexpr float kF[] = {0.552823424f, 0.587114275f, -0.162969664f, 0.0231049638f};
   static constexpr double kD[] = {0.4471408561370857, 0.9501013997429274, -0.6661816806195135,

@@ -144,6 +144,7 @@ template <typename T> ArcsinReduced<T> arcsin_reduce(const Array<T>& ax) {
 /// Sine (argument in radians).
 template <detail::math::MathFloat T> Array<T> sin(const Array<T>& x) {
   using namespace detail::math;
+  if (carries_grad(x)) return differentiate<T>(DiffOp::Sin, x);
   SinCosReduced<T> r = sincos_reduced(abs(x));
   Bool odd = (r.quadrant & IntOf<T>(1)) != IntOf<T>(0);
   return flip_sign(select(odd, r.cos, r.sin), quadrant_sign<T>(r.quadrant) ^ sign_bit(x));
@@ -152,6 +153,7 @@ template <detail::math::MathFloat T> Array<T> sin(const Array<T>& x) {
 /// Cosine (argument in radians).
 template <detail::math::MathFloat T> Array<T> cos(const Array<T>& x) {
   using namespace detail::math;
+  if (carries_grad(x)) return differentiate<T>(DiffOp::Cos, x);
   SinCosReduced<T> r = sincos_reduced(abs(x));
   Bool odd = (r.quadrant & IntOf<T>(1)) != IntOf<T>(0);
   return flip_sign(select(odd, r.sin, r.cos), quadrant_sign<T>(r.quadrant + IntOf<T>(1)));
@@ -160,6 +162,7 @@ template <detail::math::MathFloat T> Array<T> cos(const Array<T>& x) {
 /// {sin x, cos x}, sharing the argument reduction.
 template <detail::math::MathFloat T> std::pair<Array<T>, Array<T>> sincos(const Array<T>& x) {
   using namespace detail::math;
+  if (carries_grad(x)) return {sin(x), cos(x)};
   SinCosReduced<T> r = sincos_reduced(abs(x));
   Bool odd = (r.quadrant & IntOf<T>(1)) != IntOf<T>(0);
   Array<T> s = flip_sign(select(odd, r.cos, r.sin), quadrant_sign<T>(r.quadrant) ^ sign_bit(x));
@@ -170,6 +173,7 @@ template <detail::math::MathFloat T> std::pair<Array<T>, Array<T>> sincos(const 
 /// Tangent: sin r / cos r, or -cos r / sin r in odd quadrants.
 template <detail::math::MathFloat T> Array<T> tan(const Array<T>& x) {
   using namespace detail::math;
+  if (carries_grad(x)) return differentiate<T>(DiffOp::Tan, x);
   SinCosReduced<T> r = sincos_reduced(abs(x));
   Bool odd = (r.quadrant & IntOf<T>(1)) != IntOf<T>(0);
   Array<T> t = select(odd, r.cos, r.sin) / select(odd, -r.sin, r.cos);
@@ -179,6 +183,7 @@ template <detail::math::MathFloat T> Array<T> tan(const Array<T>& x) {
 /// Arcsine, in [-pi/2, pi/2]; NaN outside [-1, 1].
 template <detail::math::MathFloat T> Array<T> asin(const Array<T>& x) {
   using namespace detail::math;
+  if (carries_grad(x)) return differentiate<T>(DiffOp::Asin, x);
   constexpr T kHalfPiHi = pick<T>(1.57079637f, 1.5707963267948966);
   constexpr T kHalfPiLo = pick<T>(-4.37113883e-08f, 6.123233995736766e-17);
   ArcsinReduced<T> r = arcsin_reduce(abs(x));
@@ -191,6 +196,7 @@ template <detail::math::MathFloat T> Array<T> asin(const Array<T>& x) {
 /// Arccosine, in [0, pi]; NaN outside [-1, 1].
 template <detail::math::MathFloat T> Array<T> acos(const Array<T>& x) {
   using namespace detail::math;
+  if (carries_grad(x)) return differentiate<T>(DiffOp::Acos, x);
   constexpr T kHalfPiHi = pick<T>(1.57079637f, 1.5707963267948966);
   constexpr T kHalfPiLo = pick<T>(-4.37113883e-08f, 6.123233995736766e-17);
   constexpr T kPiHi = pick<T>(3.14159274f, 3.141592653589793);
@@ -207,6 +213,7 @@ template <detail::math::MathFloat T> Array<T> acos(const Array<T>& x) {
 /// Arctangent, in [-pi/2, pi/2].
 template <detail::math::MathFloat T> Array<T> atan(const Array<T>& x) {
   using namespace detail::math;
+  if (carries_grad(x)) return differentiate<T>(DiffOp::Atan, x);
   Array<T> ax = abs(x);
   // Octants: |x| <= tan(pi/8): t = |x|; up to tan(3pi/8): pi/4 + atan((|x|-1)/(|x|+1));
   // above: pi/2 + atan(-1/|x|).
@@ -223,6 +230,7 @@ template <detail::math::MathFloat T> Array<T> atan(const Array<T>& x) {
 /// cases of C99 Annex F.
 template <detail::math::MathFloat T> Array<T> atan2(const Array<T>& y, const Array<T>& x) {
   using namespace detail::math;
+  if (carries_grad(y, x)) return differentiate<T>(DiffOp::Atan2, y, x);
   using F = Format<T>;
   Array<T> ax = abs(x), ay = abs(y);
   Array<T> lesser = min(ax, ay), greater = max(ax, ay);

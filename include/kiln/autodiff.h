@@ -1,0 +1,261 @@
+// Automatic differentiation, forward and reverse, over Kiln arrays, vectors and matrices:
+// enable_grad / grad / set_grad / backward / forward, gradient scopes, and CustomOp for
+// operations whose derivatives the user writes. Derivatives are ordinary traced code,
+// fused into kernels like everything else (src/ad/, docs/autodiff.md).
+#pragma once
+
+#include <kiln/matrix.h>
+
+#include <memory>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+namespace kiln {
+
+/// for_each_array() over tuples of arrays, vectors and matrices (CustomOp's inputs).
+template <typename... Ts, typename F> void for_each_array(std::tuple<Ts...>& tuple, F&& f) {
+  std::apply([&](auto&... parts) { (for_each_array(parts, f), ...); }, tuple);
+}
+template <typename... Ts, typename F> void for_each_array(const std::tuple<Ts...>& tuple, F&& f) {
+  std::apply([&](const auto&... parts) { (for_each_array(parts, f), ...); }, tuple);
+}
+
+/// Marks arrays (or every component of vectors and matrices) as inputs that gradients
+/// flow to. An array that already carries derivatives is left as it is.
+template <typename... Ts> void enable_grad(Ts&... values) {
+  (for_each_array(values, [](auto& array) {
+     if (!array.ad_index()) array.reset_ad(detail::ad_enable(array.index()));
+   }), ...);
+}
+/// The value without its derivatives (same node, no AD node).
+template <typename T> T detach(const T& value) {
+  T result = value;
+  for_each_array(result, [](auto& array) { array.reset_ad(0); });
+  return result;
+}
+/// True when `value` (any component of it) carries derivatives.
+template <typename T> bool grad_enabled(const T& value) {
+  bool any = false;
+  for_each_array(value, [&](const auto& array) { any |= array.ad_index() != 0; });
+  return any;
+}
+
+namespace detail {
+template <typename A> void check_float(const A& array, const char* what) {
+  if constexpr (!std::is_floating_point_v<typename std::decay_t<A>::Value>)
+    throw TypeError(std::string("kiln: ") + what + "(): the array is of type " + type_name(array.Type) +
+                    "; only Float and Float64 arrays have gradients");
+}
+}  // namespace detail
+
+/// The gradient accumulated for `value` (zeros when there is none).
+template <typename T> T grad(const T& value) {
+  T result = value;
+  for_each_array(result, [](auto& array) {
+    using A = std::decay_t<decltype(array)>;
+    detail::check_float(array, "grad");
+    detail::Index g = array.ad_index() ? detail::ad_grad(array.ad_index()) : 0;
+    array = g ? A::steal(g) : zeros<A>(array.size());
+  });
+  return result;
+}
+
+namespace detail {
+/// Calls f(array of a, index of the matching array of b) for each array of a.
+template <typename T, typename F> void for_each_pair(const T& a, const T& b, F&& f) {
+  std::vector<Index> second;
+  for_each_array(b, [&](const auto& array) { second.push_back(array.index()); });
+  size_t k = 0;
+  for_each_array(a, [&](const auto& array) { f(array, second[k++]); });
+}
+template <typename A> AdIndex require_grad(const A& array, const char* what) {
+  check_float(array, what);
+  if (!array.ad_index())
+    throw ValueError(std::string("kiln: ") + what + "(): the array does not carry derivatives; call "
+                     "enable_grad() on it (or on an input it is computed from) first");
+  return array.ad_index();
+}
+}  // namespace detail
+
+/// Replaces the gradient of `value` (which must carry derivatives).
+template <typename T> void set_grad(const T& value, const T& gradient) {
+  detail::for_each_pair(value, gradient, [](const auto& array, const auto& g) {
+    detail::ad_set_grad(detail::require_grad(array, "set_grad"), g);
+  });
+}
+/// Adds to the gradient of `value`.
+template <typename T> void accumulate_grad(const T& value, const T& gradient) {
+  detail::for_each_pair(value, gradient, [](const auto& array, const auto& g) {
+    detail::ad_accumulate_grad(detail::require_grad(array, "accumulate_grad"), g);
+  });
+}
+/// Clears the gradient of `value`.
+template <typename T> void clear_grad(const T& value) {
+  for_each_array(value, [](const auto& array) {
+    if (array.ad_index()) detail::ad_set_grad(array.ad_index(), 0);
+  });
+}
+
+/// Reverse mode from `y`, whose gradient is `seed` (one lane, or as many as y): adjoints
+/// accumulate on the inputs (grad(x)). Visits only what connects y to inputs with
+/// gradients enabled. Frees that part of the graph unless `retain_graph`.
+template <typename T> void backward_from(const T& y, const T& seed, bool retain_graph = false) {
+  std::vector<detail::AdIndex> targets;
+  detail::for_each_pair(y, seed, [&](const auto& array, const auto& s) {
+    detail::AdIndex ad = detail::require_grad(array, "backward_from");
+    detail::ad_set_grad(ad, s);
+    targets.push_back(ad);
+  });
+  detail::ad_backward(targets.data(), targets.size(), retain_graph);
+}
+/// Reverse mode from a one-lane `y` (a loss); use backward_from() for wider outputs.
+template <ArrayScalar S> void backward(const Array<S>& y, bool retain_graph = false) {
+  detail::require_grad(y, "backward");
+  if (y.size() != 1)
+    throw SizeError("kiln: backward(): y has " + std::to_string(y.size()) +
+                    " lanes; backward() needs a one-lane value such as a loss. Reduce it (sum(y)) "
+                    "or pass the seed yourself: backward_from(y, seed)");
+  backward_from(y, Array<S>(S(1), {}), retain_graph);
+}
+
+/// Forward mode from `x` with tangent `seed`: tangents reach everything computed from x
+/// (read them with grad()).
+template <typename T> void forward_from(const T& x, const T& seed) {
+  std::vector<detail::AdIndex> sources;
+  detail::for_each_pair(x, seed, [&](const auto& array, const auto& s) {
+    detail::AdIndex ad = detail::require_grad(array, "forward_from");
+    detail::ad_set_grad(ad, s);
+    sources.push_back(ad);
+  });
+  detail::ad_forward(sources.data(), sources.size());
+}
+/// Forward mode from `x` with tangent 1 on every lane.
+template <typename T> void forward(const T& x) {
+  T ones = x;
+  for_each_array(ones, [](auto& array) {
+    using A = std::decay_t<decltype(array)>;
+    detail::check_float(array, "forward");
+    array = full<A>(typename A::Value(1), array.size());
+  });
+  forward_from(x, ones);
+}
+/// Forward mode into `y` from every node on the way that has a gradient set
+/// (set_grad()); returns y's tangent. Visits only paths that end in y.
+template <typename T> T forward_to(const T& y) {
+  std::vector<detail::AdIndex> targets;
+  for_each_array(y, [&](const auto& array) { targets.push_back(detail::require_grad(array, "forward_to")); });
+  detail::ad_forward_to(targets.data(), targets.size());
+  return grad(y);
+}
+
+/// What the last traversal visited (nodes and edges on the requested paths only).
+inline TraversalStats last_traversal() { return detail::ad_last_traversal(); }
+
+/// Scopes. While a suspend_grad() scope lives, operations record no derivatives;
+/// resume_grad() turns recording back on inside it; isolate_grad() makes traversals
+/// started inside stop at nodes created before it and finishes them when it ends.
+class [[nodiscard]] GradScope {
+ public:
+  enum class Kind { Suspend, Resume, Isolate };
+  explicit GradScope(Kind kind) : kind_(kind) {
+    if (kind_ == Kind::Isolate) detail::ad_push_isolation();
+    else detail::ad_push_recording(kind_ == Kind::Resume);
+  }
+  GradScope(const GradScope&) = delete;
+  GradScope& operator=(const GradScope&) = delete;
+  ~GradScope() noexcept(false) {
+    if (kind_ == Kind::Isolate) detail::ad_pop_isolation();
+    else detail::ad_pop_recording();
+  }
+
+ private:
+  Kind kind_;
+};
+inline GradScope suspend_grad() { return GradScope(GradScope::Kind::Suspend); }
+inline GradScope resume_grad() { return GradScope(GradScope::Kind::Resume); }
+inline GradScope isolate_grad() { return GradScope(GradScope::Kind::Isolate); }
+
+// ---- CustomOp -------------------------------------------------------------------------------
+
+namespace detail {
+/// The types and sizes of a tuple's arrays, to give missing gradients as zeros.
+template <typename Tuple> std::vector<size_t> leaf_sizes(const Tuple& tuple) {
+  std::vector<size_t> sizes;
+  for_each_array(tuple, [&](const auto& a) { sizes.push_back(a.size()); });
+  return sizes;
+}
+template <typename Tuple> Tuple tuple_from_grads(const std::vector<Index>& grads, const std::vector<size_t>& sizes) {
+  Tuple result;
+  size_t k = 0;
+  for_each_array(result, [&](auto& array) {
+    using A = std::decay_t<decltype(array)>;
+    array = grads.at(k) ? A::borrow(grads[k]) : zeros<A>(sizes.at(k));
+    ++k;
+  });
+  return result;
+}
+template <typename Tuple> std::vector<Index> grads_from_tuple(const Tuple& tuple) {
+  std::vector<Index> out;
+  for_each_array(tuple, [&](const auto& array) {
+    inc_ref(array.index());
+    out.push_back(array.index());
+  });
+  return out;
+}
+}  // namespace detail
+
+/// An operation with hand-written derivatives over tuples of arrays, vectors and
+/// matrices. Subclass it, then call custom(std::make_shared<MyOp>(), inputs...):
+/// `eval` runs with gradients suspended; `forward` maps input tangents to output
+/// tangents, `backward` output adjoints to input adjoints (missing ones are zeros).
+/// State saved in eval (e.g. the inputs) is kept until the outputs are freed.
+template <typename In, typename Out> class CustomOp : public detail::CustomCallbacks {
+ public:
+  using Inputs = In;
+  using Outputs = Out;
+  virtual Outputs eval(const Inputs& inputs) = 0;
+  virtual Outputs forward(const Inputs& grad_inputs) = 0;
+  virtual Inputs backward(const Outputs& grad_outputs) = 0;
+
+  std::vector<detail::Index> forward_grads(const std::vector<detail::Index>& g) final {
+    return detail::grads_from_tuple(forward(detail::tuple_from_grads<Inputs>(g, input_sizes_)));
+  }
+  std::vector<detail::Index> backward_grads(const std::vector<detail::Index>& g) final {
+    return detail::grads_from_tuple(backward(detail::tuple_from_grads<Outputs>(g, output_sizes_)));
+  }
+  /// Called by custom(): the sizes of missing (zero) gradients.
+  void set_sizes(std::vector<size_t> inputs, std::vector<size_t> outputs) {
+    input_sizes_ = std::move(inputs);
+    output_sizes_ = std::move(outputs);
+  }
+
+ private:
+  std::vector<size_t> input_sizes_, output_sizes_;
+};
+
+/// Runs `op` on `args` (its Inputs) and returns its Outputs, connected to the inputs'
+/// derivatives through op's forward/backward.
+template <typename Op, typename... Args> auto custom(std::shared_ptr<Op> op, const Args&... args) {
+  using Inputs = typename Op::Inputs;
+  using Outputs = typename Op::Outputs;
+  Inputs inputs{args...};
+  Outputs outputs;
+  {
+    GradScope scope = suspend_grad();
+    outputs = op->eval(detach(inputs));
+  }
+  op->set_sizes(detail::leaf_sizes(inputs), detail::leaf_sizes(outputs));
+  std::vector<detail::AdOperand> operands;
+  for_each_array(inputs, [&](const auto& a) { operands.push_back(a.operand()); });
+  std::vector<detail::Index> values;
+  for_each_array(outputs, [&](const auto& a) { values.push_back(a.index()); });
+  std::vector<detail::AdValue> connected = detail::ad_custom(op, operands, values);
+  size_t k = 0;
+  for_each_array(outputs, [&](auto& array) {
+    array = std::decay_t<decltype(array)>::steal(connected[k++]);
+  });
+  return outputs;
+}
+
+}  // namespace kiln

@@ -1,0 +1,238 @@
+// The AD graph's bookkeeping: nodes and edges with reference counts, gradient storage and
+// the per-thread recording and isolation scopes.
+#include "ad/graph.h"
+
+#include <kiln/array.h>
+#include <kiln/errors.h>
+
+#include "ir/op_info.h"
+
+#include <string>
+
+namespace kiln::detail::ad {
+
+Graph& graph() {
+  static Graph* instance = new Graph();  // never destroyed: arrays may outlive statics
+  return *instance;
+}
+
+namespace {
+thread_local std::vector<bool> recording_stack;
+thread_local std::vector<Isolation> isolations;
+
+template <typename T> Handle typed_sum(Index value) {
+  return Handle::steal(sum(Array<T>::borrow(value)).index());
+}
+
+/// Detaches edge `e` from both ends; returns its source.
+AdIndex unlink_edge(uint32_t e) {
+  Graph& g = graph();
+  Edge& edge = g.edges[e];
+  AdIndex source = edge.source, target = edge.target;
+  edge = Edge();
+  g.free_edges.push_back(e);
+  --g.live_edges;
+  Node& s = g.nodes[source];
+  std::erase(s.out_edges, e);
+  if (s.hub)
+    for (AdIndex& out : s.hub->outputs)
+      if (out == target) out = 0;
+  --s.refs_int;
+  return source;
+}
+
+/// Frees `index` when nothing refers to it, and then whatever that releases (a worklist,
+/// not recursion: chains of a million nodes are common).
+void release_unused(AdIndex index) {
+  Graph& g = graph();
+  std::vector<AdIndex> work{index};
+  while (!work.empty()) {
+    AdIndex i = work.back();
+    work.pop_back();
+    Node& n = g.nodes[i];
+    if (!n.live || n.refs_ext != 0 || n.refs_int != 0) continue;
+    std::vector<uint32_t> in = std::move(n.in_edges);
+    n = Node();  // drops the gradient and the hub
+    g.free_nodes.push_back(i);
+    --g.live_nodes;
+    for (uint32_t e : in) work.push_back(unlink_edge(e));
+  }
+}
+}  // namespace
+
+AdIndex new_node(VarType type, size_t size) {
+  Graph& g = graph();
+  AdIndex index;
+  if (!g.free_nodes.empty()) {
+    index = g.free_nodes.back();
+    g.free_nodes.pop_back();
+  } else {
+    index = AdIndex(g.nodes.size());
+    g.nodes.emplace_back();
+  }
+  Node& n = g.nodes[index];
+  n.refs_ext = 1;
+  n.type = type;
+  n.size = size;
+  n.serial = g.next_serial++;
+  n.live = true;
+  ++g.live_nodes;
+  return index;
+}
+
+void add_edge(AdIndex source, AdIndex target, EdgeKind kind, Handle weight,
+              std::shared_ptr<const SpecialEdge> special) {
+  Graph& g = graph();
+  uint32_t e;
+  if (!g.free_edges.empty()) {
+    e = g.free_edges.back();
+    g.free_edges.pop_back();
+  } else {
+    e = uint32_t(g.edges.size());
+    g.edges.emplace_back();
+  }
+  g.edges[e] = Edge{source, target, kind, std::move(weight), std::move(special)};
+  g.nodes[source].out_edges.push_back(e);
+  ++g.nodes[source].refs_int;
+  g.nodes[target].in_edges.push_back(e);
+  ++g.live_edges;
+}
+
+void free_in_edges(AdIndex index) {
+  Graph& g = graph();
+  std::vector<uint32_t> in = std::move(g.nodes[index].in_edges);
+  g.nodes[index].in_edges.clear();
+  for (uint32_t e : in) release_unused(unlink_edge(e));
+}
+
+void accumulate(AdIndex index, Handle contribution) {
+  if (!contribution) return;
+  Node& n = graph().nodes[index];
+  if (node_type(contribution.index()) != n.type)
+    contribution = Handle::steal(trace(Op::Cast, contribution.index(), 0, 0, n.type));
+  size_t size = node_size(contribution.index());
+  if (size != n.size) {
+    if (n.size != 1 && size != 1)
+      throw InternalError("kiln: AD: a gradient of " + std::to_string(size) +
+                          " lanes reached a node of " + std::to_string(n.size));
+    if (n.size == 1)  // the node was broadcast: its gradient is the sum over the lanes
+      contribution = n.type == VarType::Float64 ? typed_sum<double>(contribution.index())
+                                                : typed_sum<float>(contribution.index());
+    else  // a one-lane gradient (a seed, a sum's adjoint) of a wide node: gathers need every lane
+      contribution = Handle::steal(trace(Op::Add, contribution.index(),
+                                         Handle::steal(make_literal(n.type, 0, n.size)).index()));
+  }
+  Node& m = graph().nodes[index];  // (n may dangle: tracing can grow no AD vector, but be safe)
+  m.grad = m.grad ? Handle::steal(trace(Op::Add, m.grad.index(), contribution.index()))
+                  : std::move(contribution);
+}
+
+Handle forward_contribution(const Edge& edge, Index source_grad) {
+  switch (edge.kind) {
+    case EdgeKind::Scale:
+      return edge.weight ? Handle::steal(trace(Op::Mul, source_grad, edge.weight.index()))
+                         : Handle::borrow(source_grad);
+    case EdgeKind::Mask: {
+      Handle zero = Handle::steal(make_literal(node_type(source_grad), 0, 1));
+      return Handle::steal(trace(Op::Select, edge.weight.index(), source_grad, zero.index()));
+    }
+    case EdgeKind::Special: return edge.special->forward(source_grad);
+    case EdgeKind::Structural: return {};
+  }
+  return {};
+}
+
+Handle backward_contribution(const Edge& edge, Index target_grad) {
+  if (edge.kind == EdgeKind::Special) return edge.special->backward(target_grad);
+  return forward_contribution(edge, target_grad);  // lane-wise edges are symmetric
+}
+
+std::vector<Isolation>& isolation_stack() { return isolations; }
+uint64_t isolation_boundary() { return isolations.empty() ? 0 : isolations.back().boundary; }
+
+}  // namespace kiln::detail::ad
+
+namespace kiln::detail {
+
+using namespace ad;
+
+void ad_inc_ref(AdIndex index) {
+  if (!index) return;
+  GraphLock lock(graph().mutex);
+  ++graph().nodes[index].refs_ext;
+}
+
+void ad_dec_ref(AdIndex index) {
+  if (!index) return;
+  GraphLock lock(graph().mutex);
+  Node& n = graph().nodes[index];
+  if (n.refs_ext == 0) throw InternalError("kiln: AD: reference count underflow");
+  --n.refs_ext;
+  release_unused(index);
+}
+
+bool ad_recording() { return ad::recording_stack.empty() || ad::recording_stack.back(); }
+void ad_push_recording(bool enabled) { ad::recording_stack.push_back(enabled); }
+void ad_pop_recording() {
+  if (ad::recording_stack.empty()) throw InternalError("kiln: resume_grad/suspend_grad scopes are unbalanced");
+  ad::recording_stack.pop_back();
+}
+
+AdIndex ad_enable(Index value) {
+  VarType type = node_type(value);
+  if (type != VarType::Float32 && type != VarType::Float64)
+    throw TypeError(std::string("kiln: enable_grad(): the array is of type ") + type_name(type) +
+                    "; only Float and Float64 arrays carry gradients (cast it first)");
+  GraphLock lock(graph().mutex);
+  return new_node(type, node_size(value));
+}
+
+Index ad_grad(AdIndex index) {
+  GraphLock lock(graph().mutex);
+  return Handle(graph().nodes[index].grad).release();
+}
+
+void ad_set_grad(AdIndex index, Index grad) {
+  GraphLock lock(graph().mutex);
+  Node& n = graph().nodes[index];
+  if (!grad) {
+    n.grad = Handle();
+    return;
+  }
+  VarType type = node_type(grad);
+  if (type != VarType::Float32 && type != VarType::Float64)
+    throw TypeError(std::string("kiln: set_grad(): the gradient is of type ") + type_name(type) +
+                    "; pass a Float or Float64 array");
+  size_t size = node_size(grad);
+  if (size != 1 && size != n.size)
+    throw SizeError("kiln: set_grad(): the gradient has " + std::to_string(size) +
+                    " lanes but the array has " + std::to_string(n.size) + "; pass " +
+                    std::to_string(n.size) + " lanes or one");
+  n.grad = Handle();
+  accumulate(index, Handle::borrow(grad));
+}
+
+void ad_accumulate_grad(AdIndex index, Index grad) {
+  GraphLock lock(graph().mutex);
+  accumulate(index, Handle::borrow(grad));
+}
+
+size_t ad_size(AdIndex index) {
+  GraphLock lock(graph().mutex);
+  return graph().nodes[index].size;
+}
+VarType ad_type(AdIndex index) {
+  GraphLock lock(graph().mutex);
+  return graph().nodes[index].type;
+}
+
+size_t ad_node_count() {
+  GraphLock lock(graph().mutex);
+  return graph().live_nodes;
+}
+size_t ad_edge_count() {
+  GraphLock lock(graph().mutex);
+  return graph().live_edges;
+}
+
+}  // namespace kiln::detail

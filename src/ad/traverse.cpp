@@ -1,0 +1,248 @@
+// Forward and reverse traversals of the AD graph. Each first collects the nodes on paths
+// between the requested sources and targets (nothing else is visited), then walks them in
+// creation order (reverse: newest first) and emits the contributions as traced code with
+// recording suspended, so gradients fuse into kernels like any other computation.
+#include "ad/graph.h"
+
+#include <kiln/errors.h>
+
+#include <algorithm>
+#include <unordered_set>
+
+namespace kiln::detail {
+
+using namespace ad;
+
+namespace {
+
+/// Suspends AD recording while a traversal emits derivative code; CustomOp callbacks
+/// run with the caller's recording state restored (they may record and traverse).
+struct RecordingOff {
+  RecordingOff() { ad_push_recording(false); }
+  ~RecordingOff() { ad_pop_recording(); }
+};
+struct RecordingAsCaller {
+  explicit RecordingAsCaller(bool enabled) { ad_push_recording(enabled); }
+  ~RecordingAsCaller() { ad_pop_recording(); }
+};
+
+/// Nodes reachable from `roots` against the edges (through incoming edges), not
+/// expanding nodes older than the isolation boundary. Counts the edges it crosses.
+std::vector<AdIndex> collect_upstream(const AdIndex* roots, size_t count, size_t& edges) {
+  Graph& g = graph();
+  uint64_t boundary = isolation_boundary();
+  std::unordered_set<AdIndex> seen;
+  std::vector<AdIndex> order, work(roots, roots + count);
+  while (!work.empty()) {
+    AdIndex i = work.back();
+    work.pop_back();
+    if (!i || !seen.insert(i).second) continue;
+    order.push_back(i);
+    Node& n = g.nodes[i];
+    if (n.serial < boundary) continue;
+    if (n.consumed)
+      throw ValueError("kiln: backward(): the derivatives through this part of the graph were "
+                       "already used and freed by an earlier backward(); pass retain_graph=true "
+                       "to the first backward() to traverse it again");
+    for (uint32_t e : n.in_edges) {
+      ++edges;
+      work.push_back(g.edges[e].source);
+    }
+  }
+  return order;
+}
+
+/// Nodes reachable from `roots` along the edges (through outgoing edges).
+std::vector<AdIndex> collect_downstream(const AdIndex* roots, size_t count, size_t& edges) {
+  Graph& g = graph();
+  std::unordered_set<AdIndex> seen;
+  std::vector<AdIndex> order, work(roots, roots + count);
+  while (!work.empty()) {
+    AdIndex i = work.back();
+    work.pop_back();
+    if (!i || !seen.insert(i).second) continue;
+    order.push_back(i);
+    for (uint32_t e : g.nodes[i].out_edges) {
+      ++edges;
+      work.push_back(g.edges[e].target);
+    }
+  }
+  return order;
+}
+
+void sort_by_creation(std::vector<AdIndex>& nodes, bool newest_first) {
+  Graph& g = graph();
+  std::sort(nodes.begin(), nodes.end(), [&](AdIndex a, AdIndex b) {
+    return newest_first ? g.nodes[a].serial > g.nodes[b].serial : g.nodes[a].serial < g.nodes[b].serial;
+  });
+}
+
+std::vector<Index> borrowed_grads(const std::vector<AdIndex>& nodes, const std::unordered_set<AdIndex>* within) {
+  std::vector<Index> grads;
+  for (AdIndex i : nodes) {
+    bool usable = i && (!within || within->count(i));
+    grads.push_back(usable ? graph().nodes[i].grad.index() : 0);
+  }
+  return grads;
+}
+
+/// Runs a CustomOp's callback and adds the results to `receivers` (by position).
+void run_custom(AdIndex hub_index, bool reverse, const std::unordered_set<AdIndex>* within, bool recording) {
+  Graph& g = graph();
+  std::shared_ptr<CustomCallbacks> op = g.nodes[hub_index].hub->op;
+  std::vector<AdIndex> givers = reverse ? g.nodes[hub_index].hub->outputs : g.nodes[hub_index].hub->inputs;
+  std::vector<AdIndex> receivers = reverse ? g.nodes[hub_index].hub->inputs : g.nodes[hub_index].hub->outputs;
+  std::vector<Index> grads = borrowed_grads(givers, within);
+  if (std::all_of(grads.begin(), grads.end(), [](Index i) { return i == 0; })) return;
+  std::vector<Index> results;
+  {
+    RecordingAsCaller as_caller(recording);
+    results = reverse ? op->backward_grads(grads) : op->forward_grads(grads);
+  }
+  std::vector<Handle> owned;
+  for (Index r : results) owned.push_back(Handle::steal(r));
+  if (owned.size() != receivers.size())
+    throw ValueError("kiln: " + op->name() + "." + (reverse ? "backward" : "forward") + "() returned " +
+                     std::to_string(owned.size()) + " gradients, expected " + std::to_string(receivers.size()) +
+                     " (one per " + (reverse ? "input" : "output") + "; 0 / None where there is none)");
+  for (size_t k = 0; k < receivers.size(); ++k) {
+    if (!receivers[k] || !owned[k]) continue;
+    if (within && !within->count(receivers[k])) continue;
+    accumulate(receivers[k], std::move(owned[k]));
+  }
+}
+
+}  // namespace
+
+void ad_backward(const AdIndex* targets, size_t count, bool retain_graph) {
+  Graph& g = graph();
+  GraphLock lock(g.mutex);
+  bool recording = ad_recording();
+  RecordingOff off;
+  size_t edges = 0;
+  std::vector<AdIndex> order = collect_upstream(targets, count, edges);
+  g.last = TraversalStats{order.size(), edges};
+  sort_by_creation(order, /*newest_first=*/true);
+  uint64_t boundary = isolation_boundary();
+  // Adjoints start at zero between the targets and the inputs (a forward traversal may
+  // have left tangents there).
+  std::unordered_set<AdIndex> seeded(targets, targets + count);
+  for (AdIndex i : order)
+    if (!seeded.count(i) && g.nodes[i].serial >= boundary && !g.nodes[i].in_edges.empty())
+      g.nodes[i].grad = Handle();
+  for (AdIndex i : order) {
+    if (g.nodes[i].serial < boundary) continue;
+    if (g.nodes[i].hub) {
+      run_custom(i, /*reverse=*/true, nullptr, recording);
+      continue;
+    }
+    if (!g.nodes[i].grad) continue;
+    Handle grad = g.nodes[i].grad;
+    std::vector<uint32_t> in = g.nodes[i].in_edges;
+    for (uint32_t e : in) {
+      Edge edge = g.edges[e];  // a copy: accumulating may grow the edge table
+      accumulate(edge.source, backward_contribution(edge, grad.index()));
+    }
+  }
+  // Gradients stay on the inputs (nodes without incoming edges) and on nodes at the
+  // isolation boundary, which propagate further when their scope ends.
+  for (AdIndex i : order) {
+    Node& n = g.nodes[i];
+    if (n.serial < boundary) {
+      if (n.grad) {
+        ad_inc_ref(i);
+        isolation_stack().back().postponed.push_back(i);
+      }
+      continue;
+    }
+    if (n.in_edges.empty()) continue;
+    n.grad = Handle();
+    if (!retain_graph) {
+      n.consumed = true;
+      free_in_edges(i);
+    }
+  }
+}
+
+void ad_forward(const AdIndex* sources, size_t count) {
+  Graph& g = graph();
+  GraphLock lock(g.mutex);
+  bool recording = ad_recording();
+  RecordingOff off;
+  size_t edges = 0;
+  std::vector<AdIndex> order = collect_downstream(sources, count, edges);
+  g.last = TraversalStats{order.size(), edges};
+  sort_by_creation(order, /*newest_first=*/false);
+  std::unordered_set<AdIndex> within(order.begin(), order.end());
+  for (AdIndex i : order) {
+    if (g.nodes[i].hub) {
+      run_custom(i, /*reverse=*/false, &within, recording);
+      continue;
+    }
+    if (!g.nodes[i].grad) continue;
+    Handle grad = g.nodes[i].grad;
+    std::vector<uint32_t> out = g.nodes[i].out_edges;
+    for (uint32_t e : out) {
+      Edge edge = g.edges[e];
+      accumulate(edge.target, forward_contribution(edge, grad.index()));
+    }
+  }
+  std::unordered_set<AdIndex> kept(sources, sources + count);
+  for (AdIndex i : order)
+    if (g.nodes[i].refs_ext == 0 && !kept.count(i)) g.nodes[i].grad = Handle();
+}
+
+void ad_forward_to(const AdIndex* targets, size_t count) {
+  Graph& g = graph();
+  GraphLock lock(g.mutex);
+  bool recording = ad_recording();
+  RecordingOff off;
+  size_t edges = 0;
+  std::vector<AdIndex> order = collect_upstream(targets, count, edges);
+  sort_by_creation(order, /*newest_first=*/false);
+  std::unordered_set<AdIndex> within(order.begin(), order.end());
+  for (AdIndex i : order) {
+    if (g.nodes[i].hub) {
+      run_custom(i, /*reverse=*/false, &within, recording);
+      continue;
+    }
+    if (!g.nodes[i].grad) continue;
+    Handle grad = g.nodes[i].grad;
+    std::vector<uint32_t> out = g.nodes[i].out_edges;
+    for (uint32_t e : out) {
+      Edge edge = g.edges[e];
+      if (!within.count(edge.target)) continue;
+      accumulate(edge.target, forward_contribution(edge, grad.index()));
+    }
+  }
+  g.last = TraversalStats{order.size(), edges};
+  std::unordered_set<AdIndex> kept(targets, targets + count);
+  for (AdIndex i : order) {
+    Node& n = g.nodes[i];
+    if (!kept.count(i) && !n.in_edges.empty()) n.grad = Handle();
+  }
+}
+
+TraversalStats ad_last_traversal() {
+  GraphLock lock(graph().mutex);
+  return graph().last;
+}
+
+void ad_push_isolation() {
+  GraphLock lock(graph().mutex);
+  isolation_stack().push_back(Isolation{graph().next_serial, {}});
+}
+
+void ad_pop_isolation() {
+  std::vector<AdIndex> postponed;
+  {
+    GraphLock lock(graph().mutex);
+    if (isolation_stack().empty()) throw InternalError("kiln: isolate_grad scopes are unbalanced");
+    postponed = std::move(isolation_stack().back().postponed);
+    isolation_stack().pop_back();
+  }
+  if (!postponed.empty()) ad_backward(postponed.data(), postponed.size(), /*retain_graph=*/false);
+  for (AdIndex i : postponed) ad_dec_ref(i);
+}
+
+}  // namespace kiln::detail

@@ -24,10 +24,10 @@ template <ArrayScalar T> struct Flattening<Array<T>> {
   static void flatten(const Array<T>& value, Values& out) {
     if (!value.valid())
       throw ValueError("kiln: control flow: a state value has no array (default-constructed); assign it first");
-    out.push_back(Handle::borrow(value.index()));
+    out.push_back(Handle::borrow(value.operand()));
   }
   static Array<T> rebuild(const Values& values, size_t& position) {
-    return Array<T>::borrow(values.at(position++).index());
+    return Array<T>::steal(Handle(values.at(position++)).take());
   }
 };
 
@@ -95,21 +95,24 @@ template <typename R> R from_tuple(auto&& tuple) {
 /// Runs `body` while `cond` holds, lane by lane. `state` is a tuple of Kiln values;
 /// `cond(state...)` returns a Bool and `body(state...)` the new state (the same types).
 /// Symbolic mode records one real loop into the kernel; evaluated mode launches one kernel
-/// per iteration over the lanes still active. Both give the same results.
+/// per iteration over the lanes still active. Both give the same results. `derivative`
+/// says how reverse mode differentiates a symbolic loop (autodiff.h). Derivatives trace
+/// `cond` and `body` again later, so they are kept (copied) and must stay valid.
 template <typename... Ts, typename Cond, typename Body>
 std::tuple<Ts...> while_loop(const std::tuple<Ts...>& state, Cond&& cond, Body&& body,
                              std::optional<ControlMode> mode = std::nullopt,
-                             const std::string& name = "") {
+                             const std::string& name = "", const LoopDerivative& derivative = {}) {
   using State = std::tuple<Ts...>;
-  detail::ConditionFn c = [&](const detail::Values& values) {
+  detail::ConditionFn c = [cond](const detail::Values& values) {
     Bool active = std::apply(cond, detail::rebuild_values<State>(values));
     return detail::Handle::borrow(active.index());
   };
-  detail::BodyFn b = [&](const detail::Values& values) {
+  detail::BodyFn b = [body](const detail::Values& values) {
     State next = std::apply(body, detail::rebuild_values<State>(values));
     return detail::flatten_values(next);
   };
-  return detail::rebuild_values<State>(detail::while_loop(detail::flatten_values(state), c, b, mode, name));
+  return detail::rebuild_values<State>(
+      detail::while_loop(detail::flatten_values(state), c, b, mode, name, derivative));
 }
 
 /// Per lane, `true_fn(args...)` where `cond` holds and `false_fn(args...)` elsewhere; both
@@ -121,8 +124,8 @@ auto if_stmt(const Bool& cond, TrueFn&& true_fn, FalseFn&& false_fn, const std::
   using Args = std::tuple<Ts...>;
   using R = std::decay_t<decltype(std::apply(true_fn, args))>;
   using Result = decltype(detail::as_tuple(std::declval<R>()));
-  auto branch = [](auto& fn) {
-    return detail::BodyFn([&fn](const detail::Values& values) {
+  auto branch = [](auto& fn) {  // a copy: derivatives trace the branches again later
+    return detail::BodyFn([fn](const detail::Values& values) {
       return detail::flatten_values(Result(detail::as_tuple(std::apply(fn, detail::rebuild_values<Args>(values)))));
     });
   };
@@ -159,13 +162,14 @@ template <typename Base> class Registry {
 /// Per lane, `fn(*registry.get(ids[lane]), args...)`. Symbolic: each instance's method is
 /// traced once into the kernel and selected per lane; evaluated: one kernel per instance
 /// over its compacted lanes. Null or unknown ids are inactive lanes with zero results.
+/// Derivatives call `fn` (a copy) again later: the registry must outlive them.
 template <typename Base, typename Fn, typename... Ts>
 auto dispatch(const Registry<Base>& registry, const UInt32& ids, Fn&& fn, const std::tuple<Ts...>& args,
               std::optional<ControlMode> mode = std::nullopt, const std::string& name = "") {
   using Args = std::tuple<Ts...>;
   using R = std::decay_t<decltype(std::apply(fn, std::tuple_cat(std::tuple<Base&>(*registry.get(1)), args)))>;
   using Result = decltype(detail::as_tuple(std::declval<R>()));
-  detail::InstanceFn call = [&](uint32_t id, const detail::Values& values) {
+  detail::InstanceFn call = [&registry, fn](uint32_t id, const detail::Values& values) {
     std::tuple<Base&> instance(*registry.get(id));
     return detail::flatten_values(Result(detail::as_tuple(
         std::apply(fn, std::tuple_cat(instance, detail::rebuild_values<Args>(values))))));

@@ -11,14 +11,15 @@
 namespace kiln::python {
 namespace {
 
-/// A new reference to the node of `value`, one of the seven array types; TypeError naming `what` otherwise.
+/// A new reference to the node of `value` (and to its AD node), one of the seven array
+/// types; TypeError naming `what` otherwise.
 detail::Handle to_handle(nb::handle value, const char* what) {
   detail::Handle out;
   bool found = false;
   for_each_array_type([&](auto type) {
     using A = typename decltype(type)::type;
     if (!found && nb::isinstance<A>(value)) {
-      out = detail::Handle::borrow(nb::cast<const A&>(value).index());
+      out = detail::Handle::borrow(nb::cast<const A&>(value).operand());
       found = true;
     }
   });
@@ -35,7 +36,7 @@ nb::object to_python(detail::Handle handle) {
   nb::object out;
   for_each_array_type([&](auto array_type) {
     using A = typename decltype(array_type)::type;
-    if (!out.is_valid() && A::Type == type) out = nb::cast(A::steal(handle.release()));
+    if (!out.is_valid() && A::Type == type) out = nb::cast(A::steal(handle.take()));
   });
   return out;
 }

@@ -5,6 +5,7 @@
 #include <kiln/array.h>
 #include <kiln/errors.h>
 
+#include "ir/node.h"
 #include "ir/op_info.h"
 
 #include <string>
@@ -21,7 +22,15 @@ thread_local std::vector<bool> recording_stack;
 thread_local std::vector<Isolation> isolations;
 
 template <typename T> Handle typed_sum(Index value) {
-  return Handle::steal(sum(Array<T>::borrow(value)).index());
+  Array<T> total = sum(Array<T>::borrow(value));
+  return Handle::borrow(total.index());
+}
+
+/// Inside a symbolic loop or call (a derivative statement's body) no horizontal sum can
+/// run, so the gradient of a one-lane value used on many lanes stays lane by lane there.
+bool inside_region() {
+  StateLock lock(state().mutex);
+  return current_region() != 0;
 }
 
 /// Detaches edge `e` from both ends; returns its source.
@@ -110,12 +119,19 @@ void accumulate(AdIndex index, Handle contribution) {
   Node& n = graph().nodes[index];
   if (node_type(contribution.index()) != n.type)
     contribution = Handle::steal(trace(Op::Cast, contribution.index(), 0, 0, n.type));
+  if (!isolations.empty() && isolations.back().collect && n.serial < isolations.back().boundary) {
+    Handle& sum = isolations.back().collected[index];
+    sum = sum ? Handle::steal(trace(Op::Add, sum.index(), contribution.index())) : std::move(contribution);
+    return;
+  }
   size_t size = node_size(contribution.index());
   if (size != n.size) {
     if (n.size != 1 && size != 1)
       throw InternalError("kiln: AD: a gradient of " + std::to_string(size) +
                           " lanes reached a node of " + std::to_string(n.size));
-    if (n.size == 1)  // the node was broadcast: its gradient is the sum over the lanes
+    if (n.size == 1 && inside_region()) {
+      // kept lane by lane (see inside_region)
+    } else if (n.size == 1)  // the node was broadcast: its gradient is the sum over the lanes
       contribution = n.type == VarType::Float64 ? typed_sum<double>(contribution.index())
                                                 : typed_sum<float>(contribution.index());
     else  // a one-lane gradient (a seed, a sum's adjoint) of a wide node: gathers need every lane
@@ -165,7 +181,7 @@ void ad_inc_ref(AdIndex index) {
 void ad_dec_ref(AdIndex index) {
   if (!index) return;
   GraphLock lock(graph().mutex);
-  Node& n = graph().nodes[index];
+  ad::Node& n = graph().nodes[index];
   if (n.refs_ext == 0) throw InternalError("kiln: AD: reference count underflow");
   --n.refs_ext;
   release_unused(index);
@@ -194,7 +210,7 @@ Index ad_grad(AdIndex index) {
 
 void ad_set_grad(AdIndex index, Index grad) {
   GraphLock lock(graph().mutex);
-  Node& n = graph().nodes[index];
+  ad::Node& n = graph().nodes[index];
   if (!grad) {
     n.grad = Handle();
     return;

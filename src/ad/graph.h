@@ -14,6 +14,7 @@
 
 #include <memory>
 #include <mutex>
+#include <unordered_map>
 #include <vector>
 
 namespace kiln::detail::ad {
@@ -99,6 +100,11 @@ Handle backward_contribution(const Edge& edge, Index target_grad);
 struct Isolation {
   uint64_t boundary = 0;
   std::vector<AdIndex> postponed;  ///< nodes at the boundary that received gradients
+  /// Collecting (derivative statements of symbolic loops and calls): contributions to
+  /// nodes older than the boundary are kept here, lane by lane, instead of being added to
+  /// their gradients (a one-lane node would need a horizontal sum inside the kernel).
+  bool collect = false;
+  std::unordered_map<AdIndex, Handle> collected;
 };
 std::vector<Isolation>& isolation_stack();
 uint64_t isolation_boundary();

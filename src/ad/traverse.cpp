@@ -149,7 +149,7 @@ void ad_backward(const AdIndex* targets, size_t count, bool retain_graph) {
   for (AdIndex i : order) {
     Node& n = g.nodes[i];
     if (n.serial < boundary) {
-      if (n.grad) {
+      if (n.grad && !isolation_stack().back().collect) {
         ad_inc_ref(i);
         isolation_stack().back().postponed.push_back(i);
       }
@@ -188,8 +188,9 @@ void ad_forward(const AdIndex* sources, size_t count) {
     }
   }
   std::unordered_set<AdIndex> kept(sources, sources + count);
+  uint64_t boundary = isolation_boundary();  // an enclosing traversal owns the older nodes
   for (AdIndex i : order)
-    if (g.nodes[i].refs_ext == 0 && !kept.count(i)) g.nodes[i].grad = Handle();
+    if (g.nodes[i].refs_ext == 0 && !kept.count(i) && g.nodes[i].serial >= boundary) g.nodes[i].grad = Handle();
 }
 
 void ad_forward_to(const AdIndex* targets, size_t count) {
@@ -217,10 +218,34 @@ void ad_forward_to(const AdIndex* targets, size_t count) {
   }
   g.last = TraversalStats{order.size(), edges};
   std::unordered_set<AdIndex> kept(targets, targets + count);
+  uint64_t boundary = isolation_boundary();  // an enclosing traversal owns the older nodes
   for (AdIndex i : order) {
     Node& n = g.nodes[i];
-    if (!kept.count(i) && !n.in_edges.empty()) n.grad = Handle();
+    if (!kept.count(i) && !n.in_edges.empty() && n.serial >= boundary) n.grad = Handle();
   }
+}
+
+uint64_t ad_next_serial() {
+  GraphLock lock(graph().mutex);
+  return graph().next_serial;
+}
+
+std::vector<AdIndex> ad_frontier(const AdIndex* roots, size_t count, uint64_t first_serial) {
+  Graph& g = graph();
+  GraphLock lock(g.mutex);
+  std::unordered_set<AdIndex> seen;
+  std::vector<AdIndex> frontier, work(roots, roots + count);
+  while (!work.empty()) {
+    AdIndex i = work.back();
+    work.pop_back();
+    if (!i || !seen.insert(i).second) continue;
+    if (g.nodes[i].serial < first_serial) {
+      frontier.push_back(i);
+      continue;
+    }
+    for (uint32_t e : g.nodes[i].in_edges) work.push_back(g.edges[e].source);
+  }
+  return frontier;
 }
 
 TraversalStats ad_last_traversal() {
@@ -228,9 +253,20 @@ TraversalStats ad_last_traversal() {
   return graph().last;
 }
 
-void ad_push_isolation() {
+void ad_push_isolation(bool collect) {
   GraphLock lock(graph().mutex);
-  isolation_stack().push_back(Isolation{graph().next_serial, {}});
+  Isolation scope;
+  scope.boundary = graph().next_serial;
+  scope.collect = collect;
+  isolation_stack().push_back(std::move(scope));
+}
+
+Index ad_collected(AdIndex ad) {
+  GraphLock lock(graph().mutex);
+  if (isolation_stack().empty()) return 0;
+  auto& collected = isolation_stack().back().collected;
+  auto it = collected.find(ad);
+  return it == collected.end() ? 0 : Handle(it->second).release();
 }
 
 void ad_pop_isolation() {

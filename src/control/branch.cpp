@@ -3,6 +3,7 @@
 // selected per lane. Evaluated: the lanes of each branch (instance) are compacted, its
 // arguments gathered, the function run on just those lanes (one kernel) and its results
 // scattered back.
+#include "control/differentiate.h"
 #include "control/recording.h"
 
 #include "ir/node.h"
@@ -98,7 +99,15 @@ Values if_stmt(Index cond_index, const BodyFn& true_fn, const BodyFn& false_fn, 
   choices[0].run = true_fn;
   choices[1].lanes_mask = traced(Op::Not, cond);
   choices[1].run = false_fn;
-  if (resolve_mode(mode) == ControlMode::Symbolic) return symbolic_choices(choices, args, lanes, what, "if_stmt", name);
+  if (resolve_mode(mode) == ControlMode::Symbolic) {
+    if (!derivatives_possible(args)) return symbolic_choices(choices, args, lanes, what, "if_stmt", name);
+    ChoicesRun run = [choices, lanes, what, name](const Values& in, const FunctionWrap& wrap) {
+      std::vector<Choice> wrapped = choices;
+      for (Choice& choice : wrapped) choice.run = wrap(choice.run);
+      return symbolic_choices(wrapped, in, lanes, what, "if_stmt", name);
+    };
+    return differentiable_choices(args, run, what);
+  }
   eval_values(all);
   for (Choice& choice : choices) choice.lanes = lanes_where(choice.lanes_mask);
   return evaluated_choices(choices, args, lanes, what);
@@ -118,12 +127,18 @@ Values dispatch(Index ids_index, const std::vector<uint32_t>& instances, const I
   std::vector<Choice> choices(instances.size());
   for (size_t k = 0; k < instances.size(); ++k) {
     uint32_t id = instances[k];
-    choices[k].run = [&fn, id](const Values& values) { return fn(id, values); };
+    choices[k].run = [fn, id](const Values& values) { return fn(id, values); };  // kept by derivatives
   }
   if (resolve_mode(mode) == ControlMode::Symbolic) {
     for (size_t k = 0; k < instances.size(); ++k)
       choices[k].lanes_mask = traced(Op::Eq, ids, literal(VarType::UInt32, instances[k]));
-    return symbolic_choices(choices, args, lanes, what, "dispatch", name);
+    if (!derivatives_possible(args)) return symbolic_choices(choices, args, lanes, what, "dispatch", name);
+    ChoicesRun run = [choices, lanes, what, name](const Values& in, const FunctionWrap& wrap) {
+      std::vector<Choice> wrapped = choices;
+      for (Choice& choice : wrapped) choice.run = wrap(choice.run);
+      return symbolic_choices(wrapped, in, lanes, what, "dispatch", name);
+    };
+    return differentiable_choices(args, run, what);
   }
   // Group the lanes by instance in one pass over the ids (lanes outside the enclosing mask
   // and unknown ids take no choice).

@@ -18,7 +18,9 @@ Handle checked_operand(Index index, VarType type, const std::string& what, const
 }
 
 Handle traced(Op op, const Handle& a, const Handle& b, const Handle& c) {
-  return Handle::steal(trace(op, a.index(), b.index(), c.index()));
+  if (!(a.ad() | b.ad() | c.ad())) return Handle::steal(trace(op, a.index(), b.index(), c.index()));
+  AdOperand operands[3] = {a.operand(), b.operand(), c.operand()};
+  return Handle::steal(ad_trace(op, operands, size_t(op_arity(op))));
 }
 
 Handle literal(VarType type, uint64_t bits, size_t size) {
@@ -87,6 +89,12 @@ Values zeros_like(const Values& like, size_t size) {
 void scatter_values(Values& targets, const Values& values, const Handle& lanes) {
   Handle all = literal(VarType::Bool, 1);
   for (size_t k = 0; k < targets.size(); ++k) {
+    if (targets[k].ad() || values[k].ad()) {  // with derivatives: the new target is a new AD node
+      AdValue target{targets[k].index(), targets[k].ad()};
+      ad_scatter(ReduceOp::None, target, values[k].operand(), lanes.index(), all.index());
+      targets[k] = Handle::steal(target);
+      continue;
+    }
     Index target = targets[k].index();
     trace_scatter(ReduceOp::None, target, values[k].index(), lanes.index(), all.index());
     if (target != targets[k].index()) targets[k] = Handle::steal(target);  // copied on write

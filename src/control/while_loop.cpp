@@ -3,6 +3,7 @@
 // host runs one kernel per iteration (the body and the next condition), and once at most
 // half of the lanes are still active it compacts them with compress(), when the body reads
 // per-lane data only through its state.
+#include "control/differentiate.h"
 #include "control/recording.h"
 
 #include "ir/node.h"
@@ -147,14 +148,18 @@ Values evaluated_loop(const Values& initial, const ConditionFn& cond, const Body
 }  // namespace
 
 Values while_loop(const Values& state, const ConditionFn& cond, const BodyFn& body,
-                  std::optional<ControlMode> mode, const std::string& name) {
+                  std::optional<ControlMode> mode, const std::string& name, const LoopDerivative& derivative) {
   std::string what = statement_title("while_loop", name);
   if (state.empty()) throw ValueError("kiln: " + what + ": the loop has no state; pass the arrays it updates");
   for (const Handle& v : state)
     if (!v) throw ValueError("kiln: " + what + ": a state array is empty (default-constructed)");
   size_t lanes = common_size(state, what + " state");
-  if (resolve_mode(mode) == ControlMode::Symbolic) return symbolic_loop(state, cond, body, what, name, lanes);
-  return evaluated_loop(state, cond, body, what, lanes);
+  if (resolve_mode(mode) == ControlMode::Evaluated) return evaluated_loop(state, cond, body, what, lanes);
+  if (!derivatives_possible(state)) return symbolic_loop(state, cond, body, what, name, lanes);
+  LoopRun run = [what, name, lanes](const Values& s, const ConditionFn& c, const BodyFn& b) {
+    return symbolic_loop(s, c, b, what, name, lanes);
+  };
+  return differentiable_loop(state, cond, body, run, derivative, what);
 }
 
 }  // namespace kiln::detail

@@ -110,9 +110,21 @@ bool ad_recording();
 void ad_push_recording(bool enabled);
 void ad_pop_recording();
 /// isolate_grad(): traversals started inside stop at nodes created before the scope;
-/// their gradients are propagated further when the scope ends.
-void ad_push_isolation();
+/// their gradients are propagated further when the scope ends. With `collect`, what
+/// reaches those nodes is kept per node, lane by lane, for ad_collected() instead (the
+/// derivative statements of symbolic loops and calls), and nothing propagates further.
+void ad_push_isolation(bool collect = false);
+/// What traversals inside the innermost collecting scope passed to `ad` (a new
+/// reference; 0 when nothing).
+Index ad_collected(AdIndex ad);
 void ad_pop_isolation();
+
+/// The creation number the next AD node will get.
+uint64_t ad_next_serial();
+/// The AD nodes created before `first_serial` that the nodes created since (starting
+/// from `roots`) reach directly: the differentiable arrays a traced function read from
+/// outside. A root that is itself older counts.
+std::vector<AdIndex> ad_frontier(const AdIndex* roots, size_t count, uint64_t first_serial);
 
 /// Live AD nodes and edges (tests and leak checks).
 size_t ad_node_count();

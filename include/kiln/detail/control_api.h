@@ -3,6 +3,7 @@
 // records over lists of untyped array handles.
 #pragma once
 
+#include <kiln/detail/ad_api.h>
 #include <kiln/detail/trace_api.h>
 
 #include <cstdint>
@@ -21,7 +22,8 @@ enum class ControlMode : uint8_t { Symbolic, Evaluated };
 
 namespace detail {
 
-/// An owned reference to a node of any type: what Array<T> is without its type.
+/// An owned reference to a node of any type and to the AD node it carries (0 when none):
+/// what Array<T> is without its type.
 class Handle {
  public:
   Handle() = default;
@@ -31,25 +33,56 @@ class Handle {
     h.index_ = index;
     return h;
   }
+  /// Takes over one reference to a node and one to its AD node.
+  static Handle steal(AdValue value) {
+    Handle h = steal(value.value);
+    h.ad_ = value.ad;
+    return h;
+  }
   /// Adds a reference to `index`.
   static Handle borrow(Index index) {
     inc_ref(index);
     return steal(index);
   }
-  Handle(const Handle& other) : index_(other.index_) { inc_ref(index_); }
-  Handle(Handle&& other) noexcept : index_(std::exchange(other.index_, 0)) {}
+  /// Adds a reference to a node and to its AD node.
+  static Handle borrow(AdOperand value) {
+    inc_ref(value.value);
+    if (value.ad) ad_inc_ref(value.ad);
+    return steal(AdValue{value.value, value.ad});
+  }
+  Handle(const Handle& other) : index_(other.index_), ad_(other.ad_) {
+    inc_ref(index_);
+    if (ad_) ad_inc_ref(ad_);
+  }
+  Handle(Handle&& other) noexcept : index_(std::exchange(other.index_, 0)), ad_(std::exchange(other.ad_, 0)) {}
   Handle& operator=(Handle other) noexcept {
     std::swap(index_, other.index_);
+    std::swap(ad_, other.ad_);
     return *this;
   }
-  ~Handle() { dec_ref(index_); }
+  ~Handle() {
+    dec_ref(index_);
+    if (ad_) ad_dec_ref(ad_);
+  }
   Index index() const { return index_; }
-  /// Gives up ownership: the caller now holds the reference.
-  Index release() { return std::exchange(index_, 0); }
+  /// The AD node (0: the value carries no derivatives).
+  AdIndex ad() const { return ad_; }
+  AdOperand operand() const { return {index_, ad_}; }
+  /// The same value without its derivatives.
+  Handle detached() const { return borrow(index_); }
+  /// Gives up ownership of the node: the caller now holds its reference (the reference to
+  /// the AD node, if any, is dropped).
+  Index release() {
+    if (ad_) ad_dec_ref(std::exchange(ad_, 0));
+    return std::exchange(index_, 0);
+  }
+  /// Gives up both references to the caller.
+  AdValue take() { return {std::exchange(index_, 0), std::exchange(ad_, 0)}; }
   explicit operator bool() const { return index_ != 0; }
 
  private:
   Index index_ = 0;
+  AdIndex ad_ = 0;
 };
 using Values = std::vector<Handle>;
 
@@ -61,9 +94,26 @@ using InstanceFn = std::function<Values(uint32_t id, const Values& args)>;
 /// The mode a statement with `requested` runs in (the global Flag::Symbolic when empty).
 ControlMode resolve_mode(std::optional<ControlMode> requested);
 
+}  // namespace detail
+
+/// How reverse mode differentiates a symbolic loop. Evaluated loops need neither: each
+/// iteration is kept in the AD graph. Forward mode needs nothing in either mode.
+struct LoopDerivative {
+  /// Store each lane's state at every iteration, for up to this many iterations (0: no
+  /// storage); reverse mode then runs the body's adjoint backwards over it. A lane that
+  /// runs more iterations makes the reverse pass raise (never a silent truncation).
+  size_t max_iterations = 0;
+  /// The loop only accumulates into its differentiable state (`acc = acc + f(other
+  /// state, captured arrays)`, where the other state does not depend on differentiable
+  /// inputs): reverse mode runs the loop again and stores nothing.
+  bool sum = false;
+};
+
+namespace detail {
+
 /// Runs `body` while `cond` holds, per lane; returns the final state.
 Values while_loop(const Values& state, const ConditionFn& cond, const BodyFn& body,
-                  std::optional<ControlMode> mode, const std::string& name);
+                  std::optional<ControlMode> mode, const std::string& name, const LoopDerivative& derivative = {});
 /// Per lane, `true_fn(args)` where `cond` holds, else `false_fn(args)`.
 Values if_stmt(Index cond, const BodyFn& true_fn, const BodyFn& false_fn, const Values& args,
                std::optional<ControlMode> mode, const std::string& name);

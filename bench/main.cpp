@@ -6,9 +6,10 @@
 // (bench/baselines.cpp) and checks that both agree before reporting. Kiln and baseline
 // repetitions alternate, so a machine that gets busier slows both alike. The kernel-cache
 // groups (story, cache) live in bench/cache_bench.cpp, the control-flow group (control) in
-// bench/control_bench.cpp.
+// bench/control_bench.cpp, the automatic-differentiation group (ad) in bench/ad_bench.cpp.
 //
 //   kiln_bench [--quick] [--json] [--threads N] [--only NAME]
+#include "ad_bench.h"
 #include "baselines.h"
 #include "cache_bench.h"
 #include "control_bench.h"
@@ -307,7 +308,8 @@ int usage(const char* program, int code) {
                "  --threads N  limit Kiln and the baselines to N threads\n"
                "  --only NAME  run one group: stream, fused, triad, mandelbrot, compile, roundtrip,\n"
                "               story (story 1's loop, Dr.Jit's too if installed), cache,\n"
-               "               control (while_loop + dispatch path tracer, symbolic vs evaluated)\n",
+               "               control (while_loop + dispatch path tracer, symbolic vs evaluated)\n"
+               "               ad (reverse pass vs primal: elementwise, MLP-shaped, path tracer)\n",
                program);
   return code;
 }
@@ -342,6 +344,7 @@ int run(int argc, char** argv) {
   if (wanted("cache")) progress("kernel cache"), run_cache(o.quick, rows);
   std::vector<std::string> failures;  // wrong results: reported after the table, exit status 1
   if (wanted("control")) progress("control flow"), run_control(o.quick, rows, failures);
+  if (wanted("ad")) progress("automatic differentiation"), run_ad(o.quick, rows, failures);
 
   Facts facts = {
       {"mode", o.quick ? "quick" : "full"},

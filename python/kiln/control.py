@@ -266,7 +266,7 @@ def _as_args(args):
 # ---------------------------------------------------------------------------------------
 # The statements
 
-def while_loop(state, cond, body, mode=None, name=None):
+def while_loop(state, cond, body, mode=None, name=None, max_iterations=None, sum_loop=False):
     """Runs ``body`` while ``cond`` holds, lane by lane, and returns the final state.
 
     ``state`` is any nesting of tuples, lists, dicts and dataclasses of Kiln values
@@ -280,8 +280,17 @@ def while_loop(state, cond, body, mode=None, name=None):
     ``'evaluated'`` launches one kernel per iteration over the lanes still active. None
     follows ``kl.flag(kl.Flag.Symbolic)``. Both give the same results. ``name`` appears
     in logs and errors and never changes a kernel's identity.
+
+    Derivatives: evaluated loops are differentiated like straight-line code (every
+    iteration stays in the AD graph). A symbolic loop differentiates in forward mode as it
+    is; reverse mode needs ``max_iterations=N`` (each lane's state is stored for up to N
+    iterations; a lane that runs longer makes backward() raise) or ``sum_loop=True`` (the
+    loop only accumulates into its differentiable state: it runs again, nothing stored).
+    ``cond`` and ``body`` are called again when derivatives are computed.
     """
     what = _title("while_loop", name)
+    if max_iterations is not None and (not isinstance(max_iterations, int) or max_iterations < 1):
+        raise ValueError(f"kiln: {what}: max_iterations must be a positive int, not {max_iterations!r}")
     leaves = []
     node = _flatten(state, "state", leaves, what)
     spread = isinstance(state, (tuple, list))
@@ -304,7 +313,8 @@ def while_loop(state, cond, body, mode=None, name=None):
         _flatten_like(node, result, "state", out, f"{what} body", "the structure and types of the state")
         return out
 
-    arrays = _kiln._while_loop(leaves, cond_fn, body_fn, _mode(mode), name or "")
+    arrays = _kiln._while_loop(leaves, cond_fn, body_fn, _mode(mode), name or "", max_iterations or 0,
+                               bool(sum_loop))
     return _unflatten(node, arrays)
 
 

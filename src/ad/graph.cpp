@@ -131,16 +131,39 @@ void accumulate(AdIndex index, Handle contribution) {
                           " lanes reached a node of " + std::to_string(n.size));
     if (n.size == 1 && inside_region()) {
       // kept lane by lane (see inside_region)
-    } else if (n.size == 1)  // the node was broadcast: its gradient is the sum over the lanes
-      contribution = n.type == VarType::Float64 ? typed_sum<double>(contribution.index())
-                                                : typed_sum<float>(contribution.index());
-    else  // a one-lane gradient (a seed, a sum's adjoint) of a wide node: gathers need every lane
+    } else if (n.size == 1) {  // the node was broadcast: its gradient is the sum over the lanes
+      for (Handle& pending : n.wide)
+        if (node_size(pending.index()) == size) {
+          pending = Handle::steal(trace(Op::Add, pending.index(), contribution.index()));
+          return;
+        }
+      n.wide.push_back(std::move(contribution));
+      return;
+    } else  // a one-lane gradient (a seed, a sum's adjoint) of a wide node: gathers need every lane
       contribution = Handle::steal(trace(Op::Add, contribution.index(),
                                          Handle::steal(make_literal(n.type, 0, n.size)).index()));
   }
   Node& m = graph().nodes[index];  // (n may dangle: tracing can grow no AD vector, but be safe)
   m.grad = m.grad ? Handle::steal(trace(Op::Add, m.grad.index(), contribution.index()))
                   : std::move(contribution);
+}
+
+void settle(const std::vector<AdIndex>& nodes) {
+  Graph& g = graph();
+  std::vector<Index> pending;
+  for (AdIndex i : nodes)
+    for (const Handle& w : g.nodes[i].wide) pending.push_back(w.index());
+  if (pending.empty()) return;
+  eval(pending.data(), pending.size());  // one kernel per lane count, not one per node
+  for (AdIndex i : nodes) {
+    std::vector<Handle> wide = std::move(g.nodes[i].wide);
+    g.nodes[i].wide.clear();
+    for (const Handle& w : wide) {
+      Handle total = g.nodes[i].type == VarType::Float64 ? typed_sum<double>(w.index()) : typed_sum<float>(w.index());
+      Node& n = g.nodes[i];
+      n.grad = n.grad ? Handle::steal(trace(Op::Add, n.grad.index(), total.index())) : std::move(total);
+    }
+  }
 }
 
 Handle forward_contribution(const Edge& edge, Index source_grad) {
@@ -205,31 +228,42 @@ AdIndex ad_enable(Index value) {
 
 Index ad_grad(AdIndex index) {
   GraphLock lock(graph().mutex);
+  settle({index});
   return Handle(graph().nodes[index].grad).release();
 }
+
+namespace {
+/// A gradient given for `n` must be floating point, of n's lanes or of one (or, when
+/// `summed`, of any size for a one-lane node: it receives the sum, as a broadcast does).
+void check_gradient(const ad::Node& n, Index grad, const char* what, bool summed) {
+  VarType type = node_type(grad);
+  if (type != VarType::Float32 && type != VarType::Float64)
+    throw TypeError(std::string("kiln: ") + what + "(): the gradient is of type " + type_name(type) +
+                    "; pass a Float or Float64 array");
+  size_t size = node_size(grad);
+  if (size != 1 && size != n.size && !(summed && n.size == 1))
+    throw SizeError(std::string("kiln: ") + what + "(): the gradient has " + std::to_string(size) +
+                    " lanes but the array has " + std::to_string(n.size) + "; pass " +
+                    std::to_string(n.size) + " lanes or one");
+}
+}  // namespace
 
 void ad_set_grad(AdIndex index, Index grad) {
   GraphLock lock(graph().mutex);
   ad::Node& n = graph().nodes[index];
+  n.wide.clear();
   if (!grad) {
     n.grad = Handle();
     return;
   }
-  VarType type = node_type(grad);
-  if (type != VarType::Float32 && type != VarType::Float64)
-    throw TypeError(std::string("kiln: set_grad(): the gradient is of type ") + type_name(type) +
-                    "; pass a Float or Float64 array");
-  size_t size = node_size(grad);
-  if (size != 1 && size != n.size)
-    throw SizeError("kiln: set_grad(): the gradient has " + std::to_string(size) +
-                    " lanes but the array has " + std::to_string(n.size) + "; pass " +
-                    std::to_string(n.size) + " lanes or one");
+  check_gradient(n, grad, "set_grad", /*summed=*/false);
   n.grad = Handle();
   accumulate(index, Handle::borrow(grad));
 }
 
 void ad_accumulate_grad(AdIndex index, Index grad) {
   GraphLock lock(graph().mutex);
+  if (grad) check_gradient(graph().nodes[index], grad, "accumulate_grad", /*summed=*/true);
   accumulate(index, Handle::borrow(grad));
 }
 

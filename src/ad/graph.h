@@ -57,6 +57,10 @@ struct Node {
   size_t size = 0;
   uint64_t serial = 0;  ///< creation order: sources always precede targets
   Handle grad;          ///< accumulated gradient (empty: zero)
+  /// Contributions over many lanes to a one-lane node, lane by lane (one per lane count),
+  /// whose sums are still to be added to `grad` (settle()): a traversal evaluates all of
+  /// them in one kernel instead of one reduction kernel per parameter.
+  std::vector<Handle> wide;
   std::vector<uint32_t> in_edges, out_edges;
   std::unique_ptr<CustomHub> hub;
   /// A reverse traversal freed the incoming edges: gradients cannot pass any more.
@@ -90,6 +94,9 @@ void free_in_edges(AdIndex index);
 /// Adds `contribution` to the gradient of `index`, converting its type and reducing a
 /// broadcast (a contribution over many lanes to a one-lane node is summed).
 void accumulate(AdIndex index, Handle contribution);
+/// Adds the pending sums of wide contributions to the gradients of `nodes`, evaluating
+/// all of them together first.
+void settle(const std::vector<AdIndex>& nodes);
 /// The contribution an edge passes forward (from its source's gradient) or backward
 /// (from its target's gradient).
 Handle forward_contribution(const Edge& edge, Index source_grad);

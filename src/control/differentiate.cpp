@@ -219,10 +219,10 @@ class LoopDerivativeNode final : public StatementDerivative {
   }
 
   std::vector<Index> backward_grads(const std::vector<Index>& g) override {
-    if (options_.sum) return sum_loop_adjoint(g);
+    if (options_.sum_loop) return sum_loop_adjoint(g);
     if (options_.max_iterations) return trajectory_adjoint(g);
     throw ValueError("kiln: " + what_ + ": reverse mode of a symbolic loop needs its trajectory or a sum loop: pass "
-                     "max_iterations=N (stores each lane's state for up to N iterations) or sum=true (a loop that "
+                     "max_iterations=N (stores each lane's state for up to N iterations) or sum_loop=true (a loop that "
                      "only accumulates), or run the loop evaluated (ControlMode::Evaluated)");
   }
 
@@ -328,7 +328,7 @@ Values differentiable_loop(const Values& state, const ConditionFn& cond, const B
   Values captures;
   Trajectory trajectory;
   Values outputs;
-  if (derivative.max_iterations && !derivative.sum) {
+  if (derivative.max_iterations && !derivative.sum_loop) {
     // The primal loop also stores each lane's state before every iteration.
     Trajectory& t = trajectory;
     t.max_iterations = derivative.max_iterations;

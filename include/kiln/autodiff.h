@@ -1,11 +1,13 @@
 // Automatic differentiation, forward and reverse, over Kiln arrays, vectors and matrices:
 // enable_grad / grad / set_grad / backward / forward, gradient scopes, and CustomOp for
 // operations whose derivatives the user writes. Derivatives are ordinary traced code,
-// fused into kernels like everything else (src/ad/, docs/autodiff.md).
+// fused into kernels like everything else (src/ad/; docs/architecture.md, "Automatic
+// differentiation").
 #pragma once
 
 #include <kiln/matrix.h>
 
+#include <algorithm>
 #include <memory>
 #include <tuple>
 #include <type_traits>
@@ -76,6 +78,18 @@ template <typename A> AdIndex require_grad(const A& array, const char* what) {
                      "enable_grad() on it (or on an input it is computed from) first");
   return array.ad_index();
 }
+/// Sets the gradients of `value`'s arrays to `seed`'s and returns their AD nodes; seeds of
+/// arrays that appear more than once (a vector with a shared component) add up.
+template <typename T> std::vector<AdIndex> seed_grads(const T& value, const T& seed, const char* what) {
+  std::vector<AdIndex> nodes;
+  for_each_pair(value, seed, [&](const auto& array, const auto& s) {
+    AdIndex ad = require_grad(array, what);
+    if (std::find(nodes.begin(), nodes.end(), ad) == nodes.end()) ad_set_grad(ad, s);
+    else ad_accumulate_grad(ad, s);
+    nodes.push_back(ad);
+  });
+  return nodes;
+}
 }  // namespace detail
 
 /// Replaces the gradient of `value` (which must carry derivatives).
@@ -101,12 +115,7 @@ template <typename T> void clear_grad(const T& value) {
 /// accumulate on the inputs (grad(x)). Visits only what connects y to inputs with
 /// gradients enabled. Frees that part of the graph unless `retain_graph`.
 template <typename T> void backward_from(const T& y, const T& seed, bool retain_graph = false) {
-  std::vector<detail::AdIndex> targets;
-  detail::for_each_pair(y, seed, [&](const auto& array, const auto& s) {
-    detail::AdIndex ad = detail::require_grad(array, "backward_from");
-    detail::ad_set_grad(ad, s);
-    targets.push_back(ad);
-  });
+  std::vector<detail::AdIndex> targets = detail::seed_grads(y, seed, "backward_from");
   detail::ad_backward(targets.data(), targets.size(), retain_graph);
 }
 /// Reverse mode from a one-lane `y` (a loss); use backward_from() for wider outputs.
@@ -122,12 +131,7 @@ template <ArrayScalar S> void backward(const Array<S>& y, bool retain_graph = fa
 /// Forward mode from `x` with tangent `seed`: tangents reach everything computed from x
 /// (read them with grad()).
 template <typename T> void forward_from(const T& x, const T& seed) {
-  std::vector<detail::AdIndex> sources;
-  detail::for_each_pair(x, seed, [&](const auto& array, const auto& s) {
-    detail::AdIndex ad = detail::require_grad(array, "forward_from");
-    detail::ad_set_grad(ad, s);
-    sources.push_back(ad);
-  });
+  std::vector<detail::AdIndex> sources = detail::seed_grads(x, seed, "forward_from");
   detail::ad_forward(sources.data(), sources.size());
 }
 /// Forward mode from `x` with tangent 1 on every lane.

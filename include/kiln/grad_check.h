@@ -15,6 +15,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <iomanip>
 #include <random>
 #include <sstream>
 #include <string>
@@ -112,10 +113,10 @@ struct Report {
                double scale) {
     if (close(got, want, scale)) return;
     std::ostringstream line;
-    line.precision(17);
-    line << "check_grads: " << what << ": " << got_name << " = " << got << ", " << want_name << " = " << want
-         << ", |difference| = " << std::fabs(got - want) << " > atol " << options.atol << " + rtol "
-         << options.rtol << " * " << scale << " (eps " << options.eps << ", seed " << options.seed << ")\n";
+    line << std::setprecision(12) << "check_grads: " << what << ": " << got_name << " = " << got << ", "
+         << want_name << " = " << want << ", |difference| = " << std::fabs(got - want) << std::setprecision(6)
+         << " > atol " << options.atol << " + rtol " << options.rtol << " * " << scale << " (eps " << options.eps
+         << ", seed " << options.seed << ")\n";
     result.ok = false;
     result.message += line.str();
   }
@@ -157,7 +158,7 @@ GradCheckResult check_grads(F f, const In& inputs, const GradCheckOptions& optio
     In xr = with_values(inputs, x);
     enable_grad(xr);
     auto y = call(f, xr);
-    enable_grad(y);  // outputs that do not depend on the inputs: their seed goes nowhere
+    enable_grad(y);  // outputs without derivatives get a leaf of their own: their seed goes nowhere
     backward_from(y, with_values(y, v));
     vjp = values_of(grad(xr));
     auto [reverse, reverse_terms] = inner(vjp, u);

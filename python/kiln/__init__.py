@@ -3,9 +3,12 @@
 Array code on ``kiln.Float``, ``kiln.Array3f`` ... is traced, fused into kernels, compiled
 with LLVM to vectorized multi-core CPU code and cached (in memory and on disk). The C++
 core does the work; this package adds only what is plain Python: ``repr``, the NumPy array
-protocol, DLPack export, ``torch()``, and (``control.py``) control flow over Python
+protocol, DLPack export, ``torch()``, (``control.py``) control flow over Python
 containers of Kiln values: ``while_loop``, ``if_stmt``, ``dispatch``, ``print_async`` and
-``Recorder``.
+``Recorder``, (``autodiff.py``) automatic differentiation over such containers:
+``enable_grad``, ``grad``, ``backward``, ``forward``, the gradient scopes, ``CustomOp`` and
+``check_grads``, and (``torch_interop.py``, imported on first use) ``wrap_torch`` and
+``torch_op`` between Kiln's and PyTorch's autograd.
 
     import kiln as kl
     x = kl.linspace(kl.Float, 0, 1, 1_000_000)
@@ -18,6 +21,9 @@ from ._kiln import (Bool, Int32, UInt32, Int64, UInt64, Float, Float64, Array2f,
                     Array4f, Array2u, Array3u, Array2i, Array3i, Array3f64, Matrix2f, Matrix3f,
                     Matrix4f)
 from .control import while_loop, if_stmt, Registry, dispatch, print_async, Recorder  # noqa: F401
+from .autodiff import (enable_grad, grad, set_grad, accumulate_grad, clear_grad, detach,  # noqa: F401
+                       grad_enabled, backward, backward_from, forward, forward_from, forward_to,
+                       suspend_grad, resume_grad, isolate_grad, CustomOp, custom, check_grads)
 
 __version__ = "0.1.0"
 
@@ -64,6 +70,22 @@ def _dlpack(self, **kwargs):
 
 def _dlpack_device(self):
     return _DLPACK_CPU
+
+
+def wrap_torch(fn):
+    """A PyTorch-differentiable version of the Kiln function ``fn`` (tensors in and out,
+    zero-copy): see kiln.torch_interop. Needs PyTorch."""
+    from .torch_interop import wrap_torch as wrap
+
+    return wrap(fn)
+
+
+def torch_op(fn):
+    """A Kiln-differentiable version of the PyTorch function ``fn`` (Kiln values in and
+    out): see kiln.torch_interop. Needs PyTorch."""
+    from .torch_interop import torch_op as wrap
+
+    return wrap(fn)
 
 
 def _torch(self):

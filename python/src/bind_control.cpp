@@ -80,14 +80,16 @@ void bind_control(nb::module_& m) {
 
   m.def("_while_loop",
         [](nb::list state, nb::callable cond, nb::callable body, std::optional<ControlMode> mode,
-           const std::string& name) {
+           const std::string& name, size_t max_iterations, bool sum_loop) {
           detail::ConditionFn c = [cond](const detail::Values& values) {
             return to_handle(cond(to_list(values)), "while_loop(): the condition");
           };
           return to_list(detail::while_loop(to_values(state, "while_loop(): the state"), c,
-                                            body_function(body, "while_loop(): the body"), mode, name));
+                                            body_function(body, "while_loop(): the body"), mode, name,
+                                            LoopDerivative{max_iterations, sum_loop}));
         },
         nb::arg("state"), nb::arg("cond"), nb::arg("body"), nb::arg("mode").none(), nb::arg("name"),
+        nb::arg("max_iterations") = 0, nb::arg("sum_loop") = false,
         "Core of kiln.while_loop over a list of arrays: cond(list) -> Bool, body(list) -> list.");
   m.def("_if_stmt",
         [](const Bool& cond, nb::callable true_fn, nb::callable false_fn, nb::list args,

@@ -70,6 +70,7 @@ void bind_random(nb::module_& m);
 void bind_runtime(nb::module_& m);
 void bind_control(nb::module_& m);
 void bind_interop(nb::module_& m);
+void bind_autodiff(nb::module_& m);
 
 }  // namespace kiln::python
 

@@ -49,4 +49,5 @@ NB_MODULE(_kiln, m) {
   bind_runtime(m);
   bind_control(m);
   bind_interop(m);
+  bind_autodiff(m);
 }

@@ -102,6 +102,7 @@ void add_edge(AdIndex source, AdIndex target, EdgeKind kind, Handle weight,
   }
   g.edges[e] = Edge{source, target, kind, std::move(weight), std::move(special)};
   g.nodes[source].out_edges.push_back(e);
+  g.nodes[source].consumed_out = false;  // new uses after a backward() are traversable
   ++g.nodes[source].refs_int;
   g.nodes[target].in_edges.push_back(e);
   ++g.live_edges;
@@ -111,7 +112,11 @@ void free_in_edges(AdIndex index) {
   Graph& g = graph();
   std::vector<uint32_t> in = std::move(g.nodes[index].in_edges);
   g.nodes[index].in_edges.clear();
-  for (uint32_t e : in) release_unused(unlink_edge(e));
+  for (uint32_t e : in) {
+    AdIndex source = unlink_edge(e);
+    g.nodes[source].consumed_out = true;
+    release_unused(source);
+  }
 }
 
 void accumulate(AdIndex index, Handle contribution) {

@@ -65,6 +65,9 @@ struct Node {
   std::unique_ptr<CustomHub> hub;
   /// A reverse traversal freed the incoming edges: gradients cannot pass any more.
   bool consumed = false;
+  /// ... or outgoing edges of this node (until a new one is added): tangents cannot leave
+  /// it along the old uses any more.
+  bool consumed_out = false;
   bool live = false;
 };
 

@@ -27,8 +27,9 @@ struct RecordingAsCaller {
 };
 
 /// Nodes reachable from `roots` against the edges (through incoming edges), not
-/// expanding nodes older than the isolation boundary. Counts the edges it crosses.
-std::vector<AdIndex> collect_upstream(const AdIndex* roots, size_t count, size_t& edges) {
+/// expanding nodes older than the isolation boundary. Counts the edges it crosses;
+/// `what` names the traversal in errors.
+std::vector<AdIndex> collect_upstream(const AdIndex* roots, size_t count, size_t& edges, const char* what) {
   Graph& g = graph();
   uint64_t boundary = isolation_boundary();
   std::unordered_set<AdIndex> seen;
@@ -41,9 +42,9 @@ std::vector<AdIndex> collect_upstream(const AdIndex* roots, size_t count, size_t
     Node& n = g.nodes[i];
     if (n.serial < boundary) continue;
     if (n.consumed)
-      throw ValueError("kiln: backward(): the derivatives through this part of the graph were "
+      throw ValueError(std::string("kiln: ") + what + "(): the derivatives through this part of the graph were "
                        "already used and freed by an earlier backward(); pass retain_graph=true "
-                       "to the first backward() to traverse it again");
+                       "to that backward() to traverse it again");
     for (uint32_t e : n.in_edges) {
       ++edges;
       work.push_back(g.edges[e].source);
@@ -62,6 +63,9 @@ std::vector<AdIndex> collect_downstream(const AdIndex* roots, size_t count, size
     work.pop_back();
     if (!i || !seen.insert(i).second) continue;
     order.push_back(i);
+    if (g.nodes[i].consumed_out)
+      throw ValueError("kiln: forward(): the derivatives from this part of the graph were already used and freed "
+                       "by an earlier backward(); pass retain_graph=true to that backward() to traverse it again");
     for (uint32_t e : g.nodes[i].out_edges) {
       ++edges;
       work.push_back(g.edges[e].target);
@@ -92,6 +96,7 @@ void run_custom(AdIndex hub_index, bool reverse, const std::unordered_set<AdInde
   std::shared_ptr<CustomCallbacks> op = g.nodes[hub_index].hub->op;
   std::vector<AdIndex> givers = reverse ? g.nodes[hub_index].hub->outputs : g.nodes[hub_index].hub->inputs;
   std::vector<AdIndex> receivers = reverse ? g.nodes[hub_index].hub->inputs : g.nodes[hub_index].hub->outputs;
+  settle(givers);
   std::vector<Index> grads = borrowed_grads(givers, within);
   if (std::all_of(grads.begin(), grads.end(), [](Index i) { return i == 0; })) return;
   std::vector<Index> results;
@@ -108,6 +113,11 @@ void run_custom(AdIndex hub_index, bool reverse, const std::unordered_set<AdInde
   for (size_t k = 0; k < receivers.size(); ++k) {
     if (!receivers[k] || !owned[k]) continue;
     if (within && !within->count(receivers[k])) continue;
+    size_t lanes = node_size(owned[k].index()), expected = g.nodes[receivers[k]].size;
+    if (lanes != expected && lanes != 1 && expected != 1)
+      throw ValueError("kiln: " + op->name() + "." + (reverse ? "backward" : "forward") + "() returned a gradient of " +
+                       std::to_string(lanes) + " lanes for " + (reverse ? "input " : "output ") + std::to_string(k) +
+                       ", which has " + std::to_string(expected) + "; return one lane or " + std::to_string(expected));
     accumulate(receivers[k], std::move(owned[k]));
   }
 }
@@ -120,22 +130,25 @@ void ad_backward(const AdIndex* targets, size_t count, bool retain_graph) {
   bool recording = ad_recording();
   RecordingOff off;
   size_t edges = 0;
-  std::vector<AdIndex> order = collect_upstream(targets, count, edges);
-  g.last = TraversalStats{order.size(), edges};
+  std::vector<AdIndex> order = collect_upstream(targets, count, edges, "backward");
+  TraversalStats visited{order.size(), edges};
   sort_by_creation(order, /*newest_first=*/true);
   uint64_t boundary = isolation_boundary();
   // Adjoints start at zero between the targets and the inputs (a forward traversal may
   // have left tangents there).
   std::unordered_set<AdIndex> seeded(targets, targets + count);
+  std::unordered_set<AdIndex> within(order.begin(), order.end());
   for (AdIndex i : order)
     if (!seeded.count(i) && g.nodes[i].serial >= boundary && !g.nodes[i].in_edges.empty())
       g.nodes[i].grad = Handle();
   for (AdIndex i : order) {
     if (g.nodes[i].serial < boundary) continue;
     if (g.nodes[i].hub) {
-      run_custom(i, /*reverse=*/true, nullptr, recording);
+      run_custom(i, /*reverse=*/true, &within, recording);  // outputs off the path hold no adjoint
       continue;
     }
+    if (g.nodes[i].in_edges.empty()) continue;  // an input: its sums are settled at the end
+    settle({i});
     if (!g.nodes[i].grad) continue;
     Handle grad = g.nodes[i].grad;
     std::vector<uint32_t> in = g.nodes[i].in_edges;
@@ -144,6 +157,8 @@ void ad_backward(const AdIndex* targets, size_t count, bool retain_graph) {
       accumulate(edge.source, backward_contribution(edge, grad.index()));
     }
   }
+  g.last = visited;  // set after the callbacks: a CustomOp's own traversals would replace it
+  settle(order);
   // Gradients stay on the inputs (nodes without incoming edges) and on nodes at the
   // isolation boundary, which propagate further when their scope ends.
   for (AdIndex i : order) {
@@ -171,14 +186,24 @@ void ad_forward(const AdIndex* sources, size_t count) {
   RecordingOff off;
   size_t edges = 0;
   std::vector<AdIndex> order = collect_downstream(sources, count, edges);
-  g.last = TraversalStats{order.size(), edges};
+  TraversalStats visited{order.size(), edges};
   sort_by_creation(order, /*newest_first=*/false);
   std::unordered_set<AdIndex> within(order.begin(), order.end());
+  // Tangents start at zero downstream of the sources (the same forward() twice gives the
+  // same tangents; several sources at once: forward_from() on all of them, or forward_to()).
+  std::unordered_set<AdIndex> seeded(sources, sources + count);
+  uint64_t boundary = isolation_boundary();
+  for (AdIndex i : order)
+    if (!seeded.count(i) && g.nodes[i].serial >= boundary) {
+      g.nodes[i].grad = Handle();
+      g.nodes[i].wide.clear();
+    }
   for (AdIndex i : order) {
     if (g.nodes[i].hub) {
       run_custom(i, /*reverse=*/false, &within, recording);
       continue;
     }
+    settle({i});
     if (!g.nodes[i].grad) continue;
     Handle grad = g.nodes[i].grad;
     std::vector<uint32_t> out = g.nodes[i].out_edges;
@@ -187,10 +212,9 @@ void ad_forward(const AdIndex* sources, size_t count) {
       accumulate(edge.target, forward_contribution(edge, grad.index()));
     }
   }
-  std::unordered_set<AdIndex> kept(sources, sources + count);
-  uint64_t boundary = isolation_boundary();  // an enclosing traversal owns the older nodes
-  for (AdIndex i : order)
-    if (g.nodes[i].refs_ext == 0 && !kept.count(i) && g.nodes[i].serial >= boundary) g.nodes[i].grad = Handle();
+  g.last = visited;  // set after the callbacks: a CustomOp's own traversals would replace it
+  for (AdIndex i : order)  // an enclosing traversal owns the nodes older than the boundary
+    if (g.nodes[i].refs_ext == 0 && !seeded.count(i) && g.nodes[i].serial >= boundary) g.nodes[i].grad = Handle();
 }
 
 void ad_forward_to(const AdIndex* targets, size_t count) {
@@ -199,7 +223,7 @@ void ad_forward_to(const AdIndex* targets, size_t count) {
   bool recording = ad_recording();
   RecordingOff off;
   size_t edges = 0;
-  std::vector<AdIndex> order = collect_upstream(targets, count, edges);
+  std::vector<AdIndex> order = collect_upstream(targets, count, edges, "forward_to");
   sort_by_creation(order, /*newest_first=*/false);
   std::unordered_set<AdIndex> within(order.begin(), order.end());
   for (AdIndex i : order) {
@@ -207,6 +231,7 @@ void ad_forward_to(const AdIndex* targets, size_t count) {
       run_custom(i, /*reverse=*/false, &within, recording);
       continue;
     }
+    settle({i});
     if (!g.nodes[i].grad) continue;
     Handle grad = g.nodes[i].grad;
     std::vector<uint32_t> out = g.nodes[i].out_edges;

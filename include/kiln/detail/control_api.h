@@ -106,7 +106,7 @@ struct LoopDerivative {
   /// The loop only accumulates into its differentiable state (`acc = acc + f(other
   /// state, captured arrays)`, where the other state does not depend on differentiable
   /// inputs): reverse mode runs the loop again and stores nothing.
-  bool sum = false;
+  bool sum_loop = false;
 };
 
 namespace detail {

@@ -7,8 +7,8 @@
 // timing, one gradient of each program is compared with a central finite difference.
 #include "ad_bench.h"
 
+#include "ad_scene.h"
 #include "harness.h"
-#include "path_workload.h"
 
 #include <kiln/kiln.h>
 
@@ -22,11 +22,8 @@
 namespace bench {
 namespace {
 
-using kiln::Array3f;
-using kiln::Bool;
 using kiln::Float;
 using kiln::PCG32;
-using kiln::UInt32;
 
 /// A differentiable program: the loss from its parameters (arrays with gradients enabled).
 struct Program {
@@ -94,87 +91,14 @@ Program mlp(size_t n) {
   return p;
 }
 
-// (c) Two bounces at three materials (diffuse albedo, glossy roughness, emitter strength
-// are the parameters): a symbolic while_loop storing its trajectory, dispatch per bounce.
-class Material {
- public:
-  using Bounce = std::tuple<PCG32, Array3f, Array3f, Array3f>;
-  virtual ~Material() = default;
-  virtual Bounce bounce(PCG32 rng, Array3f throughput, Array3f radiance, Array3f direction) const = 0;
-};
-class Diffuse final : public Material {
- public:
-  Float albedo;
-  Bounce bounce(PCG32 rng, Array3f t, Array3f l, Array3f d) const override {
-    Float u1 = rng.next_float32(), u2 = rng.next_float32();
-    path::diffuse_bounce(d, t, albedo, u1, u2);
-    return {rng, t, l, d};
-  }
-};
-class Glossy final : public Material {
- public:
-  Float roughness;
-  Bounce bounce(PCG32 rng, Array3f t, Array3f l, Array3f d) const override {
-    Float u1 = rng.next_float32(), u2 = rng.next_float32(), u3 = rng.next_float32();
-    path::glossy_bounce(d, t, roughness, u1, u2, u3);
-    return {rng, t, l, d};
-  }
-};
-class Emitter final : public Material {
- public:
-  Float strength;
-  Bounce bounce(PCG32 rng, Array3f t, Array3f l, Array3f d) const override {
-    path::emit<Float>(l, t, strength);
-    return {rng, t, l, d};
-  }
-};
-
-/// The materials and their registry: derivatives call the materials again after the loss
-/// is traced, so they live as long as the program.
-struct Scene {
-  Diffuse diffuse;
-  Glossy glossy;
-  Emitter emitter;
-  kiln::Registry<Material> registry;
-  Scene() {
-    registry.add(&diffuse);
-    registry.add(&glossy);
-    registry.add(&emitter);
-  }
-};
-
+// (c) Two bounces at three materials (bench/ad_scene.h): the diffuse albedo, glossy
+// roughness and emitter strength are the parameters.
 Program path_tracer(size_t n) {
   Program p{"two-bounce path tracer, 3 materials, " + std::to_string(n) + " lanes",
             {Float(0.8f), Float(0.3f), Float(4.f)}, {}};
-  auto scene = std::make_shared<Scene>();
+  auto scene = std::make_shared<ad_scene::Scene<Float>>();
   p.loss = [n, scene](const std::vector<Float>& params) {
-    scene->diffuse.albedo = params[0];
-    scene->glossy.roughness = params[1];
-    scene->emitter.strength = params[2];
-    const kiln::Registry<Material>& registry = scene->registry;
-    PCG32 rng(n);
-    UInt32 lane = kiln::arange<UInt32>(n);
-    Array3f direction = path::normalize3<Float>(Array3f{(kiln::cast<float>(lane % 512u) + 0.5f) / 256.f - 1.f,
-                                                        (kiln::cast<float>(lane / 512u) + 0.5f) / 256.f - 1.f, Float(1.f)});
-    using State = std::tuple<PCG32, Array3f, Array3f, Array3f, UInt32>;
-    State initial{rng, Array3f(kiln::full<Float>(1.f, n)), Array3f(kiln::zeros<Float>(n)), direction,
-                  kiln::zeros<UInt32>(n)};
-    auto more = [](const PCG32&, const Array3f&, const Array3f&, const Array3f&, const UInt32& depth) {
-      return depth < 2u;
-    };
-    auto step = [&registry](const PCG32& r, const Array3f& t, const Array3f& l, const Array3f& d, const UInt32& depth) {
-      PCG32 g = r;
-      UInt32 material = path::draw_material<Float, UInt32>(g.next_float32());
-      auto [g2, t2, l2, d2] = kiln::dispatch(
-          registry, material, [](Material& m, const PCG32& a, const Array3f& b, const Array3f& c, const Array3f& e) {
-            return m.bounce(a, b, c, e);
-          }, std::make_tuple(g, t, l, d), kiln::ControlMode::Symbolic, "material");
-      return State{g2, t2, l2, d2, depth + 1u};
-    };
-    State final = kiln::while_loop(initial, more, step, kiln::ControlMode::Symbolic, "bounce",
-                                   kiln::LoopDerivative{2, false});
-    const Array3f& radiance = std::get<2>(final);
-    return kiln::sum(radiance.x + radiance.y + radiance.z) * (1.f / float(n));
+    return kiln::sum(ad_scene::render(scene, params[0], params[1], params[2], n)) * (1.f / float(n));
   };
   return p;
 }

@@ -21,16 +21,18 @@ namespace {
 thread_local std::vector<bool> recording_stack;
 thread_local std::vector<Isolation> isolations;
 
-template <typename T> Handle typed_sum(Index value) {
-  Array<T> total = sum(Array<T>::borrow(value));
-  return Handle::borrow(total.index());
-}
-
 /// Inside a symbolic loop or call (a derivative statement's body) no horizontal sum can
 /// run, so the gradient of a one-lane value used on many lanes stays lane by lane there.
 bool inside_region() {
   StateLock lock(state().mutex);
   return current_region() != 0;
+}
+
+/// An evaluated buffer that scatters recorded inside the open symbolic statement write.
+bool is_scatter_buffer(Index index) {
+  StateLock lock(state().mutex);
+  const detail::Node& n = node(index);
+  return current_region() != 0 && n.op == Op::Data && n.dirty_size != 0;
 }
 
 /// Detaches edge `e` from both ends; returns its source.
@@ -125,6 +127,10 @@ void accumulate(AdIndex index, Handle contribution) {
   if (node_type(contribution.index()) != n.type)
     contribution = Handle::steal(trace(Op::Cast, contribution.index(), 0, 0, n.type));
   if (!isolations.empty() && isolations.back().collect && n.serial < isolations.back().boundary) {
+    if (is_scatter_buffer(contribution.index())) {
+      isolations.back().collected_buffers[index].push_back(std::move(contribution));
+      return;
+    }
     Handle& sum = isolations.back().collected[index];
     sum = sum ? Handle::steal(trace(Op::Add, sum.index(), contribution.index())) : std::move(contribution);
     return;
@@ -156,18 +162,19 @@ void accumulate(AdIndex index, Handle contribution) {
 void settle(const std::vector<AdIndex>& nodes) {
   Graph& g = graph();
   std::vector<Index> pending;
+  std::vector<AdIndex> owner;
   for (AdIndex i : nodes)
-    for (const Handle& w : g.nodes[i].wide) pending.push_back(w.index());
-  if (pending.empty()) return;
-  eval(pending.data(), pending.size());  // one kernel per lane count, not one per node
-  for (AdIndex i : nodes) {
-    std::vector<Handle> wide = std::move(g.nodes[i].wide);
-    g.nodes[i].wide.clear();
-    for (const Handle& w : wide) {
-      Handle total = g.nodes[i].type == VarType::Float64 ? typed_sum<double>(w.index()) : typed_sum<float>(w.index());
-      Node& n = g.nodes[i];
-      n.grad = n.grad ? Handle::steal(trace(Op::Add, n.grad.index(), total.index())) : std::move(total);
+    for (const Handle& w : g.nodes[i].wide) {
+      pending.push_back(w.index());
+      owner.push_back(i);
     }
+  if (pending.empty()) return;
+  std::vector<Index> totals = sum_each(pending.data(), pending.size());  // one kernel, one parallel pass
+  for (AdIndex i : nodes) g.nodes[i].wide.clear();
+  for (size_t k = 0; k < totals.size(); ++k) {
+    Handle total = Handle::steal(totals[k]);
+    Node& n = g.nodes[owner[k]];
+    n.grad = n.grad ? Handle::steal(trace(Op::Add, n.grad.index(), total.index())) : std::move(total);
   }
 }
 

@@ -115,6 +115,10 @@ struct Isolation {
   /// their gradients (a one-lane node would need a horizontal sum inside the kernel).
   bool collect = false;
   std::unordered_map<AdIndex, Handle> collected;
+  /// ... except contributions that are buffers written by scatters inside the statement
+  /// (the adjoint of a gather from a captured array): those accumulate over the
+  /// statement's iterations by themselves and are kept apart, one per scatter target.
+  std::unordered_map<AdIndex, std::vector<Handle>> collected_buffers;
 };
 std::vector<Isolation>& isolation_stack();
 uint64_t isolation_boundary();

@@ -26,12 +26,12 @@ struct RecordingAsCaller {
   ~RecordingAsCaller() { ad_pop_recording(); }
 };
 
-/// Nodes reachable from `roots` against the edges (through incoming edges), not
-/// expanding nodes older than the isolation boundary. Counts the edges it crosses;
-/// `what` names the traversal in errors.
-std::vector<AdIndex> collect_upstream(const AdIndex* roots, size_t count, size_t& edges, const char* what) {
+/// Nodes reachable from `roots` against the edges (`upstream`: through incoming edges, not
+/// expanding nodes older than the isolation boundary) or along them (through outgoing
+/// edges). Counts the edges it crosses; `what` names the traversal in errors.
+std::vector<AdIndex> collect(const AdIndex* roots, size_t count, bool upstream, size_t& edges, const char* what) {
   Graph& g = graph();
-  uint64_t boundary = isolation_boundary();
+  uint64_t boundary = upstream ? isolation_boundary() : 0;
   std::unordered_set<AdIndex> seen;
   std::vector<AdIndex> order, work(roots, roots + count);
   while (!work.empty()) {
@@ -41,34 +41,13 @@ std::vector<AdIndex> collect_upstream(const AdIndex* roots, size_t count, size_t
     order.push_back(i);
     Node& n = g.nodes[i];
     if (n.serial < boundary) continue;
-    if (n.consumed)
-      throw ValueError(std::string("kiln: ") + what + "(): the derivatives through this part of the graph were "
-                       "already used and freed by an earlier backward(); pass retain_graph=true "
-                       "to that backward() to traverse it again");
-    for (uint32_t e : n.in_edges) {
+    if (upstream ? n.consumed : n.consumed_out)
+      throw ValueError(std::string("kiln: ") + what + "(): the derivatives " + (upstream ? "through" : "from") +
+                       " this part of the graph were already used and freed by an earlier backward(); pass "
+                       "retain_graph=true to that backward() to traverse it again");
+    for (uint32_t e : upstream ? n.in_edges : n.out_edges) {
       ++edges;
-      work.push_back(g.edges[e].source);
-    }
-  }
-  return order;
-}
-
-/// Nodes reachable from `roots` along the edges (through outgoing edges).
-std::vector<AdIndex> collect_downstream(const AdIndex* roots, size_t count, size_t& edges) {
-  Graph& g = graph();
-  std::unordered_set<AdIndex> seen;
-  std::vector<AdIndex> order, work(roots, roots + count);
-  while (!work.empty()) {
-    AdIndex i = work.back();
-    work.pop_back();
-    if (!i || !seen.insert(i).second) continue;
-    order.push_back(i);
-    if (g.nodes[i].consumed_out)
-      throw ValueError("kiln: forward(): the derivatives from this part of the graph were already used and freed "
-                       "by an earlier backward(); pass retain_graph=true to that backward() to traverse it again");
-    for (uint32_t e : g.nodes[i].out_edges) {
-      ++edges;
-      work.push_back(g.edges[e].target);
+      work.push_back(upstream ? g.edges[e].source : g.edges[e].target);
     }
   }
   return order;
@@ -122,6 +101,25 @@ void run_custom(AdIndex hub_index, bool reverse, const std::unordered_set<AdInde
   }
 }
 
+/// Pushes the tangents of `order` (sorted oldest first) along the edges into `within`.
+void propagate_forward(const std::vector<AdIndex>& order, const std::unordered_set<AdIndex>& within, bool recording) {
+  Graph& g = graph();
+  for (AdIndex i : order) {
+    if (g.nodes[i].hub) {
+      run_custom(i, /*reverse=*/false, &within, recording);
+      continue;
+    }
+    settle({i});
+    if (!g.nodes[i].grad) continue;
+    Handle grad = g.nodes[i].grad;
+    std::vector<uint32_t> out = g.nodes[i].out_edges;
+    for (uint32_t e : out) {
+      Edge edge = g.edges[e];  // a copy: accumulating may grow the edge table
+      if (within.count(edge.target)) accumulate(edge.target, forward_contribution(edge, grad.index()));
+    }
+  }
+}
+
 }  // namespace
 
 void ad_backward(const AdIndex* targets, size_t count, bool retain_graph) {
@@ -130,7 +128,7 @@ void ad_backward(const AdIndex* targets, size_t count, bool retain_graph) {
   bool recording = ad_recording();
   RecordingOff off;
   size_t edges = 0;
-  std::vector<AdIndex> order = collect_upstream(targets, count, edges, "backward");
+  std::vector<AdIndex> order = collect(targets, count, /*upstream=*/true, edges, "backward");
   TraversalStats visited{order.size(), edges};
   sort_by_creation(order, /*newest_first=*/true);
   uint64_t boundary = isolation_boundary();
@@ -185,7 +183,7 @@ void ad_forward(const AdIndex* sources, size_t count) {
   bool recording = ad_recording();
   RecordingOff off;
   size_t edges = 0;
-  std::vector<AdIndex> order = collect_downstream(sources, count, edges);
+  std::vector<AdIndex> order = collect(sources, count, /*upstream=*/false, edges, "forward");
   TraversalStats visited{order.size(), edges};
   sort_by_creation(order, /*newest_first=*/false);
   std::unordered_set<AdIndex> within(order.begin(), order.end());
@@ -198,20 +196,7 @@ void ad_forward(const AdIndex* sources, size_t count) {
       g.nodes[i].grad = Handle();
       g.nodes[i].wide.clear();
     }
-  for (AdIndex i : order) {
-    if (g.nodes[i].hub) {
-      run_custom(i, /*reverse=*/false, &within, recording);
-      continue;
-    }
-    settle({i});
-    if (!g.nodes[i].grad) continue;
-    Handle grad = g.nodes[i].grad;
-    std::vector<uint32_t> out = g.nodes[i].out_edges;
-    for (uint32_t e : out) {
-      Edge edge = g.edges[e];
-      accumulate(edge.target, forward_contribution(edge, grad.index()));
-    }
-  }
+  propagate_forward(order, within, recording);
   g.last = visited;  // set after the callbacks: a CustomOp's own traversals would replace it
   for (AdIndex i : order)  // an enclosing traversal owns the nodes older than the boundary
     if (g.nodes[i].refs_ext == 0 && !seeded.count(i) && g.nodes[i].serial >= boundary) g.nodes[i].grad = Handle();
@@ -223,24 +208,10 @@ void ad_forward_to(const AdIndex* targets, size_t count) {
   bool recording = ad_recording();
   RecordingOff off;
   size_t edges = 0;
-  std::vector<AdIndex> order = collect_upstream(targets, count, edges, "forward_to");
+  std::vector<AdIndex> order = collect(targets, count, /*upstream=*/true, edges, "forward_to");
   sort_by_creation(order, /*newest_first=*/false);
   std::unordered_set<AdIndex> within(order.begin(), order.end());
-  for (AdIndex i : order) {
-    if (g.nodes[i].hub) {
-      run_custom(i, /*reverse=*/false, &within, recording);
-      continue;
-    }
-    settle({i});
-    if (!g.nodes[i].grad) continue;
-    Handle grad = g.nodes[i].grad;
-    std::vector<uint32_t> out = g.nodes[i].out_edges;
-    for (uint32_t e : out) {
-      Edge edge = g.edges[e];
-      if (!within.count(edge.target)) continue;
-      accumulate(edge.target, forward_contribution(edge, grad.index()));
-    }
-  }
+  propagate_forward(order, within, recording);
   g.last = TraversalStats{order.size(), edges};
   std::unordered_set<AdIndex> kept(targets, targets + count);
   uint64_t boundary = isolation_boundary();  // an enclosing traversal owns the older nodes
@@ -271,6 +242,17 @@ std::vector<AdIndex> ad_frontier(const AdIndex* roots, size_t count, uint64_t fi
     for (uint32_t e : g.nodes[i].in_edges) work.push_back(g.edges[e].source);
   }
   return frontier;
+}
+
+std::vector<Index> ad_collected_buffers(AdIndex ad) {
+  GraphLock lock(graph().mutex);
+  std::vector<Index> out;
+  if (isolation_stack().empty()) return out;
+  auto& buffers = isolation_stack().back().collected_buffers;
+  auto it = buffers.find(ad);
+  if (it != buffers.end())
+    for (const Handle& b : it->second) out.push_back(Handle(b).release());
+  return out;
 }
 
 TraversalStats ad_last_traversal() {

@@ -3,12 +3,22 @@
 
 #include <kiln/errors.h>
 
+#include "ir/node.h"
+
 #include <algorithm>
+#include <utility>
+#include <vector>
 
 namespace kiln::detail {
 namespace {
 
 bool is_float_value(const Handle& v) { return is_float(node_type(v.index())); }
+
+/// True while a symbolic statement is being recorded (no host reads of its values).
+bool inside_statement() {
+  StateLock lock(kState->mutex);
+  return current_region() != 0;
+}
 
 Handle zeros_of(VarType type, size_t size) { return literal(type, 0, size); }
 
@@ -88,9 +98,13 @@ BodyFn tangent_function(const BodyFn& fn, size_t n) {
 
 /// The reverse-mode function: in = n values, then one adjoint per floating-point result
 /// of fn; out = (with_outputs: fn's results, then) one adjoint per floating-point value,
-/// then one contribution per capture, lane by lane.
-BodyFn adjoint_function(const BodyFn& fn, size_t n, const Values& captures, bool with_outputs) {
-  return [fn, n, captures, with_outputs](const Values& in) {
+/// then one contribution per capture, lane by lane. Contributions that are buffers written
+/// by scatters in the statement (gathers from a captured array) go to `buffers` instead,
+/// one list per capture.
+using CaptureBuffers = std::shared_ptr<std::vector<Values>>;
+BodyFn adjoint_function(const BodyFn& fn, size_t n, const Values& captures, bool with_outputs,
+                        CaptureBuffers buffers) {
+  return [fn, n, captures, with_outputs, buffers](const Values& in) {
     Recording on(true);
     Isolated scope(/*collect=*/true);
     Values leaves = leaves_of(in, n);
@@ -104,16 +118,20 @@ BodyFn adjoint_function(const BodyFn& fn, size_t n, const Values& captures, bool
       ad_accumulate_grad(v.ad(), g.index());
       targets.push_back(v.ad());
     }
-    if (!targets.empty()) ad_backward(targets.data(), targets.size(), /*retain_graph=*/false);
+    // retain_graph: this graph is freed with `out` and the leaves anyway, and freeing its
+    // edges now would mark the captured arrays' real uses as consumed (forward() from them
+    // would raise).
+    if (!targets.empty()) ad_backward(targets.data(), targets.size(), /*retain_graph=*/true);
     Values result = with_outputs ? detached(out) : Values{};
     for (const Handle& leaf : leaves) {
       if (!leaf.ad()) continue;
       Index g = ad_grad(leaf.ad());
       result.push_back(g ? Handle::steal(g) : zeros_of(node_type(leaf.index()), 1));
     }
-    for (const Handle& c : captures) {
-      Index g = ad_collected(c.ad());
-      result.push_back(g ? Handle::steal(g) : zeros_of(ad_type(c.ad()), 1));
+    for (size_t c = 0; c < captures.size(); ++c) {
+      Index g = ad_collected(captures[c].ad());
+      result.push_back(g ? Handle::steal(g) : zeros_of(ad_type(captures[c].ad()), 1));
+      for (Index b : ad_collected_buffers(captures[c].ad())) (*buffers)[c].push_back(Handle::steal(b));
     }
     return result;
   };
@@ -148,6 +166,32 @@ Values concat(Values a, const Values& b) {
   return a;
 }
 
+/// While a forward traversal runs a statement's tangent functions, the captured arrays the
+/// traversal passed no tangent (those off its paths) hold no gradient: what another
+/// traversal left there (an adjoint from backward(), an earlier forward()'s seed) is not a
+/// tangent of this one. Restored when the scope ends.
+class CaptureTangents {
+ public:
+  CaptureTangents(const Values& captures, const std::vector<Index>& g, size_t first) {
+    for (size_t c = 0; c < captures.size(); ++c) {
+      if (g.at(first + c)) continue;
+      Handle kept = Handle::steal(ad_grad(captures[c].ad()));
+      size_t lanes = kept ? node_size(kept.index()) : 0;
+      if (!kept || (lanes != 1 && lanes != ad_size(captures[c].ad()))) continue;  // (restorable ones only)
+      ad_set_grad(captures[c].ad(), 0);
+      kept_.emplace_back(captures[c], std::move(kept));
+    }
+  }
+  ~CaptureTangents() noexcept(false) {
+    for (auto& [capture, grad] : kept_) ad_set_grad(capture.ad(), grad.index());
+  }
+  CaptureTangents(const CaptureTangents&) = delete;
+  CaptureTangents& operator=(const CaptureTangents&) = delete;
+
+ private:
+  std::vector<std::pair<Handle, Handle>> kept_;
+};
+
 /// What every statement's node shares: the primal inputs and outputs and the captures.
 class StatementDerivative : public CustomCallbacks {
  public:
@@ -156,11 +200,24 @@ class StatementDerivative : public CustomCallbacks {
   std::string name() const override { return what_; }
 
  protected:
-  /// Gradients per input position: the inputs', then the captures' from `contributions`.
+  /// Empty buffer lists, one per capture, for adjoint_function().
+  CaptureBuffers new_buffers() const { return std::make_shared<std::vector<Values>>(captures_.size()); }
+  /// Gradients per input position: the inputs', then the captures' from `contributions`
+  /// (lane by lane) and `buffers`.
   std::vector<Index> input_grads(const Values& grads, size_t first_grad, const Values& contributions,
-                                 size_t first_contribution) const {
+                                 size_t first_contribution, const CaptureBuffers& buffers) const {
     std::vector<Index> out = by_position(inputs_, grads, first_grad);
-    for (size_t c = 0; c < captures_.size(); ++c) out.push_back(Handle(contributions.at(first_contribution + c)).release());
+    for (size_t c = 0; c < captures_.size(); ++c) {
+      Handle total = contributions.at(first_contribution + c);
+      size_t lanes = node_size(total.index()), size = ad_size(captures_[c].ad());
+      if (size != 1 && lanes != 1 && lanes != size) total = Handle();  // lane-wise zeros for a capture of another size
+      if (!(*buffers)[c].empty() && inside_statement())
+        throw ValueError("kiln: " + what_ + ": reverse mode through a gather from a captured array inside a symbolic "
+                         "statement nested in another symbolic statement is not supported yet; run one of the two "
+                         "evaluated (ControlMode::Evaluated)");
+      for (const Handle& b : (*buffers)[c]) total = total ? traced(Op::Add, total, b) : b;
+      out.push_back(total.release());
+    }
     return out;
   }
   std::string what_;
@@ -175,20 +232,83 @@ class ChoicesDerivative final : public StatementDerivative {
 
   std::vector<Index> forward_grads(const std::vector<Index>& g) override {
     size_t n = inputs_.size();
+    CaptureTangents only_this_traversal(captures_, g, n);
     Values all = run_(concat(inputs_, gradients_for(inputs_, g)), [n](const BodyFn& fn) { return tangent_function(fn, n); });
     return by_position(outputs_, all, outputs_.size());
   }
   std::vector<Index> backward_grads(const std::vector<Index>& g) override {
     size_t n = inputs_.size();
     const Values& captures = captures_;
+    CaptureBuffers buffers = new_buffers();
     Values all = run_(concat(inputs_, gradients_for(outputs_, g)),
-                      [n, &captures](const BodyFn& fn) { return adjoint_function(fn, n, captures, false); });
-    return input_grads(all, 0, all, float_count(inputs_));
+                      [n, &captures, buffers](const BodyFn& fn) { return adjoint_function(fn, n, captures, false, buffers); });
+    return input_grads(all, 0, all, float_count(inputs_), buffers);
   }
 
  private:
   ChoicesRun run_;
 };
+
+std::string overflow_message(const std::string& what, uint32_t longest, size_t max_iterations) {
+  return "kiln: " + what + ": reverse mode needs the state of " + std::to_string(longest) +
+         " iterations, but the loop stored at most max_iterations=" + std::to_string(max_iterations) +
+         "; pass max_iterations=" + std::to_string(longest) + " or more";
+}
+
+/// Trajectory checks that cannot read the iteration counts on the host when they are made
+/// (the loop's derivative is traced inside another symbolic statement): the kernel records
+/// the longest count into a one-lane buffer, checked after each evaluation.
+struct DeferredCheck {
+  Handle longest;
+  size_t max_iterations;
+  std::string what;
+};
+std::vector<DeferredCheck>& deferred_checks() {
+  static auto* checks = new std::vector<DeferredCheck>();  // never destroyed: arrays may outlive statics
+  return *checks;
+}
+
+/// After each evaluation (with the state lock held): raises for a loop whose kernel ran
+/// more iterations than its trajectory holds.
+void check_deferred_trajectories() {
+  std::vector<DeferredCheck>& checks = deferred_checks();
+  for (size_t k = 0; k < checks.size();) {
+    const Node& n = node(checks[k].longest.index());
+    if (n.dirty_size) {  // its kernel has not run yet
+      ++k;
+      continue;
+    }
+    uint32_t longest = *static_cast<const uint32_t*>(n.buffer->data());
+    DeferredCheck check = std::move(checks[k]);
+    checks.erase(checks.begin() + long(k));
+    if (longest > check.max_iterations) throw ValueError(overflow_message(check.what, longest, check.max_iterations));
+  }
+}
+
+/// Raises now when the longest of `iterations` exceeds `max_iterations`, or, inside another
+/// symbolic statement, once the kernel that computes them has run.
+void check_trajectory(const Handle& iterations, size_t max_iterations, const std::string& what) {
+  if (!inside_statement()) {
+    uint32_t longest = 0;
+    Handle most = Handle::steal(reduce(Reduction::Max, iterations.index()));
+    read(most.index(), 0, &longest);
+    if (longest > max_iterations) throw ValueError(overflow_message(what, longest, max_iterations));
+    return;
+  }
+  uint32_t zero = 0;
+  Handle longest = Handle::steal(make_copy(VarType::UInt32, &zero, 1));
+  Index target = longest.index();
+  trace_scatter(ReduceOp::Max, target, iterations.index(), literal(VarType::UInt32, 0).index(),
+                literal(VarType::Bool, 1).index());
+  if (target != longest.index()) longest = Handle::steal(target);
+  StateLock lock(kState->mutex);
+  static bool hooked = false;
+  if (!hooked) {
+    kState->after_evaluation.push_back(check_deferred_trajectories);
+    hooked = true;
+  }
+  deferred_checks().push_back({std::move(longest), max_iterations, what});
+}
 
 /// The primal loop's per-lane trajectory (max_iterations): the state before each iteration.
 struct Trajectory {
@@ -214,6 +334,7 @@ class LoopDerivativeNode final : public StatementDerivative {
   std::vector<Index> forward_grads(const std::vector<Index>& g) override {
     size_t n = inputs_.size();
     ConditionFn cond = [this, n](const Values& s) { return cond_(Values(s.begin(), s.begin() + long(n))); };
+    CaptureTangents only_this_traversal(captures_, g, n);
     Values all = run_(concat(inputs_, gradients_for(inputs_, g)), cond, tangent_function(body_, n));
     return by_position(outputs_, all, n);
   }
@@ -230,19 +351,14 @@ class LoopDerivativeNode final : public StatementDerivative {
   /// Backwards over the stored trajectory: the body's adjoint, last iteration first.
   std::vector<Index> trajectory_adjoint(const std::vector<Index>& g) {
     const Trajectory& t = trajectory_;
-    uint32_t longest = 0;
-    Handle most = Handle::steal(reduce(Reduction::Max, t.iterations.index()));
-    read(most.index(), 0, &longest);
-    if (longest > t.max_iterations)
-      throw ValueError("kiln: " + what_ + ": reverse mode needs the state of " + std::to_string(longest) +
-                       " iterations, but the loop stored at most max_iterations=" + std::to_string(t.max_iterations) +
-                       "; pass max_iterations=" + std::to_string(longest) + " or more");
+    check_trajectory(t.iterations, t.max_iterations, what_);
     size_t n = inputs_.size(), floats = float_count(inputs_);
     Values state{t.iterations};
     for (const Handle& v : gradients_for(inputs_, g)) state.push_back(widened(v));
     for (const Handle& c : captures_) state.push_back(zeros_of(ad_type(c.ad()), t.lanes));
     ConditionFn remaining = [](const Values& s) { return traced(Op::Gt, s[0], literal(VarType::UInt32, 0)); };
-    BodyFn adjoint = adjoint_function(body_, n, captures_, false);
+    CaptureBuffers buffers = new_buffers();
+    BodyFn adjoint = adjoint_function(body_, n, captures_, false, buffers);
     BodyFn step = [this, n, floats, adjoint](const Values& s) {
       const Trajectory& t = trajectory_;
       Handle iteration = traced(Op::Sub, s[0], literal(VarType::UInt32, 1));
@@ -257,7 +373,7 @@ class LoopDerivativeNode final : public StatementDerivative {
       return next;
     };
     Values result = run_(state, remaining, step);
-    return input_grads(result, 1, result, 1 + floats);
+    return input_grads(result, 1, result, 1 + floats, buffers);
   }
 
   /// Forwards again, accumulating the captures' adjoints (sum loops store nothing).
@@ -267,7 +383,8 @@ class LoopDerivativeNode final : public StatementDerivative {
     Values state = inputs_;
     for (const Handle& c : captures_) state.push_back(zeros_of(ad_type(c.ad()), lanes()));
     ConditionFn cond = [this, n](const Values& s) { return cond_(Values(s.begin(), s.begin() + long(n))); };
-    BodyFn adjoint = adjoint_function(body_, n, captures_, true);
+    CaptureBuffers buffers = new_buffers();
+    BodyFn adjoint = adjoint_function(body_, n, captures_, true, buffers);
     BodyFn step = [this, n, floats, adjoint, seeds](const Values& s) {
       Values r = adjoint(concat(Values(s.begin(), s.begin() + long(n)), seeds));
       Values next(r.begin(), r.begin() + long(n));
@@ -277,7 +394,7 @@ class LoopDerivativeNode final : public StatementDerivative {
     };
     Values result = run_(state, cond, step);
     // The accumulators pass their adjoint straight through: d(acc_out)/d(acc_in) = 1.
-    return input_grads(seeds, 0, result, n);
+    return input_grads(seeds, 0, result, n, buffers);
   }
 
   size_t lanes() const { return common_size(inputs_, what_); }

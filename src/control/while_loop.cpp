@@ -91,6 +91,7 @@ Values evaluated_loop(const Values& initial, const ConditionFn& cond, const Body
   Handle c = cond(state);
   check_condition(c, lanes, what);
   Handle active = within_enclosing(c);
+  if (node_size(active.index()) != lanes) active = traced(Op::And, active, literal(VarType::Bool, 1, lanes));  // per lane
   Values pending = state;
   pending.push_back(active);
   eval_values(pending);

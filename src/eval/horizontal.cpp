@@ -91,6 +91,64 @@ Index reduce(Reduction kind, Index index) {
   });
 }
 
+namespace {
+/// A block's sum with eight interleaved accumulators (vectorizable; the order is fixed).
+template <typename T> T sum_interleaved(const T* data, size_t n) {
+  T acc[8] = {};
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    for (int k = 0; k < 8; ++k) acc[k] = T(acc[k] + data[i + k]);
+  for (int k = 0; i < n; ++i, ++k) acc[k] = T(acc[k] + data[i]);
+  return T(T(T(acc[0] + acc[4]) + T(acc[1] + acc[5])) + T(T(acc[2] + acc[6]) + T(acc[3] + acc[7])));
+}
+}  // namespace
+
+std::vector<Index> sum_each(const Index* indices, size_t count) {
+  StateLock lock(state().mutex);
+  std::vector<Index> pending;
+  for (size_t k = 0; k < count; ++k) {
+    check_live(indices[k], "sum");
+    if (!is_float(node(indices[k]).type)) throw TypeError("kiln: sum_each(): needs Float or Float64 arrays");
+    if (node(indices[k]).op != Op::Data || node(indices[k]).dirty_size) pending.push_back(indices[k]);
+  }
+  if (!pending.empty()) evaluate(pending.data(), pending.size());  // one kernel per size
+  struct Task {
+    size_t array, first, count;
+  };
+  std::vector<Task> tasks;
+  std::vector<size_t> first_task(count + 1, 0);
+  for (size_t k = 0; k < count; ++k) {
+    first_task[k] = tasks.size();
+    size_t n = node(indices[k]).size;
+    for (size_t i = 0; i < n; i += kBlock) tasks.push_back({k, i, std::min(kBlock, n - i)});
+  }
+  first_task[count] = tasks.size();
+  std::vector<double> partial(tasks.size());
+  tbb::parallel_for(size_t(0), tasks.size(), [&](size_t t) {
+    const Node& n = node(indices[tasks[t].array]);
+    const void* data = n.buffer->data();
+    partial[t] = n.type == VarType::Float64
+                     ? sum_interleaved(static_cast<const double*>(data) + tasks[t].first, tasks[t].count)
+                     : double(sum_interleaved(static_cast<const float*>(data) + tasks[t].first, tasks[t].count));
+  });
+  std::vector<Index> results;
+  for (size_t k = 0; k < count; ++k) {
+    VarType type = node(indices[k]).type;
+    if (type == VarType::Float64) {
+      double total = 0, *out;
+      for (size_t t = first_task[k]; t < first_task[k + 1]; ++t) total += partial[t];
+      results.push_back(output<double>(type, 1, out));
+      *out = total;
+    } else {
+      float total = 0, *out;
+      for (size_t t = first_task[k]; t < first_task[k + 1]; ++t) total = total + float(partial[t]);
+      results.push_back(output<float>(type, 1, out));
+      *out = total;
+    }
+  }
+  return results;
+}
+
 Index prefix_sum(Index index, bool exclusive) {
   StateLock lock(state().mutex);
   check_live(index, "prefix_sum");

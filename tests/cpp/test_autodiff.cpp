@@ -193,6 +193,35 @@ TEST_F(AutodiffCustom, ForwardReturningTooFewGradientsRaises) {
   expect_error<ValueError>([&] { forward(x); }, "WrongCount.forward() returned 0 gradients, expected 1");
 }
 
+/// Callbacks through the runtime API whose gradients have the wrong number of lanes (2).
+struct WrongLanes : detail::CustomCallbacks {
+  std::string name() const override { return "WrongLanes"; }
+  static std::vector<detail::Index> two_lanes() { return {detail::make_literal(VarType::Float64, 0, 2)}; }
+  std::vector<detail::Index> forward_grads(const std::vector<detail::Index>&) override { return two_lanes(); }
+  std::vector<detail::Index> backward_grads(const std::vector<detail::Index>&) override { return two_lanes(); }
+};
+Float64 wrong_lanes(const Float64& x) {
+  Float64 value = detach(x) * 2.0;
+  std::vector<detail::AdValue> out = detail::ad_custom(std::make_shared<WrongLanes>(), {x.operand()}, {value.index()});
+  return Float64::steal(out[0]);
+}
+
+TEST_F(AutodiffCustom, BackwardReturningAGradientOfTheWrongLaneCountRaises) {
+  Float64 x = from({1, 2, 3});
+  enable_grad(x);
+  Float64 y = wrong_lanes(x);
+  expect_error<ValueError>([&] { backward(sum(y)); },
+                           "WrongLanes.backward() returned a gradient of 2 lanes for input 0, which has 3");
+}
+
+TEST_F(AutodiffCustom, ForwardReturningATangentOfTheWrongLaneCountRaises) {
+  Float64 x = from({1, 2, 3});
+  enable_grad(x);
+  Float64 y = wrong_lanes(x);
+  expect_error<ValueError>([&] { forward(x); },
+                           "WrongLanes.forward() returned a gradient of 2 lanes for output 0, which has 3");
+}
+
 // ---- check_grads() itself ---------------------------------------------------------------------
 
 class CheckGrads : public AutodiffTest {};
@@ -356,6 +385,25 @@ TEST_F(AutodiffSemantics, ReverseKeepsOnlyInputGradientsForwardKeepsReferencedOn
   EXPECT_EQ(host(grad(y)), (std::vector<double>{0, 0}));
 }
 
+TEST_F(AutodiffSemantics, ForwardTwiceGivesTheSameTangents) {
+  // Tangents restart at zero downstream of the sources: the second forward() replaces the
+  // first one's tangents instead of adding to them (also for a one-lane node fed by many
+  // lanes, whose sum is pending until the traversal settles it).
+  Float64 x = from({1, 2}), p = from({0.5});
+  enable_grad(x, p);
+  Float64 a = x * 3.0, y = a * a, total = sum(x * p);
+  for (int pass = 0; pass < 2; ++pass) {
+    SCOPED_TRACE(pass);
+    forward(x);
+    EXPECT_EQ(host(grad(a)), (std::vector<double>{3, 3}));
+    EXPECT_EQ(host(grad(y)), (std::vector<double>{18, 36}));
+    EXPECT_EQ(host(grad(total)), (std::vector<double>{1}));  // sum(p · 1) over 2 lanes
+  }
+  forward(p);  // from another source: x's tangents are gone from the nodes downstream of p
+  EXPECT_EQ(host(grad(total)), (std::vector<double>{3}));
+  EXPECT_EQ(host(grad(y)), (std::vector<double>{18, 36}));  // not downstream of p: kept
+}
+
 TEST_F(AutodiffSemantics, BackwardFromAVectorWithSharedComponents) {
   Float64 x = from({1, 2});
   enable_grad(x);
@@ -477,6 +525,18 @@ TEST_F(AutodiffErrors, ForwardToThroughAFreedGraph) {
   backward(sum(y));
   set_grad(x, from({1, 1}));
   expect_error<ValueError>([&] { forward_to(y); }, "forward_to()");
+}
+
+TEST_F(AutodiffErrors, ForwardThroughAFreedGraphUntilXIsUsedAgain) {
+  Float64 x = from({1, 2});
+  enable_grad(x);
+  Float64 y = x * x;
+  backward(sum(y));  // frees x's uses
+  expect_error<ValueError>([&] { forward(x); }, "forward()");
+  Float64 z = sin(x);  // a new use: tangents can leave x again
+  forward(x);
+  for (size_t i = 0; i < 2; ++i) EXPECT_NEAR(grad(z).read(i), std::cos(x.read(i)), 1e-15);
+  EXPECT_EQ(last_traversal().nodes, 2u);  // x and z; not the freed y
 }
 
 // ---- leaks ----------------------------------------------------------------------------------------

@@ -1,11 +1,13 @@
 // Derivatives through control flow: every construct (while_loop with a stored trajectory
 // or as a sum loop, if_stmt, dispatch, a loop around a dispatch, and a two-bounce path
 // tracer with three materials) checked with check_grads() in forward and reverse mode,
-// in symbolic and evaluated mode, on the JIT and on the reference interpreter; and the
-// errors of symbolic reverse mode.
+// in symbolic and evaluated mode, on the JIT and on the reference interpreter; their
+// combinations (nested statements, generators and one-lane entries in the state, captured
+// arrays, compaction, CustomOps in a body); forward after backward; and the errors of
+// symbolic reverse mode.
 #include "autodiff_test_support.h"
 
-#include "../../bench/path_workload.h"
+#include "../../bench/ad_scene.h"
 
 namespace kiln::test {
 namespace {
@@ -14,7 +16,6 @@ using ControlAutodiff = AutodiffTest;
 
 constexpr size_t kLanes = 12;
 using Array3d = Array3<Float64>;
-namespace path = ::bench::path;
 
 /// Per-lane iteration counts 1..4: lanes leave the loop at different times (evaluated
 /// loops compact them).
@@ -99,6 +100,18 @@ struct Waving final : Shader {
   Float64 shade(const Float64& x) const override { return sin(x * k); }
 };
 
+/// The two shaders and their registry (kept alive by the functions that use them:
+/// derivatives call the shaders again).
+struct Shaders {
+  Scaling scaling;
+  Waving waving;
+  Registry<Shader> registry;
+  Shaders() {
+    registry.add(&scaling);
+    registry.add(&waving);
+  }
+};
+
 UInt32 shader_ids() {  // 0 is a null id: its lanes are inactive and get zeros
   std::vector<uint32_t> ids;
   for (size_t i = 0; i < kLanes; ++i) ids.push_back(uint32_t(i % 3));
@@ -107,15 +120,11 @@ UInt32 shader_ids() {  // 0 is a null id: its lanes are inactive and get zeros
 
 TEST_F(ControlAutodiff, Dispatch) {
   for_each_run([] {
-    auto scaling = std::make_shared<Scaling>();
-    auto waving = std::make_shared<Waving>();
-    auto registry = std::make_shared<Registry<Shader>>();
-    registry->add(scaling.get());
-    registry->add(waving.get());
-    auto f = [=](const Float64& x, const Float64& a, const Float64& b) {
-      scaling->k = a;
-      waving->k = b;
-      return dispatch(*registry, shader_ids(), [](const Shader& s, const Float64& v) { return s.shade(v); },
+    auto shaders = std::make_shared<Shaders>();
+    auto f = [shaders](const Float64& x, const Float64& a, const Float64& b) {
+      shaders->scaling.k = a;
+      shaders->waving.k = b;
+      return dispatch(shaders->registry, shader_ids(), [](const Shader& s, const Float64& v) { return s.shade(v); },
                       std::make_tuple(x), std::nullopt, "shaders");
     };
     KILN_EXPECT_GRADS(
@@ -125,20 +134,16 @@ TEST_F(ControlAutodiff, Dispatch) {
 
 TEST_F(ControlAutodiff, LoopAroundDispatch) {
   for_each_run([] {
-    auto scaling = std::make_shared<Scaling>();
-    auto waving = std::make_shared<Waving>();
-    auto registry = std::make_shared<Registry<Shader>>();
-    registry->add(scaling.get());
-    registry->add(waving.get());
-    auto f = [=](const Float64& x, const Float64& a, const Float64& b) {
-      scaling->k = a;
-      waving->k = b;
+    auto shaders = std::make_shared<Shaders>();
+    auto f = [shaders](const Float64& x, const Float64& a, const Float64& b) {
+      shaders->scaling.k = a;
+      shaders->waving.k = b;
       UInt32 count = iteration_counts();
       auto [i, y] = while_loop(
           std::make_tuple(zeros<UInt32>(kLanes), x), [count](const UInt32& i, const Float64&) { return i < count; },
-          [registry](const UInt32& i, const Float64& y) {
+          [shaders](const UInt32& i, const Float64& y) {
             UInt32 id = (i + arange<UInt32>(kLanes)) % 2u + 1u;
-            Float64 shaded = dispatch(*registry, id, [](const Shader& s, const Float64& v) { return s.shade(v); },
+            Float64 shaded = dispatch(shaders->registry, id, [](const Shader& s, const Float64& v) { return s.shade(v); },
                                       std::make_tuple(y), std::nullopt, "shader");
             return std::make_tuple(i + 1u, shaded * 0.5 + y * 0.25);
           },
@@ -150,77 +155,13 @@ TEST_F(ControlAutodiff, LoopAroundDispatch) {
   });
 }
 
-// A small path tracer: two bounces, the material drawn per bounce from the lane's
-// generator, diffuse (albedo), glossy (roughness) and emitter (strength) as in
-// bench/path_workload.h, with the three parameters as the inputs.
-struct Surface {
-  using Bounce = std::tuple<PCG32, Array3d, Array3d, Array3d>;
-  virtual ~Surface() = default;
-  virtual Bounce bounce(PCG32 rng, Array3d throughput, Array3d radiance, Array3d direction) const = 0;
-};
-struct Diffuse final : Surface {
-  Float64 albedo;
-  Bounce bounce(PCG32 rng, Array3d t, Array3d l, Array3d d) const override {
-    Float64 u1 = rng.next_float64(), u2 = rng.next_float64();
-    path::diffuse_bounce(d, t, albedo, u1, u2);
-    return {rng, t, l, d};
-  }
-};
-struct Glossy final : Surface {
-  Float64 roughness;
-  Bounce bounce(PCG32 rng, Array3d t, Array3d l, Array3d d) const override {
-    Float64 u1 = rng.next_float64(), u2 = rng.next_float64(), u3 = rng.next_float64();
-    path::glossy_bounce(d, t, roughness, u1, u2, u3);
-    return {rng, t, l, d};
-  }
-};
-struct Emitter final : Surface {
-  Float64 strength;
-  Bounce bounce(PCG32 rng, Array3d t, Array3d l, Array3d d) const override {
-    path::emit<Float64>(l, t, strength);
-    return {rng, t, l, d};
-  }
-};
-struct Scene {
-  Diffuse diffuse;
-  Glossy glossy;
-  Emitter emitter;
-  Registry<Surface> registry;
-  Scene() {
-    registry.add(&diffuse);
-    registry.add(&glossy);
-    registry.add(&emitter);
-  }
-};
-
+// The two-bounce path tracer of bench/ad_scene.h over 64 lanes: the material drawn per
+// bounce from the lane's generator, diffuse albedo, glossy roughness and emitter strength as
+// the inputs.
+using Scene = ::bench::ad_scene::Scene<Float64>;
 Float64 render(const std::shared_ptr<Scene>& scene, const Float64& albedo, const Float64& roughness,
                const Float64& strength) {
-  scene->diffuse.albedo = albedo;
-  scene->glossy.roughness = roughness;
-  scene->emitter.strength = strength;
-  size_t n = 64;
-  UInt32 lane = arange<UInt32>(n);
-  Array3d direction = path::normalize3<Float64>(
-      Array3d{(cast<double>(lane % 8u) + 0.5) / 4.0 - 1.0, (cast<double>(lane / 8u) + 0.5) / 4.0 - 1.0, Float64(1.0)});
-  using State = std::tuple<PCG32, Array3d, Array3d, Array3d, UInt32>;
-  State initial{PCG32(n), Array3d(full<Float64>(1.0, n)), Array3d(zeros<Float64>(n)), direction, zeros<UInt32>(n)};
-  auto more = [](const PCG32&, const Array3d&, const Array3d&, const Array3d&, const UInt32& depth) {
-    return depth < 2u;
-  };
-  auto step = [scene](const PCG32& r, const Array3d& t, const Array3d& l, const Array3d& d, const UInt32& depth) {
-    PCG32 g = r;
-    UInt32 material = path::draw_material<Float64, UInt32>(g.next_float64());
-    auto [g2, t2, l2, d2] = dispatch(
-        scene->registry, material,
-        [](const Surface& s, const PCG32& a, const Array3d& b, const Array3d& c, const Array3d& e) {
-          return s.bounce(a, b, c, e);
-        },
-        std::make_tuple(g, t, l, d), std::nullopt, "material");
-    return State{g2, t2, l2, d2, depth + 1u};
-  };
-  State final = while_loop(initial, more, step, std::nullopt, "bounce", LoopDerivative{2, false});
-  const Array3d& radiance = std::get<2>(final);
-  return radiance.x + radiance.y + radiance.z;
+  return ::bench::ad_scene::render(scene, albedo, roughness, strength, 64);
 }
 
 TEST_F(ControlAutodiff, TwoBouncePathTracer) {
@@ -240,6 +181,344 @@ TEST_F(ControlAutodiff, PathTracerGradientIsNotZero) {
   enable_grad(albedo, roughness, strength);
   backward(sum(render(scene, albedo, roughness, strength)));
   for (const Float64* g : {&albedo, &roughness, &strength}) EXPECT_NE(grad(*g).item(), 0.0);
+}
+
+/// A loop of up to 10 iterations (lane 1 runs 10, lane 0 runs 5) in the run's mode.
+Float64 ten_iterations_with(const Float64& theta) {
+  auto [i, y] = while_loop(
+      std::make_tuple(UInt32::from(std::vector<uint32_t>{5, 0}), full<Float64>(1.0, 2)),
+      [](const UInt32& i, const Float64&) { return i < 10u; },
+      [theta](const UInt32& i, const Float64& y) { return std::make_tuple(i + 1u, y * theta); }, std::nullopt,
+      "ten", LoopDerivative{10, false});
+  return y;
+}
+
+// ---- combinations: nesting, mixed state, captures, compaction ----------------------------
+
+TEST_F(ControlAutodiff, LoopInsideALoopBody) {
+  for_each_run([] {
+    auto f = [](const Float64& x, const Float64& theta) {
+      UInt32 count = iteration_counts();
+      auto [i, y] = while_loop(
+          std::make_tuple(zeros<UInt32>(kLanes), x), [count](const UInt32& i, const Float64&) { return i < count; },
+          [theta](const UInt32& i, const Float64& y) {
+            auto [j, z] = while_loop(
+                std::make_tuple(i, y), [](const UInt32& j, const Float64&) { return j < 3u; },
+                [theta](const UInt32& j, const Float64& z) { return std::make_tuple(j + 1u, sin(z) * theta + z * 0.5); },
+                std::nullopt, "inner", LoopDerivative{3, false});
+            return std::make_tuple(i + 1u, z * theta);
+          },
+          std::nullopt, "outer", LoopDerivative{4, false});
+      return y;
+    };
+    KILN_EXPECT_GRADS(check_grads(f, std::make_tuple(domain_array(kLanes, {0.2, 0.9}, 0), Float64(0.8))));
+  });
+}
+
+TEST_F(ControlAutodiff, SumLoopInsideALoopBody) {
+  for_each_run([] {
+    auto f = [](const Float64& x, const Float64& theta) {
+      auto [i, y] = while_loop(
+          std::make_tuple(zeros<UInt32>(kLanes), x), [](const UInt32& i, const Float64&) { return i < 2u; },
+          [theta](const UInt32& i, const Float64& y) {
+            auto [j, acc] = while_loop(
+                std::make_tuple(zeros<UInt32>(kLanes), zeros<Float64>(kLanes)),
+                [](const UInt32& j, const Float64&) { return j < 3u; },
+                [theta, y](const UInt32& j, const Float64& acc) {
+                  return std::make_tuple(j + 1u, acc + sin(y * cast<double>(j + 1u)) * theta);
+                },
+                std::nullopt, "inner sum", LoopDerivative{0, true});
+            return std::make_tuple(i + 1u, y * 0.5 + acc);
+          },
+          std::nullopt, "outer", LoopDerivative{2, false});
+      return y;
+    };
+    KILN_EXPECT_GRADS(check_grads(f, std::make_tuple(domain_array(kLanes, {0.2, 0.9}, 0), Float64(0.8))));
+  });
+}
+
+TEST_F(ControlAutodiff, GeneratorAndUnchangedIntegersInTheState) {
+  for_each_run([] {
+    auto f = [](const Float64& x, const Float64& theta) {
+      using State = std::tuple<PCG32, UInt32, UInt32, Float64>;
+      UInt32 count = iteration_counts();
+      State initial{PCG32(kLanes), zeros<UInt32>(kLanes), arange<UInt32>(kLanes), x};
+      State final = while_loop(
+          initial, [count](const PCG32&, const UInt32& i, const UInt32&, const Float64&) { return i < count; },
+          [theta](const PCG32& r, const UInt32& i, const UInt32& lane, const Float64& y) {
+            PCG32 g = r;
+            Float64 u = g.next_float64();
+            return State{g, i + 1u, lane, y * (u + theta) + cast<double>(lane) * 0.01};  // lane passes unchanged
+          },
+          std::nullopt, "rng", LoopDerivative{4, false});
+      return std::get<3>(final);
+    };
+    KILN_EXPECT_GRADS(check_grads(f, std::make_tuple(domain_array(kLanes, {0.2, 0.9}, 0), Float64(0.6))));
+  });
+}
+
+TEST_F(ControlAutodiff, IfStmtInsideALoop) {
+  for_each_run([] {
+    auto f = [](const Float64& x, const Float64& theta) {
+      UInt32 count = iteration_counts();
+      auto [i, y] = while_loop(
+          std::make_tuple(zeros<UInt32>(kLanes), x), [count](const UInt32& i, const Float64&) { return i < count; },
+          [theta](const UInt32& i, const Float64& y) {
+            Float64 z = if_stmt(
+                y > 0.0, [theta](const Float64& v) { return v * theta - 0.3; },
+                [theta](const Float64& v) { return sin(v + theta); }, std::make_tuple(y), std::nullopt, "sign");
+            return std::make_tuple(i + 1u, z);
+          },
+          std::nullopt, "loop", LoopDerivative{4, false});
+      return y;
+    };
+    KILN_EXPECT_GRADS(check_grads(f, std::make_tuple(domain_array(kLanes, {0.1, 1.0, true}, 0), Float64(0.7))));
+  });
+}
+
+/// An instance whose result does not depend on anything differentiable.
+struct Constant final : Shader {
+  Float64 shade(const Float64&) const override { return Float64(0.25); }
+};
+
+TEST_F(ControlAutodiff, DispatchWithAConstantInstance) {
+  for_each_run([] {
+    struct Instances {
+      Constant constant;
+      Scaling scaling;
+      Registry<Shader> registry;
+      Instances() {
+        registry.add(&constant);
+        registry.add(&scaling);
+      }
+    };
+    auto instances = std::make_shared<Instances>();
+    auto f = [instances](const Float64& x, const Float64& a) {
+      instances->scaling.k = a;
+      return dispatch(instances->registry, shader_ids(), [](const Shader& s, const Float64& v) { return s.shade(v); },
+                      std::make_tuple(x), std::nullopt, "constant or scaling");
+    };
+    KILN_EXPECT_GRADS(check_grads(f, std::make_tuple(domain_array(kLanes, {-1, 1}, 0), Float64(0.6))));
+  });
+}
+
+TEST_F(ControlAutodiff, OneLaneStateEntryBesideManyLanes) {
+  for_each_run([] {
+    auto f = [](const Float64& x, const Float64& s0, const Float64& theta) {
+      UInt32 count = iteration_counts();
+      auto [i, y, s] = while_loop(
+          std::make_tuple(zeros<UInt32>(kLanes), x, s0),
+          [count](const UInt32& i, const Float64&, const Float64&) { return i < count; },
+          [theta](const UInt32& i, const Float64& y, const Float64& s) {
+            return std::make_tuple(i + 1u, y * s + theta, s * theta + y * 0.1);
+          },
+          std::nullopt, "one lane", LoopDerivative{4, false});
+      return std::make_tuple(y, s);
+    };
+    KILN_EXPECT_GRADS(
+        check_grads(f, std::make_tuple(domain_array(kLanes, {0.2, 0.9}, 0), Float64(0.5), Float64(0.7))));
+  });
+}
+
+TEST_F(ControlAutodiff, OneLaneCounterBesideManyLanes) {
+  for_each_run([] {
+    // The counter starts as one lane (a broadcast) while y has kLanes; so does the condition.
+    auto f = [](const Float64& x, const Float64& theta) {
+      auto [i, y] = while_loop(
+          std::make_tuple(UInt32(0u), x), [](const UInt32& i, const Float64&) { return i < 3u; },
+          [theta](const UInt32& i, const Float64& y) { return std::make_tuple(i + 1u, y * theta + sin(y)); },
+          std::nullopt, "one-lane counter", LoopDerivative{3, false});
+      return y;
+    };
+    KILN_EXPECT_GRADS(check_grads(f, std::make_tuple(domain_array(kLanes, {0.2, 0.9}, 0), Float64(0.8))));
+  });
+}
+
+TEST_F(ControlAutodiff, CapturedPerLaneInput) {
+  for_each_run([] {
+    // x is read by the body from outside the state: its gradient is per lane.
+    auto f = [](const Float64& x, const Float64& theta) {
+      UInt32 count = iteration_counts();
+      auto [i, y] = while_loop(
+          std::make_tuple(zeros<UInt32>(kLanes), zeros<Float64>(kLanes)),
+          [count](const UInt32& i, const Float64&) { return i < count; },
+          [x, theta](const UInt32& i, const Float64& y) { return std::make_tuple(i + 1u, y * theta + x * x); },
+          std::nullopt, "captured", LoopDerivative{4, false});
+      return y;
+    };
+    KILN_EXPECT_GRADS(check_grads(f, std::make_tuple(domain_array(kLanes, {0.2, 0.9}, 0), Float64(0.7))));
+  });
+}
+
+TEST_F(ControlAutodiff, LanesFinishingAtVeryDifferentTimes) {
+  for_each_run([] {
+    // 1 to 40 iterations: evaluated loops compact the state several times.
+    constexpr size_t kMany = 64;
+    std::vector<uint32_t> counts;
+    for (size_t lane = 0; lane < kMany; ++lane) counts.push_back(uint32_t(1 + (lane * lane * 7) % 40));
+    auto f = [counts](const Float64& x, const Float64& theta) {
+      UInt32 count = UInt32::from(counts);
+      auto [i, y] = while_loop(
+          std::make_tuple(zeros<UInt32>(kMany), x), [count](const UInt32& i, const Float64&) { return i < count; },
+          [theta](const UInt32& i, const Float64& y) { return std::make_tuple(i + 1u, y * theta + 0.1 * sin(y)); },
+          std::nullopt, "staggered", LoopDerivative{40, false});
+      return y;
+    };
+    KILN_EXPECT_GRADS(check_grads(f, std::make_tuple(domain_array(kMany, {0.2, 0.9}, 0), Float64(0.9))));
+  });
+}
+
+TEST_F(ControlAutodiff, CapturedTableGatheredInALoop) {
+  for_each_run([] {
+    // The body reads a 5-entry table (not of the loop's lanes) at per-lane indices.
+    auto f = [](const Float64& x, const Float64& table) {
+      UInt32 count = iteration_counts();
+      auto [i, y] = while_loop(
+          std::make_tuple(zeros<UInt32>(kLanes), x), [count](const UInt32& i, const Float64&) { return i < count; },
+          [table](const UInt32& i, const Float64& y) {
+            UInt32 entry = (i + arange<UInt32>(kLanes)) % 5u;
+            return std::make_tuple(i + 1u, y * 0.5 + gather(table, entry) * y);
+          },
+          std::nullopt, "table", LoopDerivative{4, false});
+      return y;
+    };
+    KILN_EXPECT_GRADS(check_grads(f, std::make_tuple(domain_array(kLanes, {0.2, 0.9}, 0), domain_array(5, {0.1, 0.6}, 0.5))));
+  });
+}
+
+TEST_F(ControlAutodiff, CapturedTableOfTheLoopsLanesGatheredInALoop) {
+  // A table with as many entries as the loop has lanes, read at permuted indices: its
+  // gradient is a scatter buffer that accumulates over the iterations by itself (it must
+  // not also be carried lane by lane).
+  for_each_run([] {
+    auto f = [](const Float64& x, const Float64& table) {
+      UInt32 count = iteration_counts();
+      auto [i, y] = while_loop(
+          std::make_tuple(zeros<UInt32>(kLanes), x), [count](const UInt32& i, const Float64&) { return i < count; },
+          [table](const UInt32& i, const Float64& y) {
+            UInt32 entry = (i * 5u + arange<UInt32>(kLanes) * 7u) % uint32_t(kLanes);
+            return std::make_tuple(i + 1u, y * 0.5 + gather(table, entry) * y + gather(table, entry / 2u));
+          },
+          std::nullopt, "table", LoopDerivative{4, false});
+      return y;
+    };
+    KILN_EXPECT_GRADS(
+        check_grads(f, std::make_tuple(domain_array(kLanes, {0.2, 0.9}, 0), domain_array(kLanes, {0.1, 0.6}, 0.5))));
+  });
+}
+
+TEST_F(ControlAutodiff, CapturedTableGatheredInABranch) {
+  for_each_run([] {
+    auto f = [](const Float64& x, const Float64& table) {
+      UInt32 entry = arange<UInt32>(kLanes) % 5u;
+      return if_stmt(
+          x > 0.0, [table](const Float64& v, const UInt32& e) { return v * gather(table, e); },
+          [](const Float64& v, const UInt32&) { return v * v; }, std::make_tuple(x, entry), std::nullopt, "table");
+    };
+    KILN_EXPECT_GRADS(
+        check_grads(f, std::make_tuple(domain_array(kLanes, {0.1, 1.0, true}, 0), domain_array(5, {0.1, 0.6}, 0.5))));
+  });
+}
+
+TEST_F(ControlAutodiff, TrajectoryOverflowInsideAnotherLoopRaisesWhenEvaluated) {
+  // The inner loop's derivative is traced inside the outer one's: its iteration counts
+  // are checked once the kernel has run, and the gradient's evaluation raises.
+  Float64 theta(0.9);
+  enable_grad(theta);
+  auto [i, y] = while_loop(
+      std::make_tuple(zeros<UInt32>(kLanes), full<Float64>(1.0, kLanes)),
+      [](const UInt32& i, const Float64&) { return i < 2u; },
+      [theta](const UInt32& i, const Float64& y) {
+        auto [j, z] = while_loop(
+            std::make_tuple(zeros<UInt32>(kLanes), y), [](const UInt32& j, const Float64&) { return j < 5u; },
+            [theta](const UInt32& j, const Float64& z) { return std::make_tuple(j + 1u, z * theta); },
+            ControlMode::Symbolic, "inner", LoopDerivative{3, false});
+        return std::make_tuple(i + 1u, z);
+      },
+      ControlMode::Symbolic, "outer", LoopDerivative{2, false});
+  Float64 loss = sum(y);
+  try {
+    backward(loss);
+    eval(grad(theta));
+    FAIL() << "the inner loop outran its trajectory without an error";
+  } catch (const ValueError& e) {
+    std::string message = e.what();
+    EXPECT_NE(message.find("while_loop('inner')"), std::string::npos) << message;
+    EXPECT_NE(message.find("max_iterations=3"), std::string::npos) << message;
+  }
+}
+
+/// y = x² with hand-written derivatives, used inside a loop body.
+struct Square : CustomOp<std::tuple<Float64>, std::tuple<Float64>> {
+  Float64 x;
+  Outputs eval(const Inputs& in) override {
+    x = std::get<0>(in);
+    return {x * x};
+  }
+  Outputs forward(const Inputs& dx) override { return {2.0 * x * std::get<0>(dx)}; }
+  Inputs backward(const Outputs& dy) override { return {2.0 * x * std::get<0>(dy)}; }
+};
+
+TEST_F(ControlAutodiff, CustomOpInsideALoopBody) {
+  for_each_run([] {
+    auto f = [](const Float64& x, const Float64& theta) {
+      UInt32 count = iteration_counts();
+      auto [i, y] = while_loop(
+          std::make_tuple(zeros<UInt32>(kLanes), x), [count](const UInt32& i, const Float64&) { return i < count; },
+          [theta](const UInt32& i, const Float64& y) {
+            return std::make_tuple(i + 1u, std::get<0>(custom(std::make_shared<Square>(), y * theta)) * 0.5 + y);
+          },
+          std::nullopt, "custom", LoopDerivative{4, false});
+      return y;
+    };
+    KILN_EXPECT_GRADS(check_grads(f, std::make_tuple(domain_array(kLanes, {0.2, 0.9}, 0), Float64(0.7))));
+  });
+}
+
+TEST_F(ControlAutodiff, BackwardTwiceWithRetainGraph) {
+  for_each_run([] {
+    Float64 theta(1.1);
+    enable_grad(theta);
+    Float64 y = sum(ten_iterations_with(theta));
+    backward(y, /*retain_graph=*/true);
+    double once = grad(theta).item();
+    EXPECT_NEAR(once, 10 * std::pow(1.1, 9) + 5 * std::pow(1.1, 4), 1e-9);
+    backward(y);
+    EXPECT_NEAR(grad(theta).item(), 2 * once, 1e-9);
+  });
+}
+
+// A forward traversal from x must not take the gradient another traversal left on a
+// captured array (theta: an adjoint from backward()) for a tangent: only what the
+// traversal reaching the statement passes counts, as in straight-line code.
+TEST_F(ControlAutodiff, ForwardIgnoresGradientsLeftOnCapturesOfALoop) {
+  for_each_run([] {
+    Float64 x = domain_array(kLanes, {0.2, 0.9}, 0), theta(0.8);
+    enable_grad(x, theta);
+    auto [i, y] = while_loop(  // y = x (θ² + θ + 1) after 3 iterations
+        std::make_tuple(zeros<UInt32>(kLanes), zeros<Float64>(kLanes)),
+        [](const UInt32& i, const Float64&) { return i < 3u; },
+        [x, theta](const UInt32& i, const Float64& y) { return std::make_tuple(i + 1u, y * theta + x); },
+        std::nullopt, "captures", LoopDerivative{3, false});
+    backward(sum(y), /*retain_graph=*/true);  // leaves adjoints on x and theta
+    forward(x);
+    std::vector<double> tangent = host(grad(y));
+    for (size_t lane = 0; lane < kLanes; ++lane) EXPECT_NEAR(tangent[lane], 0.64 + 0.8 + 1, 1e-12) << lane;
+  });
+}
+
+TEST_F(ControlAutodiff, ForwardIgnoresGradientsLeftOnCapturesOfABranch) {
+  for_each_run([] {
+    Float64 x = domain_array(kLanes, {0.1, 1.0, true}, 0), theta(0.8);
+    enable_grad(x, theta);
+    Float64 y = if_stmt(
+        x > 0.0, [theta](const Float64& v) { return v * theta; }, [](const Float64& v) { return v * 2.0; },
+        std::make_tuple(x), std::nullopt, "captures");
+    backward(sum(y), /*retain_graph=*/true);
+    forward(x);
+    std::vector<double> tangent = host(grad(y)), lanes = host(x);
+    for (size_t lane = 0; lane < kLanes; ++lane) EXPECT_NEAR(tangent[lane], lanes[lane] > 0 ? 0.8 : 2.0, 1e-12) << lane;
+  });
 }
 
 // ---- errors -------------------------------------------------------------------------------

@@ -270,6 +270,32 @@ TEST_F(Eval, FloatSumIsIndependentOfThreads) {
   for (int i = 0; i < 3; ++i) EXPECT_EQ(sum(x).item(), first);
 }
 
+TEST_F(Eval, SumEachReducesManyArraysInOnePass) {
+  // Sizes around the reduction block (2^14), a pending one, an empty one, both precisions.
+  std::vector<size_t> sizes = {0, 1, 7, 16384, 16385, 100000};
+  std::vector<Float> floats;
+  std::vector<detail::Index> indices;
+  for (size_t n : sizes) {
+    floats.push_back(cast<float>(arange<UInt32>(n) % 97u) * 0.25f);  // pending, exact in float
+    indices.push_back(floats.back().index());
+  }
+  Float64 wide = Float64::from(std::vector<double>{0.1, 0.2, 0.3});
+  indices.push_back(wide.index());
+  std::vector<detail::Index> totals = detail::sum_each(indices.data(), indices.size());
+  ASSERT_EQ(totals.size(), indices.size());
+  for (size_t k = 0; k < sizes.size(); ++k) {
+    Float total = Float::steal(totals[k]);
+    double expected = 0;
+    for (size_t i = 0; i < sizes[k]; ++i) expected += double(i % 97) * 0.25;
+    EXPECT_EQ(total.size(), 1u);
+    EXPECT_EQ(double(total.item()), expected) << sizes[k] << " lanes";
+  }
+  EXPECT_NEAR(Float64::steal(totals.back()).item(), 0.6, 1e-15);
+  Int32 integers = Int32::from(std::vector<int32_t>{1, 2});
+  detail::Index bad = integers.index();
+  EXPECT_THROW(detail::sum_each(&bad, 1), TypeError);
+}
+
 TEST_F(Eval, InterpreterAndJitAgreeOnAFusedProgram) {
   auto program = [] {
     Float x = linspace<Float>(-3.f, 3.f, 1001);

@@ -281,6 +281,43 @@ def test_retain_graph_and_accumulation():
     np.testing.assert_allclose(kl.grad(x).numpy(), [1.5, 1.5])
 
 
+def test_forward_twice_gives_the_same_tangents():
+    # tangents restart at zero downstream of the sources (also a one-lane sum's)
+    x, p = f64([1.0, 2.0]), f64([0.5])
+    kl.enable_grad(x, p)
+    y, total = (x * 3.0) ** 2, kl.sum(x * p)
+    for _ in range(2):
+        kl.forward(x)
+        np.testing.assert_allclose(kl.grad(y).numpy(), [18, 36])
+        np.testing.assert_allclose(kl.grad(total).numpy(), [1])
+
+
+def test_forward_after_backward_freed_the_uses():
+    x = f64([1.0, 2.0])
+    kl.enable_grad(x)
+    y = x * x  # a freed use that is still alive: its tangent could not be computed
+    kl.backward(kl.sum(y))
+    with pytest.raises(ValueError, match=r"forward\(\).*retain_graph"):
+        kl.forward(x)
+    z = kl.sin(x)  # a new use
+    kl.forward(x)
+    np.testing.assert_allclose(kl.grad(z).numpy(), np.cos([1.0, 2.0]))
+    del y
+
+
+@pytest.mark.parametrize("mode", ["symbolic", "evaluated"])
+def test_forward_ignores_gradients_left_on_loop_captures(mode):
+    # backward() leaves an adjoint on theta, which the loop body reads from outside its
+    # state; forward(x) must not take it for a tangent.
+    x, theta = f64([0.3, 0.6, 0.9]), f64([0.8])
+    kl.enable_grad(x, theta)
+    _, y = kl.while_loop((kl.zeros(kl.UInt32, 3), kl.zeros(F64, 3)), lambda i, y: i < 3,
+                         lambda i, y: (i + 1, y * theta + x), mode=mode, max_iterations=3)
+    kl.backward(kl.sum(y), retain_graph=True)
+    kl.forward(x)
+    np.testing.assert_allclose(kl.grad(y).numpy(), [0.64 + 0.8 + 1] * 3)
+
+
 def test_detach():
     x = f64([1.0, 2.0])
     kl.enable_grad(x)
@@ -606,6 +643,25 @@ def test_core_checks_the_number_of_gradients():
     with pytest.raises(ValueError, match=r"Bridged.forward\(\) returned 0 gradients, expected 1"):
         kl.forward(a)
     del z
+
+
+def test_core_checks_the_lane_count_of_gradients():
+    class Bridge:
+        def forward_grads(self, grads):
+            return [f64([1.0, 2.0])]
+
+        def backward_grads(self, grads):
+            return [f64([1.0, 2.0])]  # the input has 3 lanes
+
+    x = f64([1.0, 2.0, 3.0])
+    kl.enable_grad(x)
+    (y,) = kl._kiln._custom(Bridge(), "Bridged", [x], [f64([3.0, 4.0, 5.0])])
+    with pytest.raises(ValueError, match=r"Bridged.backward\(\) returned a gradient of 2 lanes for input 0, which has 3"):
+        kl.backward_from(y, 1.0)
+    z = kl._kiln._custom(Bridge(), "Bridged", [x], [f64([3.0, 4.0, 5.0])])[0]
+    with pytest.raises(ValueError, match=r"Bridged.forward\(\) returned a gradient of 2 lanes for output 0, which has 3"):
+        kl.forward(x)
+    del y, z
 
 
 def test_exceptions_in_callbacks_propagate():

@@ -117,6 +117,10 @@ void ad_push_isolation(bool collect = false);
 /// What traversals inside the innermost collecting scope passed to `ad` (a new
 /// reference; 0 when nothing).
 Index ad_collected(AdIndex ad);
+/// The buffers that scatters inside the statement write as contributions to `ad` (the
+/// adjoints of gathers from a captured array; new references): they accumulate over the
+/// statement's iterations themselves, so they are not carried lane by lane.
+std::vector<Index> ad_collected_buffers(AdIndex ad);
 void ad_pop_isolation();
 
 /// The creation number the next AD node will get.

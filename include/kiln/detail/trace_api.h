@@ -9,6 +9,7 @@
 #include <memory>
 #include <source_location>
 #include <string>
+#include <vector>
 
 namespace kiln::detail {
 
@@ -77,6 +78,11 @@ std::string graphviz(const Index* indices, size_t count);
 /// Horizontal operations: they evaluate their input and return a new evaluated node.
 enum class Reduction : uint8_t { Sum, Prod, Min, Max, Any, All };
 Index reduce(Reduction kind, Index index);
+/// The sums of many Float/Float64 arrays at once (one-lane results, new references): all
+/// are evaluated together, then reduced in parallel over (array, block) with several
+/// accumulators per block. Deterministic, but not rounded like sum() (the gradients of
+/// one-lane parameters used on many lanes).
+std::vector<Index> sum_each(const Index* indices, size_t count);
 Index prefix_sum(Index index, bool exclusive);
 Index compress(Index mask);
 Index block_sum(Index index, size_t block);

@@ -25,15 +25,23 @@ UInt32 iteration_counts() {
   return UInt32::from(counts);
 }
 
+/// y after `step(i, y)` has run count[lane] times on each lane (i = 0, 1, ...): a
+/// while_loop over (i, y) in the run's mode.
+template <typename Step>
+Float64 iterate(const UInt32& count, const Float64& y0, Step step, const char* name, LoopDerivative derivative) {
+  auto [i, y] = while_loop(
+      std::make_tuple(zeros<UInt32>(count.size()), y0), [count](const UInt32& i, const Float64&) { return i < count; },
+      [step](const UInt32& i, const Float64& y) { return std::make_tuple(i + 1u, step(i, y)); }, std::nullopt, name,
+      derivative);
+  return y;
+}
+
 TEST_F(ControlAutodiff, WhileLoopWithTrajectory) {
   for_each_run([] {
     auto f = [](const Float64& x, const Float64& theta) {
-      UInt32 count = iteration_counts();
-      auto [i, y] = while_loop(
-          std::make_tuple(zeros<UInt32>(kLanes), x), [count](const UInt32& i, const Float64&) { return i < count; },
-          [theta](const UInt32& i, const Float64& y) { return std::make_tuple(i + 1u, y * theta + sin(y)); },
-          std::nullopt, "trajectory", LoopDerivative{4, false});
-      return y;
+      return iterate(iteration_counts(), x,
+                     [theta](const UInt32& i, const Float64& y) { return y * theta + sin(y); }, "trajectory",
+                     LoopDerivative{4, false});
     };
     KILN_EXPECT_GRADS(check_grads(f, std::make_tuple(domain_array(kLanes, {0.2, 0.9}, 0), Float64(0.8))));
   });

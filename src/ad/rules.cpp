@@ -135,7 +135,6 @@ template <typename T> struct Rule {
   A result;
   AdIndex target;
   size_t parameter = 0;     ///< PrefixSum: exclusive; BlockSum: block size
-  ReduceOp reduce = ReduceOp::None;
 
   A arg(size_t i) const { return A::borrow(operands[i].value); }
   Handle raw(size_t i) const { return Handle::borrow(operands[i].value); }

@@ -44,6 +44,19 @@ Values symbolic_choices(std::vector<Choice>& choices, const Values& args, size_t
   return result;
 }
 
+/// symbolic_choices(), differentiable when derivatives may be needed (differentiate.h):
+/// then its derivatives record the choices again with their functions wrapped.
+Values symbolic_statement(std::vector<Choice>& choices, const Values& args, size_t lanes, const std::string& what,
+                          const char* statement, const std::string& name) {
+  if (!derivatives_possible()) return symbolic_choices(choices, args, lanes, what, statement, name);
+  ChoicesRun run = [choices, lanes, what, statement, name](const Values& in, const FunctionWrap& wrap) {
+    std::vector<Choice> wrapped = choices;
+    for (Choice& choice : wrapped) choice.run = wrap(choice.run);
+    return symbolic_choices(wrapped, in, lanes, what, statement, name);
+  };
+  return differentiable_choices(args, run, what);
+}
+
 /// Evaluated: each choice on its compacted lanes, one kernel per choice.
 Values evaluated_choices(std::vector<Choice>& choices, const Values& args, size_t lanes, const std::string& what) {
   Values result;
@@ -100,13 +113,7 @@ Values if_stmt(Index cond_index, const BodyFn& true_fn, const BodyFn& false_fn, 
   choices[1].lanes_mask = traced(Op::Not, cond);
   choices[1].run = false_fn;
   if (resolve_mode(mode) == ControlMode::Symbolic) {
-    if (!derivatives_possible(args)) return symbolic_choices(choices, args, lanes, what, "if_stmt", name);
-    ChoicesRun run = [choices, lanes, what, name](const Values& in, const FunctionWrap& wrap) {
-      std::vector<Choice> wrapped = choices;
-      for (Choice& choice : wrapped) choice.run = wrap(choice.run);
-      return symbolic_choices(wrapped, in, lanes, what, "if_stmt", name);
-    };
-    return differentiable_choices(args, run, what);
+    return symbolic_statement(choices, args, lanes, what, "if_stmt", name);
   }
   eval_values(all);
   for (Choice& choice : choices) choice.lanes = lanes_where(choice.lanes_mask);
@@ -132,13 +139,7 @@ Values dispatch(Index ids_index, const std::vector<uint32_t>& instances, const I
   if (resolve_mode(mode) == ControlMode::Symbolic) {
     for (size_t k = 0; k < instances.size(); ++k)
       choices[k].lanes_mask = traced(Op::Eq, ids, literal(VarType::UInt32, instances[k]));
-    if (!derivatives_possible(args)) return symbolic_choices(choices, args, lanes, what, "dispatch", name);
-    ChoicesRun run = [choices, lanes, what, name](const Values& in, const FunctionWrap& wrap) {
-      std::vector<Choice> wrapped = choices;
-      for (Choice& choice : wrapped) choice.run = wrap(choice.run);
-      return symbolic_choices(wrapped, in, lanes, what, "dispatch", name);
-    };
-    return differentiable_choices(args, run, what);
+    return symbolic_statement(choices, args, lanes, what, "dispatch", name);
   }
   // Group the lanes by instance in one pass over the ids (lanes outside the enclosing mask
   // and unknown ids take no choice).

@@ -430,7 +430,7 @@ Values connect(std::shared_ptr<CustomCallbacks> op, const Values& inputs, const 
 
 }  // namespace
 
-bool derivatives_possible(const Values&) { return ad_recording() && ad_node_count() > 0; }
+bool derivatives_possible() { return ad_recording() && ad_node_count() > 0; }
 
 Values differentiable_choices(const Values& args, const ChoicesRun& run, const std::string& what) {
   Values captures;

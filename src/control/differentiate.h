@@ -28,7 +28,7 @@ using LoopRun = std::function<Values(const Values& state, const ConditionFn& con
 
 /// True when a statement recorded now may need derivatives (recording is on and some AD
 /// node exists that the statement could read).
-bool derivatives_possible(const Values& inputs);
+bool derivatives_possible();
 
 /// A symbolic if_stmt / dispatch with derivatives with respect to its arguments and to the
 /// differentiable arrays its functions read from outside.

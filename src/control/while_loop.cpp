@@ -156,7 +156,7 @@ Values while_loop(const Values& state, const ConditionFn& cond, const BodyFn& bo
     if (!v) throw ValueError("kiln: " + what + ": a state array is empty (default-constructed)");
   size_t lanes = common_size(state, what + " state");
   if (resolve_mode(mode) == ControlMode::Evaluated) return evaluated_loop(state, cond, body, what, lanes);
-  if (!derivatives_possible(state)) return symbolic_loop(state, cond, body, what, name, lanes);
+  if (!derivatives_possible()) return symbolic_loop(state, cond, body, what, name, lanes);
   LoopRun run = [what, name, lanes](const Values& s, const ConditionFn& c, const BodyFn& b) {
     return symbolic_loop(s, c, b, what, name, lanes);
   };

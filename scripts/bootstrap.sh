@@ -5,7 +5,7 @@ set -euo pipefail
 debian_packages=(
   cmake ninja-build g++ pkg-config
   llvm-19-dev libtbb-dev libxxhash-dev libzstd-dev
-  libgtest-dev libbenchmark-dev libpng-dev zlib1g-dev
+  libgtest-dev libbenchmark-dev libpng-dev zlib1g-dev libopenblas-dev
 )
 
 missing=()

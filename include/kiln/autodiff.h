@@ -183,14 +183,21 @@ inline GradScope isolate_grad() { return GradScope(GradScope::Kind::Isolate); }
 // ---- CustomOp -------------------------------------------------------------------------------
 
 namespace detail {
-/// The types and sizes of a tuple's arrays, to give missing gradients as zeros.
+/// The sizes of a tuple's arrays, to give missing gradients as zeros.
 template <typename Tuple> std::vector<size_t> leaf_sizes(const Tuple& tuple) {
   std::vector<size_t> sizes;
   for_each_array(tuple, [&](const auto& a) { sizes.push_back(a.size()); });
   return sizes;
 }
-template <typename Tuple> Tuple tuple_from_grads(const std::vector<Index>& grads, const std::vector<size_t>& sizes) {
-  Tuple result;
+/// `tuple` without its arrays: what remains is its layout (the shapes of tensors).
+template <typename Tuple> Tuple hollow(Tuple tuple) {
+  for_each_array(tuple, [](auto& array) { array = std::decay_t<decltype(array)>(); });
+  return tuple;
+}
+/// A tuple laid out like `like` (hollow) holding `grads`, zeros where a gradient is 0.
+template <typename Tuple>
+Tuple tuple_from_grads(const Tuple& like, const std::vector<Index>& grads, const std::vector<size_t>& sizes) {
+  Tuple result = like;
   size_t k = 0;
   for_each_array(result, [&](auto& array) {
     using A = std::decay_t<decltype(array)>;
@@ -223,18 +230,22 @@ template <typename In, typename Out> class CustomOp : public detail::CustomCallb
   virtual Inputs backward(const Outputs& grad_outputs) = 0;
 
   std::vector<detail::Index> forward_grads(const std::vector<detail::Index>& g) final {
-    return detail::grads_from_tuple(forward(detail::tuple_from_grads<Inputs>(g, input_sizes_)));
+    return detail::grads_from_tuple(forward(detail::tuple_from_grads(input_layout_, g, input_sizes_)));
   }
   std::vector<detail::Index> backward_grads(const std::vector<detail::Index>& g) final {
-    return detail::grads_from_tuple(backward(detail::tuple_from_grads<Outputs>(g, output_sizes_)));
+    return detail::grads_from_tuple(backward(detail::tuple_from_grads(output_layout_, g, output_sizes_)));
   }
-  /// Called by custom(): the sizes of missing (zero) gradients.
-  void set_sizes(std::vector<size_t> inputs, std::vector<size_t> outputs) {
-    input_sizes_ = std::move(inputs);
-    output_sizes_ = std::move(outputs);
+  /// Called by custom(): the layouts (tensor shapes) and sizes gradients are given in.
+  void set_layout(const Inputs& inputs, const Outputs& outputs) {
+    input_layout_ = detail::hollow(inputs);
+    output_layout_ = detail::hollow(outputs);
+    input_sizes_ = detail::leaf_sizes(inputs);
+    output_sizes_ = detail::leaf_sizes(outputs);
   }
 
  private:
+  Inputs input_layout_;
+  Outputs output_layout_;
   std::vector<size_t> input_sizes_, output_sizes_;
 };
 
@@ -249,7 +260,7 @@ template <typename Op, typename... Args> auto custom(std::shared_ptr<Op> op, con
     GradScope scope = suspend_grad();
     outputs = op->eval(detach(inputs));
   }
-  op->set_sizes(detail::leaf_sizes(inputs), detail::leaf_sizes(outputs));
+  op->set_layout(inputs, outputs);
   std::vector<detail::AdOperand> operands;
   for_each_array(inputs, [&](const auto& a) { operands.push_back(a.operand()); });
   std::vector<detail::Index> values;

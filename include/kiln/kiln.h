@@ -12,3 +12,5 @@
 #include <kiln/autodiff.h>
 #include <kiln/control.h>
 #include <kiln/record.h>
+#include <kiln/tensor.h>
+#include <kiln/map.h>

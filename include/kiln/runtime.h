@@ -48,8 +48,10 @@ enum class KernelSource : uint8_t {
   Generalized,  ///< compiled now as a generic kernel: some literal slots became parameters
   Memory,       ///< found in the in-memory cache (no code generated)
   Disk,         ///< loaded from the disk cache (no code generated)
+  Library,      ///< not a kernel: a library call such as matmul's OpenBLAS GEMM (an evaluation boundary)
 };
-const char* source_name(KernelSource source);  ///< "compiled", "generalized", "memory", "disk"
+/// "compiled", "generalized", "memory", "disk" or "library"
+const char* source_name(KernelSource source);
 
 /// Statistics of the kernel caches.
 struct CacheStats {

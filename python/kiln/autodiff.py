@@ -17,7 +17,7 @@ import atexit
 import contextlib
 
 from . import _kiln
-from ._kiln import (Float, Float64, Array2f, Array3f, Array4f, Array3f64, Matrix2f, Matrix3f, Matrix4f,
+from ._kiln import (Float, Float64, Array2f, Array3f, Array4f, Array3f64, Matrix2f, Matrix3f, Matrix4f, TensorXf, TensorXd,
                     SizeError)
 from .control import _VECTORS, _MATRICES, _flatten, _flatten_like, _unflatten, _describe
 
@@ -27,7 +27,8 @@ __all__ = ["enable_grad", "grad", "set_grad", "accumulate_grad", "clear_grad", "
 
 _FLOAT_ARRAYS = (Float, Float64)
 # Kiln values that can carry derivatives: float arrays and the vectors and matrices of them.
-_FLOAT_VALUES = (Float, Float64, Array2f, Array3f, Array4f, Array3f64, Matrix2f, Matrix3f, Matrix4f)
+_FLOAT_VALUES = (Float, Float64, Array2f, Array3f, Array4f, Array3f64, Matrix2f, Matrix3f, Matrix4f, TensorXf,
+                 TensorXd)
 
 
 # ---------------------------------------------------------------------------------------
@@ -37,7 +38,7 @@ def _kiln_values(node, value, path):
     """(path, Kiln value) for each array, vector, matrix or PCG32 inside `value`, whose
     structure `node` is (control._flatten's), in flattening order."""
     kind = node.kind
-    if kind in ("array", "vector", "matrix", "pcg32"):
+    if kind in ("array", "vector", "matrix", "pcg32", "tensor"):
         yield path, value
     elif kind in ("tuple", "list"):
         for i, (child, item) in enumerate(zip(node.children, value)):
@@ -54,7 +55,7 @@ def _array_paths(node, path):
     """The path of each array _flatten() writes for structure `node` (vector components
     as `.x`, matrix entries as `[r, c]`), for error messages."""
     kind = node.kind
-    if kind == "array":
+    if kind in ("array", "tensor"):
         yield path
     elif kind == "vector":
         yield from (f"{path}.{c}" for c in "xyzw"[:_VECTORS[node.type][1]])

@@ -16,7 +16,7 @@ import dataclasses
 from . import _kiln
 from ._kiln import (Bool, Int32, UInt32, Int64, UInt64, Float, Float64, Array2f, Array3f, Array4f,
                     Array2u, Array3u, Array2i, Array3i, Array3f64, Matrix2f, Matrix3f, Matrix4f, PCG32,
-                    ControlMode, RecorderCore)
+                    ControlMode, RecorderCore, TensorXf, TensorXd, TensorXu, TensorXi, TensorXb)
 
 __all__ = ["while_loop", "if_stmt", "Registry", "dispatch", "print_async", "Recorder"]
 
@@ -25,6 +25,7 @@ _ARRAYS = (Float, Float64, UInt32, Int32, Bool, UInt64, Int64)
 _VECTORS = {Array2f: (Float, 2), Array3f: (Float, 3), Array4f: (Float, 4), Array2u: (UInt32, 2),
             Array3u: (UInt32, 3), Array2i: (Int32, 2), Array3i: (Int32, 3), Array3f64: (Float64, 3)}
 _MATRICES = {Matrix2f: (Float, 4), Matrix3f: (Float, 9), Matrix4f: (Float, 16)}
+_TENSORS = (TensorXf, TensorXd, TensorXu, TensorXi, TensorXb)
 _MISSING = object()  # a Recorder field without a value
 _NUMPY_CLASSES = {"float32": "Float", "float64": "Float64", "uint32": "UInt32", "int32": "Int32",
                   "bool": "Bool", "uint64": "UInt64", "int64": "Int64"}
@@ -39,11 +40,11 @@ class _Node:
     __slots__ = ("kind", "type", "keys", "children", "template")
 
     def __init__(self, kind, type_, keys=None, children=(), template=None):
-        self.kind = kind          # "array", "vector", "matrix", "pcg32", "none", "tuple", "list", "dict", "dataclass"
+        self.kind = kind          # "array", "vector", "matrix", "pcg32", "tensor", "none", "tuple", "list", "dict", "dataclass"
         self.type = type_
         self.keys = keys          # dict keys / dataclass field names
         self.children = children
-        self.template = template  # a dataclass instance to copy when rebuilding
+        self.template = template  # a dataclass instance to copy when rebuilding; a tensor's shape
 
 
 def _name(type_):
@@ -110,6 +111,8 @@ def _leaf_arrays(value):
         return "matrix", [value[r, c] for r in range(n) for c in range(n)]
     if cls is PCG32:
         return "pcg32", [value.state, value.inc]
+    if cls in _TENSORS:
+        return "tensor", [value.array]
     return None
 
 
@@ -129,7 +132,7 @@ def _flatten(value, path, out, what, allow_none=False):
     leaf = _leaf_arrays(value)
     if leaf is not None:
         _add_arrays(leaf[1], path, what, out)
-        return _Node(leaf[0], type(value))
+        return _Node(leaf[0], type(value), template=value.shape if leaf[0] == "tensor" else None)
     if isinstance(value, (tuple, list)):
         children = tuple(_flatten(v, f"{path}[{i}]", out, what) for i, v in enumerate(value))
         return _Node("list" if isinstance(value, list) else "tuple", type(value), children=children)
@@ -156,7 +159,7 @@ def _flatten_like(node, value, path, out, what, reference):
             message += "; " + _wrap_hint(value, node)
         return TypeError(message)
 
-    if node.kind in ("array", "vector", "matrix", "pcg32"):
+    if node.kind in ("array", "vector", "matrix", "pcg32", "tensor"):
         if type(value) is not node.type:
             raise mismatch()
         _add_arrays(_leaf_arrays(value)[1], path, what, out)
@@ -199,6 +202,8 @@ def _build(node, arrays):
         rng.state = next(arrays)
         rng.inc = next(arrays)
         return rng
+    if kind == "tensor":
+        return node.type(next(arrays), list(node.template))
     if kind == "none":
         return None
     children = [_build(child, arrays) for child in node.children]

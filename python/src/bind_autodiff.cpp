@@ -15,10 +15,11 @@
 namespace kiln::python {
 namespace {
 
-/// Calls f(std::type_identity<T>{}) for every array, vector and matrix type.
+/// Calls f(std::type_identity<T>{}) for every array, vector, matrix and tensor type.
 template <typename F> void for_each_value_type(F&& f) {
   for_each_array_type(f);
-  std::apply([&](auto... values) { (f(std::type_identity<decltype(values)>{}), ...); }, CompositeTypes{});
+  std::apply([&](auto... values) { (f(std::type_identity<decltype(values)>{}), ...); },
+             std::tuple_cat(CompositeTypes{}, std::tuple<TensorXf, TensorXd, TensorXu, TensorXi, TensorXb>{}));
 }
 
 /// Calls f(array) with the C++ array behind `value`, one of the seven array types;

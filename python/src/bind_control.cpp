@@ -118,6 +118,20 @@ void bind_control(nb::module_& m) {
         nb::arg("format"), nb::arg("values"), nb::arg("active").none(),
         "Core of kiln.print_async over a list of arrays (active None: every lane).");
 
+  m.def("_chunked_map",
+        [](nb::callable fn, nb::list mapped, const std::vector<size_t>& widths, size_t rows, nb::list whole,
+           size_t chunk_rows, const std::string& title) {
+          detail::ChunkFn chunk = [fn, title](const detail::Values& m, const detail::Values& w, size_t count) {
+            return to_values(fn(to_list(m), to_list(w), count), title.c_str());
+          };
+          return to_list(detail::chunked_map(chunk, to_values(mapped, title.c_str()), widths, rows,
+                                             to_values(whole, title.c_str()), chunk_rows, title));
+        },
+        nb::arg("fn"), nb::arg("mapped"), nb::arg("widths"), nb::arg("rows"), nb::arg("whole"), nb::arg("chunk_rows"),
+        nb::arg("title"),
+        "Core of kiln.chunked_map / kiln.checkpoint over lists of flat arrays: fn(mapped rows, whole, count) -> "
+        "list of outputs, count rows each.");
+
   nb::class_<detail::RecorderCore>(m, "RecorderCore",
                                    "Per-lane records of plain array columns (the core of kiln.Recorder).")
       .def("__init__",

@@ -71,6 +71,7 @@ void bind_runtime(nb::module_& m);
 void bind_control(nb::module_& m);
 void bind_interop(nb::module_& m);
 void bind_autodiff(nb::module_& m);
+void bind_tensor(nb::module_& m);
 
 }  // namespace kiln::python
 

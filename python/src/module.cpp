@@ -49,5 +49,6 @@ NB_MODULE(_kiln, m) {
   bind_runtime(m);
   bind_control(m);
   bind_interop(m);
+  bind_tensor(m);
   bind_autodiff(m);
 }

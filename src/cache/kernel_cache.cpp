@@ -237,6 +237,7 @@ const char* source_name(KernelSource source) {
     case KernelSource::Generalized: return "generalized";
     case KernelSource::Memory: return "memory";
     case KernelSource::Disk: return "disk";
+    case KernelSource::Library: return "library";
   }
   return "?";
 }

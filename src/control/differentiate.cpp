@@ -28,16 +28,6 @@ Values detached(const Values& values) {
   return out;
 }
 
-/// Recording on, for the traced functions inside derivative statements.
-struct Recording {
-  explicit Recording(bool on) { ad_push_recording(on); }
-  ~Recording() { ad_pop_recording(); }
-};
-struct Isolated {
-  explicit Isolated(bool collect) { ad_push_isolation(collect); }
-  ~Isolated() noexcept(false) { ad_pop_isolation(); }
-};
-
 /// `fn` traced with derivatives recorded, so that the differentiable arrays it reads from
 /// outside (AD nodes older than the call) are added to `captures`; returns its results
 /// without derivatives (they belong to the statement's node).
@@ -76,8 +66,8 @@ Values leaves_of(const Values& in, size_t n) {
 /// arrays come from their AD nodes (set by the traversal that reached the statement).
 BodyFn tangent_function(const BodyFn& fn, size_t n) {
   return [fn, n](const Values& in) {
-    Recording on(true);
-    Isolated scope(/*collect=*/false);
+    RecordingScope on(true);
+    IsolationScope scope(/*collect=*/false);
     Values leaves = leaves_of(in, n);
     for (size_t k = 0, t = n; k < n; ++k)
       if (leaves[k].ad()) ad_set_grad(leaves[k].ad(), in[t++].index());
@@ -105,8 +95,8 @@ using CaptureBuffers = std::shared_ptr<std::vector<Values>>;
 BodyFn adjoint_function(const BodyFn& fn, size_t n, const Values& captures, bool with_outputs,
                         CaptureBuffers buffers) {
   return [fn, n, captures, with_outputs, buffers](const Values& in) {
-    Recording on(true);
-    Isolated scope(/*collect=*/true);
+    RecordingScope on(true);
+    IsolationScope scope(/*collect=*/true);
     Values leaves = leaves_of(in, n);
     Values out = fn(leaves);
     std::vector<AdIndex> targets;

@@ -41,6 +41,22 @@ Values zeros_like(const Values& like, size_t size);
 /// target[k][lanes] = values[k].
 void scatter_values(Values& targets, const Values& values, const Handle& lanes);
 
+/// Derivatives recorded (or not) for the lifetime of the scope, whatever the caller had:
+/// the traced functions inside derivative statements and chunked maps.
+struct RecordingScope {
+  explicit RecordingScope(bool on) { ad_push_recording(on); }
+  ~RecordingScope() { ad_pop_recording(); }
+  RecordingScope(const RecordingScope&) = delete;
+  RecordingScope& operator=(const RecordingScope&) = delete;
+};
+/// An isolate_grad() scope (with `collect`: see ad_push_isolation()).
+struct IsolationScope {
+  explicit IsolationScope(bool collect) { ad_push_isolation(collect); }
+  ~IsolationScope() noexcept(false) { ad_pop_isolation(); }
+  IsolationScope(const IsolationScope&) = delete;
+  IsolationScope& operator=(const IsolationScope&) = delete;
+};
+
 /// Makes `mask` the current mask (src/ir/region.h) for the lifetime of the scope.
 class MaskScope {
  public:

@@ -31,6 +31,12 @@ void log_launch(const KernelLaunch& launch) {
   if (log_enabled(LogLevel::Debug)) log(LogLevel::Debug, launch.ir());
 }
 
+void append(KernelLaunch launch) {
+  std::vector<KernelLaunch>& h = history();
+  if (h.size() >= kHistoryLimit) h.erase(h.begin(), h.begin() + kHistoryLimit / 2);
+  h.push_back(std::move(launch));
+}
+
 }  // namespace
 
 void record_launch(const KernelForm& form, const CachedKernel& cached, size_t size, double lookup_ms, double run_ms) {
@@ -51,9 +57,24 @@ void record_launch(const KernelForm& form, const CachedKernel& cached, size_t si
   launch.lookup_ms = lookup_ms;
   launch.listing = cached.listing;
   if (log_enabled(LogLevel::Info)) log_launch(launch);
-  std::vector<KernelLaunch>& h = history();
-  if (h.size() >= kHistoryLimit) h.erase(h.begin(), h.begin() + kHistoryLimit / 2);
-  h.push_back(std::move(launch));
+  append(std::move(launch));
+}
+
+void record_library_call(const std::string& what, size_t size, size_t inputs, double run_ms) {
+  KernelLaunch launch;
+  launch.size = size;
+  launch.ops = 1;
+  launch.inputs = inputs;
+  launch.outputs = 1;
+  launch.source = KernelSource::Library;
+  launch.reason = what;
+  launch.run_ms = run_ms;
+  if (log_enabled(LogLevel::Info)) {
+    char line[64];
+    std::snprintf(line, sizeof(line), " n=%zu run=%.3f ms", size, run_ms);
+    log(LogLevel::Info, "library " + what + line);
+  }
+  append(std::move(launch));
 }
 
 }  // namespace kiln::detail

@@ -122,6 +122,20 @@ Values if_stmt(Index cond, const BodyFn& true_fn, const BodyFn& false_fn, const 
 Values dispatch(Index ids, const std::vector<uint32_t>& instances, const InstanceFn& fn,
                 const Values& args, std::optional<ControlMode> mode, const std::string& name);
 
+/// A chunk of a chunked map: (`count` rows of each mapped input, the whole inputs, count)
+/// → outputs of `count` rows each (flat: count × an output's row width lanes).
+using ChunkFn = std::function<Values(const Values& mapped, const Values& whole, size_t count)>;
+
+/// Runs `fn` on consecutive chunks of `chunk_rows` rows of the `mapped` inputs (input k
+/// has `rows` rows of `widths[k]` lanes), passing the `whole` inputs unsliced, and returns
+/// the outputs of all chunks joined (each chunk is evaluated before the next). With
+/// derivatives, reverse mode recomputes each chunk, backpropagates it and accumulates the
+/// gradients of whole inputs (and of differentiable arrays fn reads from outside) in
+/// place; forward mode runs chunk by chunk too. Nothing of a chunk is kept. `title`
+/// ("chunked_map('name')", "checkpoint()") names it in errors.
+Values chunked_map(const ChunkFn& fn, const Values& mapped, const std::vector<size_t>& widths, size_t rows,
+                   const Values& whole, size_t chunk_rows, const std::string& title);
+
 /// Prints `format` ("{}" per value) once per active lane, from inside the kernel that
 /// computes the values; the lines appear when that kernel has run.
 void print_async(const std::string& format, const Values& values, Index active);

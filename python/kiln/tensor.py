@@ -1,0 +1,61 @@
+"""The plain-Python side of Kiln's tensors (kl.TensorXf ... TensorXb, bound from tensor.h):
+NumPy-style indexing, NumPy export and repr. Everything else is the C++ class."""
+
+from ._kiln import TensorXf, TensorXd, TensorXu, TensorXi, TensorXb
+
+TENSOR_TYPES = (TensorXf, TensorXd, TensorXu, TensorXi, TensorXb)
+
+
+def _getitem(self, key):
+    """t[i], t[a:b:c], t[i, :, 1:3], t[..., 0]: integers drop their axis, slices keep it."""
+    keys = key if isinstance(key, tuple) else (key,)
+    if sum(k is Ellipsis for k in keys) > 1:
+        raise IndexError("kiln: Tensor[]: at most one ... per index")
+    if Ellipsis in keys:
+        at = keys.index(Ellipsis)
+        fill = self.ndim - (len(keys) - 1)
+        keys = keys[:at] + (slice(None),) * max(fill, 0) + keys[at + 1:]
+    if len(keys) > self.ndim:
+        raise IndexError(f"kiln: Tensor[]: {len(keys)} indices for a tensor of {self.ndim} axes")
+    result, axis = self, 0
+    for k in keys:
+        if isinstance(k, slice):
+            start, stop, step = k.indices(result.shape[axis])
+            result = result.slice(axis, start, stop, step)
+            axis += 1
+        elif isinstance(k, int):
+            n = result.shape[axis]
+            if not -n <= k < n:
+                raise IndexError(f"kiln: Tensor[]: index {k} is out of range for axis {axis} of {n}")
+            result = result.slice(axis, k % n, k % n + 1)
+            result = result.reshape(list(result.shape[:axis] + result.shape[axis + 1:]))
+        else:
+            raise TypeError(f"kiln: Tensor[]: indices are ints, slices and ..., got {type(k).__name__}")
+    return result
+
+
+def _numpy(self):
+    """The elements (evaluated now) as a NumPy array of this shape, sharing Kiln's memory."""
+    return self.array.numpy().reshape(self.shape)
+
+
+def _array(self, dtype=None, copy=None):
+    out = _numpy(self)
+    if dtype is not None:
+        out = out.astype(dtype)
+    return out.copy() if copy else out
+
+
+def _repr(self):
+    import numpy as np
+
+    body = np.array2string(_numpy(self), threshold=20, edgeitems=3, separator=", ")
+    return f"{type(self).__name__}(shape={self.shape}, {body})"
+
+
+for _cls in TENSOR_TYPES:
+    _cls.__getitem__ = _getitem
+    _cls.numpy = _numpy
+    _cls.__array__ = _array
+    _cls.__repr__ = _repr
+    _cls.T = property(lambda self: self.transpose())

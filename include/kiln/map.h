@@ -29,9 +29,10 @@ template <typename X> struct is_tuple : std::false_type {};
 template <typename... Ts> struct is_tuple<std::tuple<Ts...>> : std::true_type {};
 
 /// Rows of a mapped input (tensors: the leading axis; arrays: every lane is a row).
-template <typename X> size_t leading_rows(const X& x, const std::string& title) {
+/// `role` ("a mapped input", "an output of fn") names x in the error for a 0-d tensor.
+template <typename X> size_t leading_rows(const X& x, const std::string& title, const char* role) {
   if constexpr (is_tensor_v<X>) {
-    if (x.ndim() == 0) throw SizeError("kiln: " + title + ": a mapped input is a 0-d tensor; it has no rows to map over");
+    if (x.ndim() == 0) throw SizeError("kiln: " + title + ": " + role + " is a 0-d tensor; it has no rows");
     return x.shape()[0];
   } else {
     static_assert(is_array_v<X>, "chunked_map() maps over tensors and arrays");
@@ -95,7 +96,7 @@ auto chunked_map(Fn&& fn, const std::tuple<Mapped...>& mapped, const std::tuple<
   bool first = true;
   std::apply([&](const auto&... m) {
     ([&] {
-      size_t r = detail::leading_rows(m, title);
+      size_t r = detail::leading_rows(m, title, "a mapped input");
       if (!first && r != rows)
         throw SizeError("kiln: " + title + ": the mapped inputs have " + std::to_string(rows) + " and " +
                         std::to_string(r) + " rows; every mapped input needs the same leading extent");
@@ -127,9 +128,10 @@ auto chunked_map(Fn&& fn, const std::tuple<Mapped...>& mapped, const std::tuple<
     detail::Values flat;
     std::apply([&](const auto&... o) {
       ([&] {
-        if (detail::leading_rows(o, title) != count)
+        size_t out_rows = detail::leading_rows(o, title, "an output of fn");
+        if (out_rows != count)
           throw SizeError("kiln: " + title + ": fn returned an output with " +
-                          std::to_string(detail::leading_rows(o, title)) + " rows for a chunk of " +
+                          std::to_string(out_rows) + " rows for a chunk of " +
                           std::to_string(count) + "; each output needs one row per input row");
         detail::append_handles(o, flat);
       }(), ...);

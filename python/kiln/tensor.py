@@ -4,6 +4,7 @@ NumPy-style indexing, NumPy export and repr. Everything else is the C++ class.""
 from ._kiln import TensorXf, TensorXd, TensorXu, TensorXi, TensorXb
 
 TENSOR_TYPES = (TensorXf, TensorXd, TensorXu, TensorXi, TensorXb)
+_END = 2 ** 63 - 1  # an open slice bound (Tensor.slice clamps it to the axis)
 
 
 def _getitem(self, key):
@@ -20,7 +21,11 @@ def _getitem(self, key):
     result, axis = self, 0
     for k in keys:
         if isinstance(k, slice):
-            start, stop, step = k.indices(result.shape[axis])
+            step = 1 if k.step is None else k.step
+            if step == 0:
+                raise ValueError("kiln: Tensor[]: slice step cannot be zero")
+            start = k.start if k.start is not None else (0 if step > 0 else _END)
+            stop = k.stop if k.stop is not None else (_END if step > 0 else -_END - 1)
             result = result.slice(axis, start, stop, step)
             axis += 1
         elif isinstance(k, int):

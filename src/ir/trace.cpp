@@ -254,6 +254,9 @@ Index make_prefix(Index index, size_t count) {
 }
 
 Index make_counter(size_t size) {
+  // One lane is lane 0: a literal, which broadcasts into wider kernels (a one-lane Counter
+  // there would read the wider kernel's lane index).
+  if (size == 1) return make_literal(VarType::UInt32, 0, 1);
   StateLock lock(state().mutex);
   if (size > UINT32_MAX)
     throw SizeError("kiln: arange(): " + std::to_string(size) +

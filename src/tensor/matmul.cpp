@@ -13,8 +13,9 @@
 
 #include <cblas.h>
 
+#include <algorithm>
 #include <chrono>
-#include <cstdio>
+#include <cstring>
 #include <string>
 
 namespace kiln::detail {
@@ -42,8 +43,10 @@ Index multiply(Index a, Index b, size_t m, size_t k, size_t n, bool transpose_a,
   void* pc = const_cast<void*>(data(c));  // a fresh buffer that only `c` references
   auto start = std::chrono::steady_clock::now();
   CBLAS_TRANSPOSE ta = transpose_a ? CblasTrans : CblasNoTrans, tb = transpose_b ? CblasTrans : CblasNoTrans;
-  int lda = int(transpose_a ? m : k), ldb = int(transpose_b ? k : n);
+  int lda = int(std::max<size_t>(1, transpose_a ? m : k)), ldb = int(std::max<size_t>(1, transpose_b ? k : n));
   if (m * n == 0) {
+  } else if (k == 0) {
+    std::memset(pc, 0, m * n * type_size(type));
   } else if (type == VarType::Float32) {
     cblas_sgemm(CblasRowMajor, ta, tb, int(m), int(n), int(k), 1.0f, static_cast<const float*>(pa), lda,
                 static_cast<const float*>(pb), ldb, 0.0f, static_cast<float*>(pc), int(n));
@@ -62,8 +65,9 @@ Index multiply(Index a, Index b, size_t m, size_t k, size_t n, bool transpose_a,
 
 class MatmulDerivative final : public CustomCallbacks {
  public:
-  MatmulDerivative(Index a, Index b, size_t m, size_t k, size_t n, bool ta, bool tb)
-      : a_(a), b_(b), m_(m), k_(k), n_(n), ta_(ta), tb_(tb) {
+  /// `need_a`/`need_b`: whether that operand carries derivatives (only those get adjoints).
+  MatmulDerivative(Index a, Index b, size_t m, size_t k, size_t n, bool ta, bool tb, bool need_a, bool need_b)
+      : a_(a), b_(b), m_(m), k_(k), n_(n), ta_(ta), tb_(tb), need_a_(need_a), need_b_(need_b) {
     inc_ref(a_);
     inc_ref(b_);
   }
@@ -89,15 +93,19 @@ class MatmulDerivative final : public CustomCallbacks {
     Index grad = g[0];
     if (!grad) return {0, 0};
     // d op(A) = G op(B)^T (m×k) and d op(B) = op(A)^T G (k×n), stored as A and B are.
-    Index da = ta_ ? multiply(b_, grad, k_, n_, m_, tb_, true) : multiply(grad, b_, m_, n_, k_, false, !tb_);
-    Index db = tb_ ? multiply(grad, a_, n_, m_, k_, true, ta_) : multiply(a_, grad, k_, m_, n_, !ta_, false);
+    Index da = !need_a_ ? 0
+               : ta_    ? multiply(b_, grad, k_, n_, m_, tb_, true)
+                        : multiply(grad, b_, m_, n_, k_, false, !tb_);
+    Index db = !need_b_ ? 0
+               : tb_    ? multiply(grad, a_, n_, m_, k_, true, ta_)
+                        : multiply(a_, grad, k_, m_, n_, !ta_, false);
     return {da, db};
   }
 
  private:
   Index a_, b_;
   size_t m_, k_, n_;
-  bool ta_, tb_;
+  bool ta_, tb_, need_a_, need_b_;
 };
 
 }  // namespace
@@ -105,7 +113,7 @@ class MatmulDerivative final : public CustomCallbacks {
 AdValue matmul(AdOperand a, AdOperand b, size_t m, size_t k, size_t n, bool transpose_a, bool transpose_b) {
   Index c = multiply(a.value, b.value, m, k, n, transpose_a, transpose_b);
   if ((!a.ad && !b.ad) || !ad_recording()) return {c, 0};
-  auto op = std::make_shared<MatmulDerivative>(a.value, b.value, m, k, n, transpose_a, transpose_b);
+  auto op = std::make_shared<MatmulDerivative>(a.value, b.value, m, k, n, transpose_a, transpose_b, a.ad != 0, b.ad != 0);
   std::vector<AdValue> connected = ad_custom(op, {a, b}, {c});
   dec_ref(c);
   return connected[0];

@@ -79,4 +79,16 @@ inline void for_each_run(const std::function<void()>& check) {
     EXPECT_TRUE(result_.ok) << result_.message;        \
   } while (0)
 
+/// Expects `statement` to throw `Error` with a message that contains `needle`.
+template <typename Error, typename F> void expect_error(F&& statement, const std::string& needle) {
+  try {
+    statement();
+    ADD_FAILURE() << "no exception; expected one naming \"" << needle << "\"";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << "message: " << e.what();
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "wrong exception type: " << e.what();
+  }
+}
+
 }  // namespace kiln::test

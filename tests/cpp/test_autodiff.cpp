@@ -7,22 +7,13 @@
 
 using namespace kiln;
 using kiln::test::AutodiffTest;
+using kiln::test::expect_error;
 
 namespace {
 
 Float64 from(std::vector<double> values) { return Float64::from(values); }
 std::vector<double> host(const Float64& a) { return a.to_vector(); }
 using Vec3 = Array3<Float64>;
-
-/// Expects `statement` to throw `Error` with a message that contains `needle`.
-template <typename Error, typename F> void expect_error(F&& statement, const std::string& needle) {
-  try {
-    statement();
-    ADD_FAILURE() << "no exception; expected one naming \"" << needle << "\"";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << "message: " << e.what();
-  }
-}
 
 // ---- typed custom operations ---------------------------------------------------------------
 

@@ -18,19 +18,9 @@
 
 using namespace kiln;
 using kiln::test::AutodiffTest;
+using kiln::test::expect_error;
 
 namespace {
-
-template <typename Error, typename F> void expect_error(F&& statement, const std::string& needle) {
-  try {
-    statement();
-    ADD_FAILURE() << "no exception; expected one naming \"" << needle << "\"";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << "message: " << e.what();
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "wrong exception type: " << e.what();
-  }
-}
 
 /// Reproducible values in [lo, hi].
 std::vector<float> values(size_t n, double phase, double lo = -1, double hi = 1) {

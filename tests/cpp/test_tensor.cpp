@@ -14,20 +14,9 @@
 
 using namespace kiln;
 using kiln::test::AutodiffTest;
+using kiln::test::expect_error;
 
 namespace {
-
-/// Expects `statement` to throw `Error` with a message that contains `needle`.
-template <typename Error, typename F> void expect_error(F&& statement, const std::string& needle) {
-  try {
-    statement();
-    ADD_FAILURE() << "no exception; expected one naming \"" << needle << "\"";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << "message: " << e.what();
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "wrong exception type: " << e.what();
-  }
-}
 
 size_t count_of(const Shape& shape) {
   return std::accumulate(shape.begin(), shape.end(), size_t(1), std::multiplies<>());

@@ -91,6 +91,28 @@ Program mlp(size_t n) {
   return p;
 }
 
+// (d) The same network with tensors: each layer is one matmul (OpenBLAS) plus a broadcast
+// bias, so parameter gradients are matrix products instead of one reduction per weight.
+Program mlp_tensors(size_t n) {
+  Program p{"MLP 4-16-16-1 as tensors (matmul), " + std::to_string(n) + " rows", {}, {}};
+  size_t sizes[] = {kIn * kHidden, kHidden, kHidden * kHidden, kHidden, kHidden, 1};
+  for (size_t k = 0; k < 6; ++k) p.parameters.push_back(inputs(sizes[k], 20 + k, -0.5f, 0.5f));
+  for (Float& v : p.parameters) kiln::eval(v);
+  kiln::TensorXf x(inputs(n * kIn, 30, -1.f, 1.f), {n, size_t(kIn)});
+  kiln::TensorXf target = kiln::sin(x.slice(1, 0, 1) * 3.f) * x.slice(1, 1, 2) + x.slice(1, 2, 3) * x.slice(1, 3, 4);
+  kiln::eval(x.array(), target.array());
+  p.loss = [x, target, n](const std::vector<Float>& w) {
+    using kiln::TensorXf;
+    auto layer = [&](const TensorXf& in, size_t k, size_t outputs) {
+      return kiln::matmul(in, TensorXf(w[k], {in.shape(1), outputs})) + TensorXf(w[k + 1], {outputs});
+    };
+    TensorXf h1 = kiln::max(layer(x, 0, kHidden), 0.f), h2 = kiln::max(layer(h1, 2, kHidden), 0.f);
+    TensorXf error = layer(h2, 4, 1) - target;
+    return kiln::sum(error * error).array() * (1.f / float(n));
+  };
+  return p;
+}
+
 // (c) Two bounces at three materials (bench/ad_scene.h): the diffuse albedo, glossy
 // roughness and emitter strength are the parameters.
 Program path_tracer(size_t n) {
@@ -171,6 +193,7 @@ void run_ad(bool quick, std::vector<Row>& rows, std::vector<std::string>& failur
   int warmup = quick ? 1 : 2, reps = quick ? 3 : 7;
   measure(elementwise(quick ? size_t(1) << 18 : size_t(1) << 22), warmup, reps, rows, failures);
   measure(mlp(quick ? size_t(1) << 12 : size_t(1) << 16), warmup, reps, rows, failures);
+  measure(mlp_tensors(quick ? size_t(1) << 12 : size_t(1) << 16), warmup, reps, rows, failures);
   measure(path_tracer(quick ? size_t(1) << 14 : size_t(1) << 18), warmup, reps, rows, failures);
 }
 

@@ -24,7 +24,7 @@ from .control import while_loop, if_stmt, Registry, dispatch, print_async, Recor
 from .autodiff import (enable_grad, grad, set_grad, accumulate_grad, clear_grad, detach,  # noqa: F401
                        grad_enabled, backward, backward_from, forward, forward_from, forward_to,
                        suspend_grad, resume_grad, isolate_grad, CustomOp, custom, check_grads)
-from .tensor import TENSOR_TYPES  # noqa: F401  (adds indexing, numpy() and repr to the tensor classes)
+from .tensor import TENSOR_TYPES, tensor  # noqa: F401  (also adds indexing, numpy(), DLPack and repr)
 from .map import chunked_map, checkpoint  # noqa: F401
 from . import nn  # noqa: F401
 

@@ -108,7 +108,8 @@ def checkpoint(fn):
             layout[0] = _flatten(result, "fn's result", out, "checkpoint()")
             return out
 
-        return _unflatten(layout[0], _kiln._chunked_map(run, [], [], 1, flat, 1, "checkpoint()"))
+        joined = _kiln._chunked_map(run, [], [], 1, flat, 1, "checkpoint()")
+        return _unflatten(layout[0], joined)
 
     wrapped.__wrapped__ = fn
     return wrapped

@@ -1,7 +1,14 @@
 """The plain-Python side of Kiln's tensors (kl.TensorXf ... TensorXb, bound from tensor.h):
-NumPy-style indexing, NumPy export and repr. Everything else is the C++ class."""
+NumPy-style indexing, NumPy/DLPack import and export, and repr. Everything else is the C++
+class."""
 
+from . import _kiln
 from ._kiln import TensorXf, TensorXd, TensorXu, TensorXi, TensorXb
+
+__all__ = ["tensor"]
+
+_TENSOR_OF_ARRAY = {_kiln.Float: TensorXf, _kiln.Float64: TensorXd, _kiln.UInt32: TensorXu, _kiln.Int32: TensorXi,
+                    _kiln.Bool: TensorXb}
 
 TENSOR_TYPES = (TensorXf, TensorXd, TensorXu, TensorXi, TensorXb)
 _END = 2 ** 63 - 1  # an open slice bound (Tensor.slice clamps it to the axis)
@@ -51,6 +58,38 @@ def _array(self, dtype=None, copy=None):
     return out.copy() if copy else out
 
 
+def tensor(values):
+    """The Kiln tensor over a NumPy array or a DLPack tensor (PyTorch, JAX ...) on the CPU,
+    without a copy when it is C-contiguous; the class follows the dtype (float32 → TensorXf,
+    float64 → TensorXd, uint32 → TensorXu, int32 → TensorXi, bool → TensorXb)."""
+    import numpy as np
+
+    host = np.from_dlpack(values) if hasattr(values, "__dlpack__") and not isinstance(values, np.ndarray) \
+        else np.asarray(values)
+    flat = _kiln.from_dlpack(np.ascontiguousarray(host).reshape(-1))
+    cls = _TENSOR_OF_ARRAY.get(type(flat))
+    if cls is None:
+        raise TypeError(f"kiln: tensor(): dtype {host.dtype} has no Kiln tensor class; use float32/64, uint32, "
+                        "int32 or bool")
+    return cls(flat, list(host.shape))
+
+
+def _dlpack(self, **kwargs):
+    """DLPack export of the evaluated memory with this shape (no copy)."""
+    return _numpy(self).__dlpack__(**kwargs)
+
+
+def _dlpack_device(self):
+    return (1, 0)  # kDLCPU, device 0
+
+
+def _torch(self):
+    """A PyTorch tensor of this shape sharing the memory (needs PyTorch)."""
+    import torch
+
+    return torch.from_dlpack(self)
+
+
 def _repr(self):
     import numpy as np
 
@@ -63,4 +102,7 @@ for _cls in TENSOR_TYPES:
     _cls.numpy = _numpy
     _cls.__array__ = _array
     _cls.__repr__ = _repr
+    _cls.__dlpack__ = _dlpack
+    _cls.__dlpack_device__ = _dlpack_device
+    _cls.torch = _torch
     _cls.T = property(lambda self: self.transpose())

@@ -10,8 +10,11 @@
 
 #include "eval/history.h"
 #include "ir/node.h"
+#include "memory/allocator.h"
 
 #include <cblas.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
 
 #include <algorithm>
 #include <chrono>
@@ -22,6 +25,58 @@ namespace kiln::detail {
 namespace {
 
 std::string dims(size_t rows, size_t cols) { return std::to_string(rows) + "×" + std::to_string(cols); }
+
+/// One row-major GEMM on the calling thread: C = op(A)·op(B) + beta·C.
+void gemm(bool ta, bool tb, size_t m, size_t n, size_t k, const float* a, size_t lda, const float* b, size_t ldb,
+          float beta, float* c) {
+  cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, int(m), int(n), int(k),
+              1.0f, a, int(lda), b, int(ldb), beta, c, int(n));
+}
+void gemm(bool ta, bool tb, size_t m, size_t n, size_t k, const double* a, size_t lda, const double* b, size_t ldb,
+          double beta, double* c) {
+  cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, int(m), int(n), int(k),
+              1.0, a, int(lda), b, int(ldb), beta, c, int(n));
+}
+
+/// Rows per task of a split product.
+constexpr size_t kRowsPerTask = 4096;
+
+/// C = op(A)·op(B) on Kiln's thread pool, each task one single-threaded GEMM: the products
+/// of networks are tall and skinny (many rows, a few dozen columns), which OpenBLAS's own
+/// threading parallelizes poorly. Without transpose_a, tasks take blocks of C's rows;
+/// with it (weight gradients: a sum over the long axis), blocks of that axis, whose
+/// partial products (in a Kiln buffer, counted by memory_stats()) are then added up.
+template <typename T>
+void product(const T* a, const T* b, T* c, size_t m, size_t k, size_t n, bool ta, bool tb) {
+  static const bool single = [] {
+    openblas_set_num_threads(1);
+    return true;
+  }();
+  (void) single;
+  size_t lda = std::max<size_t>(1, ta ? m : k), ldb = std::max<size_t>(1, tb ? k : n);
+  size_t along = ta ? k : m;
+  size_t tasks = std::min<size_t>((along + kRowsPerTask - 1) / kRowsPerTask,
+                                  size_t(tbb::this_task_arena::max_concurrency()));
+  if (tasks <= 1) return gemm(ta, tb, m, n, k, a, lda, b, ldb, T(0), c);
+  size_t per = (along + tasks - 1) / tasks;
+  if (!ta) {
+    tbb::parallel_for(size_t(0), tasks, [&](size_t t) {
+      size_t first = t * per, rows = std::min(per, m - std::min(m, first));
+      if (rows) gemm(false, tb, rows, n, k, a + first * lda, lda, b, ldb, T(0), c + first * n);
+    });
+    return;
+  }
+  std::shared_ptr<Buffer> partial = Buffer::allocate((tasks - 1) * m * n * sizeof(T));
+  T* parts = static_cast<T*>(partial->data());
+  tbb::parallel_for(size_t(0), tasks, [&](size_t t) {
+    size_t first = t * per, count = std::min(per, k - std::min(k, first));
+    T* out = t == 0 ? c : parts + (t - 1) * m * n;
+    if (!count) return std::fill(out, out + m * n, T(0));
+    gemm(true, tb, m, n, count, a + first * lda, lda, b + (tb ? first : first * ldb), ldb, T(0), out);
+  });
+  for (size_t t = 1; t < tasks; ++t)
+    for (size_t i = 0; i < m * n; ++i) c[i] += parts[(t - 1) * m * n + i];
+}
 
 /// The product of plain (derivative-free) values, as a new reference.
 Index multiply(Index a, Index b, size_t m, size_t k, size_t n, bool transpose_a, bool transpose_b) {
@@ -42,17 +97,15 @@ Index multiply(Index a, Index b, size_t m, size_t k, size_t n, bool transpose_a,
   Index c = make_empty(type, m * n);
   void* pc = const_cast<void*>(data(c));  // a fresh buffer that only `c` references
   auto start = std::chrono::steady_clock::now();
-  CBLAS_TRANSPOSE ta = transpose_a ? CblasTrans : CblasNoTrans, tb = transpose_b ? CblasTrans : CblasNoTrans;
-  int lda = int(std::max<size_t>(1, transpose_a ? m : k)), ldb = int(std::max<size_t>(1, transpose_b ? k : n));
   if (m * n == 0) {
   } else if (k == 0) {
     std::memset(pc, 0, m * n * type_size(type));
   } else if (type == VarType::Float32) {
-    cblas_sgemm(CblasRowMajor, ta, tb, int(m), int(n), int(k), 1.0f, static_cast<const float*>(pa), lda,
-                static_cast<const float*>(pb), ldb, 0.0f, static_cast<float*>(pc), int(n));
+    product(static_cast<const float*>(pa), static_cast<const float*>(pb), static_cast<float*>(pc), m, k, n,
+            transpose_a, transpose_b);
   } else {
-    cblas_dgemm(CblasRowMajor, ta, tb, int(m), int(n), int(k), 1.0, static_cast<const double*>(pa), lda,
-                static_cast<const double*>(pb), ldb, 0.0, static_cast<double*>(pc), int(n));
+    product(static_cast<const double*>(pa), static_cast<const double*>(pb), static_cast<double*>(pc), m, k, n,
+            transpose_a, transpose_b);
   }
   double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   std::string what = std::string("matmul ") + dims(m, k) + (transpose_a ? "ᵀ" : "") + " · " + dims(k, n) +

@@ -374,6 +374,27 @@ TEST_F(TensorValues, MatmulDoubleMatchesNaiveLoops) {
   expect_near_all(lazy.to_vector(), naive_product(ha, b.to_vector(), 4, 6, 9), 1e-13);
 }
 
+/// Products tall enough to be split over threads (blocks of 4096 rows, src/tensor/matmul.cpp):
+/// rows of the result in parallel, and the sum over rows of a weight gradient (Aᵀ·G) as
+/// partial products added up. Both directions of a product's derivative take these paths.
+TEST_F(TensorValues, TallProductsAndTheirGradientsMatchNaiveLoops) {
+  const size_t m = 10003, k = 5, n = 3;
+  TensorXd a = tensor<double>({m, k}, 0.4), b = tensor<double>({k, n}, 0.7), g = tensor<double>({m, n}, 0.2);
+  std::vector<double> ha = a.to_vector(), hb = b.to_vector(), hg = g.to_vector();
+  expect_near_all(matmul(a, b).to_vector(), naive_product(ha, hb, m, k, n), 1e-12);
+  enable_grad(a, b);
+  backward(sum(matmul(a, b) * g).array());
+  std::vector<double> da(m * k, 0.0), db(k * n, 0.0);  // G·Bᵀ and Aᵀ·G
+  for (size_t i = 0; i < m; ++i)
+    for (size_t j = 0; j < n; ++j)
+      for (size_t l = 0; l < k; ++l) {
+        da[i * k + l] += hg[i * n + j] * hb[l * n + j];
+        db[l * n + j] += ha[i * k + l] * hg[i * n + j];
+      }
+  expect_near_all(grad(a).to_vector(), da, 1e-12);
+  expect_near_all(grad(b).to_vector(), db, 1e-12);
+}
+
 TEST_F(TensorValues, MatmulIsALibraryCallInKernelHistory) {
   TensorXf a = tensor<float>({5, 7}), b = tensor<float>({7, 3});
   eval(a, b);

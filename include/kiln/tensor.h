@@ -193,7 +193,11 @@ template <typename T> class BroadcastOp : public CustomOp<std::tuple<Tensor<T>>,
   std::tuple<Tensor<T>> backward(const std::tuple<Tensor<T>>& grad) override {
     Tensor<T> g = std::get<0>(grad);
     size_t lead = to_.size() - from_.size();
-    for (size_t k = 0; k < lead; ++k) g = sum(g, 0);
+    if (lead > 0) {  // the new leading axes, as one, summed in one pass
+      std::vector<int64_t> collapsed{-1};
+      for (size_t a = lead; a < to_.size(); ++a) collapsed.push_back(int64_t(to_[a]));
+      g = sum(g.reshape(collapsed), 0);
+    }
     for (size_t a = 0; a < from_.size(); ++a)
       if (from_[a] == 1 && to_[lead + a] != 1) {
         Shape kept = g.shape();
@@ -333,9 +337,11 @@ template <ArrayScalar T> Tensor<T> sum(const Tensor<T>& t, int64_t axis) {
   if (inner == 1) return Tensor<T>(block_sum(t.array(), length), shape);
   size_t outer = t.size() / (length * inner);
   if constexpr (std::is_floating_point_v<T>) {
-    if (outer == 1) {  // a row of ones times the (length × inner) matrix: one GEMM
+    if (outer == 1) {  // the (length × inner) matrix, transposed, times a column of ones: one GEMM
       Array<T> ones = full<Array<T>>(T(1), length);
-      return Tensor<T>(Array<T>::steal(detail::matmul(ones.operand(), t.array().operand(), 1, length, inner)), shape);
+      return Tensor<T>(
+          Array<T>::steal(detail::matmul(t.array().operand(), ones.operand(), inner, length, 1, /*transpose_a=*/true)),
+          shape);
     }
   }
   std::vector<size_t> axes;

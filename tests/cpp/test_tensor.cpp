@@ -278,8 +278,8 @@ TEST_F(TensorValues, SumAndMeanAlongEachAxisDouble) { check_axis_sums<double>(1e
 TEST_F(TensorValues, SumPathsLeadingAxisIsOneGemm) {
   TensorXf t = tensor<float>({6, 7, 2});
   kernel_history(/*clear=*/true);
-  sum(t, 0).to_vector();  // outer extent 1: a row of ones times a (6 × 14) matrix
-  EXPECT_EQ(library_calls(kernel_history(), "matmul 1×6 · 6×14"), 1u);
+  sum(t, 0).to_vector();  // outer extent 1: the (6 × 14) matrix, transposed, times a column of ones
+  EXPECT_EQ(library_calls(kernel_history(), "matmul 14×6ᵀ · 6×1"), 1u);
   kernel_history(true);
   sum(t, 1).to_vector();  // a middle axis: permuted to the end, then block sums
   sum(t, 2).to_vector();  // the last axis: block sums

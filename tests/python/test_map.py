@@ -168,8 +168,9 @@ def step_peak(params, fn, rays, chunk_size):
     kl.backward(loss)
     for p in params:
         kl.grad(p).numpy()
-    io_bytes = 4 * (o.size() + d.size() + len(i) + target.size() + img.size())
-    return kl.memory_stats().peak_bytes - before - io_bytes
+    # The inputs (and the target) are in `before`; the output image is the one allocation
+    # of the step that is there by design.
+    return kl.memory_stats().peak_bytes - before - 4 * img.size()
 
 
 def test_peak_memory_flat_in_samples_when_chunked(model):

@@ -9,7 +9,7 @@ reverse mode recomputes each chunk). Trained with kl.nn.Adam on random ray batch
 end renders a held-out view, prints its PSNR and writes nerf_tiny.png (ground truth |
 prediction).
 
-    python examples/nerf_tiny.py [--steps 400] [--out nerf_tiny.png]
+    python examples/nerf_tiny.py [--steps 800] [--lr 3e-3] [--out nerf_tiny.png]
 """
 
 import argparse
@@ -136,12 +136,12 @@ def write_png(path, image):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--steps", type=int, default=400)
+    parser.add_argument("--steps", type=int, default=800)
     parser.add_argument("--views", type=int, default=8)
     parser.add_argument("--samples", type=int, default=32)
     parser.add_argument("--batch", type=int, default=512, help="rays per training step")
     parser.add_argument("--chunk", type=int, default=128, help="rays per chunk of chunked_map")
-    parser.add_argument("--lr", type=float, default=1e-3)
+    parser.add_argument("--lr", type=float, default=3e-3)
     parser.add_argument("--out", default="nerf_tiny.png")
     args = parser.parse_args()
     start = time.perf_counter()

@@ -127,6 +127,28 @@ TEST(Ops, DocumentedIntegerEdgeCases) {
   EXPECT_EQ((negative >> counts).to_vector(), (std::vector<int32_t>{-1, -1, 0}));
 }
 
+/// UInt32 division and remainder by a divisor that is the same on every lane but known only
+/// at launch (an opaque() parameter, or a one-element input): the LLVM backend multiplies by
+/// a reciprocal computed per launch (llvm_render.cpp, invariant_divide) instead of dividing.
+TEST(Ops, UInt32DivisionByLaunchInvariantDivisors) {
+  const uint32_t divisors[] = {0, 1, 2, 3, 5, 7, 10, 641, 65535, 65536, 0x7FFFFFFFu, 0x80000000u, 0x80000001u,
+                               0xFFFFFFFEu, 0xFFFFFFFFu};
+  std::vector<uint32_t> n = {0, 1, 2, 3, 9, 10, 11, 640, 641, 642, 65535, 65536, 1u << 20, 0x7FFFFFFFu, 0x80000000u,
+                             0x80000001u, 0xFFFFFFFEu, 0xFFFFFFFFu};
+  for (uint32_t k = 0; k < 1000; ++k) n.push_back(k * 2654435761u);
+  UInt32 values = UInt32::from(n);
+  for (uint32_t d : divisors) {
+    for (bool parameter : {true, false}) {
+      UInt32 divisor = parameter ? opaque<UInt32>(d) : UInt32::from(std::vector<uint32_t>{d});
+      std::vector<uint32_t> q = (values / divisor).to_vector(), r = (values % divisor).to_vector();
+      for (size_t i = 0; i < n.size(); ++i) {
+        ASSERT_EQ(q[i], d ? n[i] / d : 0u) << n[i] << " / " << d << (parameter ? " (parameter)" : " (input)");
+        ASSERT_EQ(r[i], d ? n[i] % d : n[i]) << n[i] << " % " << d << (parameter ? " (parameter)" : " (input)");
+      }
+    }
+  }
+}
+
 TEST(Ops, DocumentedFloatEdgeCases) {
   float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
   Float f = Float{nan, inf, -inf, 3e9f, -3e9f, 2.5f, -2.5f};

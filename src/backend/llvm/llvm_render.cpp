@@ -437,6 +437,39 @@ class Renderer {
     body_ << "  br label %latch\n";
   }
 
+  /// True when the statement's value is the same on every lane of a launch: a parameter
+  /// (a literal generalized into the launch's parameter block) or a one-element input.
+  bool uniform(uint32_t position) const {
+    const KernelStatement& s = form_.statements[position];
+    return s.op == Op::Param || (s.op == Op::Data && s.broadcast);
+  }
+
+  /// n / d (or n % d) for UInt32 lanes whose divisor d ≥ 1 is the same on every lane but
+  /// unknown to LLVM (index arithmetic whose extents became launch parameters): vector
+  /// integer division is scalarized, so divide by multiplying instead (Granlund and
+  /// Montgomery, "Division by invariant integers using multiplication", 1994, fig. 4.1):
+  ///   l = ceil(log2 d), m = floor(2^32 (2^l - d) / d) + 1, t = mulhi(m, n),
+  ///   q = (t + ((n - t) >> min(l, 1))) >> max(l - 1, 0).
+  /// m and the shifts depend on d only, so LICM computes them once per launch.
+  std::string invariant_divide(const std::string& n, const std::string& d, bool quotient) {
+    const std::string v32 = vec("i32"), v64 = vec("i64");
+    std::string ctlz = call(v32, "llvm.ctlz." + vmangle("i32"),
+                            {{v32, instr("sub " + v32 + " " + d + ", " + splat_const("i32", "1"))}, {"i1", "false"}});
+    std::string l = instr("sub " + v32 + " " + splat_const("i32", "32") + ", " + ctlz);
+    std::string d64 = instr("zext " + v32 + " " + d + " to " + v64), l64 = instr("zext " + v32 + " " + l + " to " + v64);
+    std::string pow = instr("shl " + v64 + " " + splat_const("i64", "1") + ", " + l64);
+    std::string numerator = instr("shl " + v64 + " " + instr("sub " + v64 + " " + pow + ", " + d64) + ", " + splat_const("i64", "32"));
+    std::string m = instr("add " + v64 + " " + instr("udiv " + v64 + " " + numerator + ", " + d64) + ", " + splat_const("i64", "1"));
+    std::string product = instr("mul " + v64 + " " + m + ", " + instr("zext " + v32 + " " + n + " to " + v64));
+    std::string t = instr("trunc " + v64 + " " + instr("lshr " + v64 + " " + product + ", " + splat_const("i64", "32")) + " to " + v32);
+    std::string sh1 = call(v32, "llvm.umin." + vmangle("i32"), {{v32, l}, {v32, splat_const("i32", "1")}});
+    std::string sh2 = instr("sub " + v32 + " " + l + ", " + sh1);
+    std::string half = instr("lshr " + v32 + " " + instr("sub " + v32 + " " + n + ", " + t) + ", " + sh1);
+    std::string q = instr("lshr " + v32 + " " + instr("add " + v32 + " " + t + ", " + half) + ", " + sh2);
+    if (quotient) return q;
+    return instr("sub " + v32 + " " + n + ", " + instr("mul " + v32 + " " + q + ", " + d));
+  }
+
   std::string int_divide(const KernelStatement& s) {
     const VarType t = s.type;
     const std::string vt = vec(t), sc = scalar_type(t);
@@ -451,7 +484,10 @@ class Renderer {
     }
     std::string divisor = instr("select " + vec("i1") + " " + unsafe + ", " + vt + " " + splat_const(sc, "1") + ", " + vt + " " + arg(s, 1));
     bool div = s.op == Op::Div;
-    std::string q = instr(std::string(div ? (sgn ? "sdiv " : "udiv ") : (sgn ? "srem " : "urem ")) + vt + " " + arg(s, 0) + ", " + divisor);
+    std::string q = t == VarType::UInt32 && uniform(s.operands[1])
+                        ? invariant_divide(arg(s, 0), divisor, div)
+                        : instr(std::string(div ? (sgn ? "sdiv " : "udiv ") : (sgn ? "srem " : "urem ")) + vt + " " +
+                                arg(s, 0) + ", " + divisor);
     // x / 0 == 0 and x % 0 == x; MIN / -1 == MIN / 1 and MIN % -1 == MIN % 1 == 0 already.
     return instr("select " + vec("i1") + " " + zero + ", " + vt + " " + (div ? "zeroinitializer" : arg(s, 0)) + ", " + vt + " " + q);
   }

@@ -67,11 +67,15 @@ template <typename R> auto as_output_tuple(R value) {
   if constexpr (is_tuple<R>::value) return value;
   else return std::tuple<R>(std::move(value));
 }
+/// Each part of the tuple `layout` over values[k] (in order), with `rows` rows.
+template <typename Tuple> Tuple with_rows_each(Tuple layout, const Values& values, size_t rows) {
+  size_t k = 0;
+  std::apply([&](auto&... part) { ((part = with_rows(part, values.at(k++), rows)), ...); }, layout);
+  return layout;
+}
 /// The outputs as `fn` returned them (`layout`: a chunk's), with `rows` rows each.
 template <typename R> R joined_outputs(const R& layout, const Values& values, size_t rows) {
-  auto parts = as_output_tuple(layout);
-  size_t k = 0;
-  std::apply([&](auto&... part) { ((part = with_rows(part, values.at(k), rows), ++k), ...); }, parts);
+  auto parts = with_rows_each(as_output_tuple(layout), values, rows);
   if constexpr (is_tuple<R>::value) return parts;
   else return std::get<0>(parts);
 }
@@ -118,9 +122,7 @@ auto chunked_map(Fn&& fn, const std::tuple<Mapped...>& mapped, const std::tuple<
   detail::ChunkFn chunk = [fn = std::decay_t<Fn>(fn), mapped_layout = detail::hollow(mapped),
                            whole_layout = detail::hollow(whole), layout, title](
                               const detail::Values& m, const detail::Values& w, size_t count) {
-    std::tuple<Mapped...> part = mapped_layout;
-    size_t k = 0;
-    std::apply([&](auto&... p) { ((p = detail::with_rows(p, m.at(k), count), ++k), ...); }, part);
+    std::tuple<Mapped...> part = detail::with_rows_each(mapped_layout, m, count);
     size_t j = 0;
     std::tuple<Whole...> whole_part = std::apply(
         [&](const auto&... x) { return std::tuple<Whole...>{detail::refilled(x, w, j)...}; }, whole_layout);

@@ -28,19 +28,22 @@ struct MapSpec {
   std::string title;
 };
 
-/// Rows [first, first + count) of `full` (rows of `width` lanes): a gather at an offset
-/// that is a launch parameter. A one-lane value broadcasts and passes as it is.
+/// Lanes offset, offset + 1, ... (`lanes` of them), the offset a launch parameter: every
+/// chunk's kernels are the first chunk's.
+Handle lanes_from(size_t offset, size_t lanes) {
+  return traced(Op::Add, Handle::steal(make_counter(lanes)), Handle::steal(make_param(VarType::UInt32, offset, 1)));
+}
+
+/// Rows [first, first + count) of `full` (rows of `width` lanes), gathered. A one-lane
+/// value broadcasts and passes as it is.
 Handle rows_of(const Handle& full, size_t width, size_t first, size_t count, size_t rows) {
   if ((first == 0 && count == rows) || node_size(full.index()) == 1) return full.detached();
-  Handle offset = Handle::steal(make_param(VarType::UInt32, first * width, 1));
-  Handle index = traced(Op::Add, Handle::steal(make_counter(count * width)), offset);
-  return traced(Op::Gather, full.detached(), index, literal(VarType::Bool, 1));
+  return traced(Op::Gather, full.detached(), lanes_from(first * width, count * width), literal(VarType::Bool, 1));
 }
 
 /// target[first*width ...] = value (rows of one chunk into the joined buffer).
 void store_rows(Handle& target, const Handle& value, size_t width, size_t first) {
-  Handle offset = Handle::steal(make_param(VarType::UInt32, first * width, 1));
-  Handle index = traced(Op::Add, Handle::steal(make_counter(node_size(value.index()))), offset);
+  Handle index = lanes_from(first * width, node_size(value.index()));
   Index t = target.index();
   trace_scatter(ReduceOp::None, t, value.index(), index.index(), literal(VarType::Bool, 1).index());
   if (t != target.index()) target = Handle::steal(t);

@@ -89,6 +89,9 @@ struct State {
   /// Run after every evaluation (e.g. to print what print_async() recorded).
   std::vector<void (*)()> after_evaluation;
   CaptureWatch* capture_watch = nullptr;
+  /// Nodes waiting to be freed, and whether a call is freeing them (node_table.cpp).
+  std::vector<Index> unreferenced;
+  bool freeing = false;
 };
 extern State* const kState;
 /// The one State (inline, a plain pointer: tracing and scheduling call this per node).

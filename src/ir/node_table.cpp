@@ -39,12 +39,7 @@ void forget_value_number(Index index) {
   s.value_numbers.erase(key_of(n), index);
 }
 
-/// Releases the internal references a node holds on its operands.
-void release_operands(const Index (&operands)[4]) {
-  for (Index op : operands)
-    if (op) dec_ref_int(op);
-}
-
+/// Frees one unreferenced node; operands whose last reference it held join the worklist.
 void free_node(Index index) {
   State& s = state();
   forget_value_number(index);
@@ -55,15 +50,44 @@ void free_node(Index index) {
   uint32_t loop_region = n.op == Op::Loop ? uint32_t(n.literal) : 0;
   n = Node{};
   s.free_list.push_back(index);
-  release_operands(operands);
+  for (Index op : operands) {
+    if (!op) continue;
+    Node& o = s.nodes[op];
+    if (o.ref_int == 0) throw InternalError("kiln: internal reference count underflow");
+    if (--o.ref_int == 0 && o.ref_ext == 0) s.unreferenced.push_back(op);
+  }
   if (loop_region) release_region(loop_region);
 }
 
+/// Frees the node if nothing references it, and then every node only it kept alive —
+/// from a worklist, not by recursion: dependent chains of a million nodes are common.
+/// A region released on the way calls back in (dec_ref_int); the outermost call drains.
 void release_if_unused(Index index) {
-  const Node& n = node(index);
-  if (n.ref_ext == 0 && n.ref_int == 0) free_node(index);
+  State& s = state();
+  const Node& n = s.nodes[index];
+  if (n.ref_ext != 0 || n.ref_int != 0) return;
+  s.unreferenced.push_back(index);
+  if (s.freeing) return;
+  s.freeing = true;
+  try {
+    while (!s.unreferenced.empty()) {
+      Index next = s.unreferenced.back();
+      s.unreferenced.pop_back();
+      free_node(next);
+    }
+  } catch (...) {
+    s.unreferenced.clear();
+    s.freeing = false;
+    throw;
+  }
+  s.freeing = false;
 }
 
+/// Releases the internal references a node held on its operands.
+void release_operands(const Index (&operands)[4]) {
+  for (Index op : operands)
+    if (op) dec_ref_int(op);
+}
 
 /// Notes a read of a per-lane array from outside an evaluated loop's state (CaptureWatch).
 void watch_captures(CaptureWatch& watch, const Node& prototype) {

@@ -14,8 +14,7 @@ namespace {
 class InterpretedKernel final : public Kernel {
  public:
   explicit InterpretedKernel(KernelForm form) : form_(std::move(form)) {
-    value_used_.resize(form_.statements.size());
-    for (uint32_t i = 0; i < form_.statements.size(); ++i) value_used_[i] = has_value_use(i);
+    find_value_uses();
     find_loops();
   }
 
@@ -123,14 +122,15 @@ class InterpretedKernel final : public Kernel {
     }
   }
 
-  bool has_value_use(uint32_t position) const {
+  /// Marks the statements whose values are read: an operand other than a buffer, or an output.
+  void find_value_uses() {
+    value_used_.assign(form_.statements.size(), false);
     for (const KernelStatement& user : form_.statements) {
       int arity = op_arity(user.op);
-      bool memory = op_has_buffer_operand(user.op);
-      for (int k = memory ? 1 : 0; k < arity; ++k)
-        if (user.operands[k] == position) return true;
+      for (int k = op_has_buffer_operand(user.op) ? 1 : 0; k < arity; ++k) value_used_[user.operands[k]] = true;
     }
-    return form_.statements[position].output_slot != kNoSlot;
+    for (uint32_t i = 0; i < form_.statements.size(); ++i)
+      if (form_.statements[i].output_slot != kNoSlot) value_used_[i] = true;
   }
 
   static void* slot_pointer(const LaunchArgs& args, uint32_t slot, VarType type, uint64_t element) {

@@ -6,7 +6,8 @@
 // (bench/baselines.cpp) and checks that both agree before reporting. Kiln and baseline
 // repetitions alternate, so a machine that gets busier slows both alike. The kernel-cache
 // groups (story, cache) live in bench/cache_bench.cpp, the control-flow group (control) in
-// bench/control_bench.cpp, the automatic-differentiation group (ad) in bench/ad_bench.cpp.
+// bench/control_bench.cpp, the automatic-differentiation group (ad) in bench/ad_bench.cpp,
+// gathers and scatters (memory) in bench/memory_bench.cpp.
 //
 //   kiln_bench [--quick] [--json] [--threads N] [--only NAME]
 #include "ad_bench.h"
@@ -15,6 +16,7 @@
 #include "control_bench.h"
 #include "harness.h"
 #include "launch_log.h"
+#include "memory_bench.h"
 #include "op_chain.h"
 #include "report.h"
 #include "workloads.h"
@@ -309,7 +311,8 @@ int usage(const char* program, int code) {
                "  --only NAME  run one group: stream, fused, triad, mandelbrot, compile, roundtrip,\n"
                "               story (story 1's loop, Dr.Jit's too if installed), cache,\n"
                "               control (while_loop + dispatch path tracer, symbolic vs evaluated)\n"
-               "               ad (reverse pass vs primal: elementwise, MLP-shaped, path tracer)\n",
+               "               ad (reverse pass vs primal: elementwise, MLP-shaped, path tracer)\n"
+               "               memory (gather and scatter_add at random indices vs C++ loops)\n",
                program);
   return code;
 }
@@ -345,6 +348,7 @@ int run(int argc, char** argv) {
   std::vector<std::string> failures;  // wrong results: reported after the table, exit status 1
   if (wanted("control")) progress("control flow"), run_control(o.quick, rows, failures);
   if (wanted("ad")) progress("automatic differentiation"), run_ad(o.quick, rows, failures);
+  if (wanted("memory")) progress("gathers and scatters"), run_memory(o.quick, rows, failures);
 
   Facts facts = {
       {"mode", o.quick ? "quick" : "full"},

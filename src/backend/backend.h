@@ -13,15 +13,18 @@
 
 namespace kiln::detail {
 
-/// Shared with generated code: the first member is called for an out-of-range index in
-/// checked mode; the first report wins and is raised after the launch.
+/// Shared with generated code: the first member is called when gather or scatter lanes
+/// (`lanes` of one packet) have indices out of range. Those lanes read 0 or write nothing;
+/// the first report's details are kept, the lanes counted, and after the launch checked
+/// mode raises while fast mode warns.
 struct CheckState {
-  void (*report)(CheckState* self, uint32_t statement, uint64_t index, uint64_t size);
+  void (*report)(CheckState* self, uint32_t statement, uint64_t index, uint64_t size, uint64_t lanes);
   std::atomic<uint32_t> failed{0};
+  std::atomic<uint64_t> lanes{0};
   uint32_t statement = 0;
   uint64_t index = 0, size = 0;
 };
-void record_check_failure(CheckState* self, uint32_t statement, uint64_t index, uint64_t size);
+void record_check_failure(CheckState* self, uint32_t statement, uint64_t index, uint64_t size, uint64_t lanes);
 
 /// Everything one launch needs. Buffers: input slots first, then outputs.
 struct LaunchArgs {

@@ -189,6 +189,69 @@ TEST_F(Eval, CheckedModeRaisesOnOutOfRangeIndex) {
   set_flag(Flag::Checks, false);
 }
 
+/// Runs `body` on the LLVM backend and then on the interpreter.
+template <typename Body> void on_both_backends(Body body) {
+  for (bool interpreter : {false, true}) {
+    SCOPED_TRACE(interpreter ? "interpreter" : "llvm");
+    set_flag(Flag::Interpreter, interpreter);
+    body();
+  }
+  set_flag(Flag::Interpreter, false);
+}
+
+TEST_F(Eval, FastModeOutOfRangeGatherReadsZeroAndWarns) {
+  on_both_backends([] {
+    Float source = Float{1.f, 2.f, 3.f};
+    set_label(source, "table");
+    testing::internal::CaptureStderr();
+    Float g = gather(source, UInt32{0, 5, 2, 4000000000u});
+    eval(g);
+    std::string warning = testing::internal::GetCapturedStderr();
+    EXPECT_EQ(g.to_vector(), (std::vector<float>{1, 0, 3, 0}));
+    EXPECT_NE(warning.find("Gather"), std::string::npos) << warning;
+    EXPECT_NE(warning.find("out of range for an array of 3 elements"), std::string::npos) << warning;
+    EXPECT_NE(warning.find("2 lanes out of range"), std::string::npos) << warning;
+    EXPECT_NE(warning.find("KILN_CHECKS=1"), std::string::npos) << warning;
+  });
+}
+
+TEST_F(Eval, FastModeOutOfRangeScattersWriteNothing) {
+  // The targets wrap the first 16 elements of 32: a write past them would show in the rest.
+  on_both_backends([] {
+    std::vector<float> floats(32, 7.f);
+    std::vector<uint32_t> counts(32, 7u);
+    Float f = Float::wrap(floats.data(), 16);
+    UInt32 c = UInt32::wrap(counts.data(), 16);
+    UInt32 index{3, 16, 17, 1u << 30, 3};
+    set_log_level(LogLevel::Error);
+    scatter(f, Float(1.f), index);
+    scatter_reduce(ReduceOp::Add, c, UInt32(1), index);
+    scatter_reduce(ReduceOp::Min, f, Float(-2.f), index);
+    UInt32 old = scatter_inc(c, index);
+    eval(f, c, old);
+    set_log_level(LogLevel::Warn);
+    EXPECT_EQ(floats[3], -2.f);
+    EXPECT_EQ(counts[3], 7u + 2u + 2u);
+    EXPECT_EQ(old.read(1), 0u);  // a dropped increment returns 0
+    for (size_t i = 16; i < 32; ++i) {
+      EXPECT_EQ(floats[i], 7.f) << i;
+      EXPECT_EQ(counts[i], 7u) << i;
+    }
+  });
+}
+
+TEST_F(Eval, HistogramWithOneBadBinKeepsTheOthers) {
+  size_t n = 1 << 20;
+  UInt32 bins = zeros<UInt32>(16);
+  UInt32 bin = arange<UInt32>(n) % 16u;
+  bin = select(arange<UInt32>(n) == 777u, UInt32(16), bin);
+  set_log_level(LogLevel::Error);
+  scatter_add(bins, UInt32(1), bin);
+  eval(bins);
+  set_log_level(LogLevel::Warn);
+  for (uint32_t b = 0; b < 16; ++b) EXPECT_EQ(bins.read(b), b == 777 % 16 ? n / 16 - 1 : n / 16) << b;
+}
+
 TEST_F(Eval, CheckedModeOnTheInterpreterToo) {
   set_flag(Flag::Checks, true);
   set_flag(Flag::Interpreter, true);

@@ -138,9 +138,8 @@ class InterpretedKernel final : public Kernel {
   }
 
   bool in_range(uint32_t position, uint32_t slot, uint64_t index, const LaunchArgs& args) const {
-    if (!form_.checks) return true;
     if (index < args.buffer_sizes[slot]) return true;
-    args.check->report(args.check, position, index, args.buffer_sizes[slot]);
+    args.check->report(args.check, position, index, args.buffer_sizes[slot], 1);
     return false;
   }
 

@@ -542,12 +542,12 @@ class Renderer {
     return instr("getelementptr " + std::string(memory_type(t)) + ", ptr %buf" + std::to_string(buffer.input_slot) + ", " + vec("i64") + " " + index64);
   }
 
-  /// The active mask of a memory access; in checked mode, reports and drops lanes whose
-  /// index is out of range.
+  /// The active mask of a memory access without the lanes whose index is out of range,
+  /// which are reported (a branch not taken by correct programs) and so read 0 or write
+  /// nothing: a bad index never touches memory, in fast mode too.
   std::string checked_mask(uint32_t position, const KernelStatement& buffer, const std::string& mask,
                            const std::string& index64) {
     std::string active = instr("and " + vec("i1") + " %active, " + mask);
-    if (!form_.checks) return active;
     std::string slot = std::to_string(buffer.input_slot);
     std::string size_ptr = instr("getelementptr inbounds i64, ptr %sizes, i64 " + slot);
     std::string size = instr("load i64, ptr " + size_ptr + ", align 8");
@@ -563,8 +563,10 @@ class Renderer {
     std::string bits64 = width_ == 64 ? bits : instr("zext i" + std::to_string(width_) + " " + bits + " to i64");
     std::string lane = call("i64", "llvm.cttz.i64", {{"i64", bits64}, {"i1", "true"}});
     std::string bad_index = instr("extractelement " + vec("i64") + " " + index64 + ", i64 " + lane);
+    std::string lanes = call("i64", "llvm.ctpop.i64", {{"i64", bits64}});
     std::string fn = instr("load ptr, ptr %check, align 8");
-    body_ << "  call void " << fn << "(ptr %check, i32 " << position << ", i64 " << bad_index << ", i64 " << size << ")\n";
+    body_ << "  call void " << fn << "(ptr %check, i32 " << position << ", i64 " << bad_index << ", i64 " << size
+          << ", i64 " << lanes << ")\n";
     body_ << "  br label %" << resume << "\n";
     start_block(resume);
     std::string inside = instr("xor " + vec("i1") + " " + outside + ", " + splat_const("i1", "true"));

@@ -1,5 +1,5 @@
 ; kiln kernel, 4 lanes
-define void @kiln_kernel_checked_gather_scatter_add(i64 %start, i64 %end, ptr noalias nocapture readonly %buffers, ptr noalias nocapture readonly %sizes, ptr noalias nocapture readonly %params, ptr %check, i64 %stream.flag) #0 {
+define void @kiln_kernel_gather_scatter_add(i64 %start, i64 %end, ptr noalias nocapture readonly %buffers, ptr noalias nocapture readonly %sizes, ptr noalias nocapture readonly %params, ptr %check, i64 %stream.flag) #0 {
 entry:
   %buf.p0 = getelementptr inbounds ptr, ptr %buffers, i64 0
   %buf0 = load ptr, ptr %buf.p0, align 8
@@ -36,50 +36,52 @@ s4.report:
   %t11 = zext i4 %t10 to i64
   %t12 = call i64 @llvm.cttz.i64(i64 %t11, i1 true)
   %t13 = extractelement <4 x i64> %t1, i64 %t12
-  %t14 = load ptr, ptr %check, align 8
-  call void %t14(ptr %check, i32 4, i64 %t13, i64 %t4)
+  %t14 = call i64 @llvm.ctpop.i64(i64 %t11)
+  %t15 = load ptr, ptr %check, align 8
+  call void %t15(ptr %check, i32 4, i64 %t13, i64 %t4, i64 %t14)
   br label %s4.resume
 s4.resume:
-  %t15 = xor <4 x i1> %t7, <i1 true, i1 true, i1 true, i1 true>
-  %t16 = and <4 x i1> %t2, %t15
-  %t17 = getelementptr float, ptr %buf0, <4 x i64> %t1
-  %t18 = call <4 x float> @llvm.masked.gather.v4f32.v4p0(<4 x ptr> %t17, i32 4, <4 x i1> %t16, <4 x float> zeroinitializer)
-  %t19 = zext <4 x i32> %t0 to <4 x i64>
-  %t20 = and <4 x i1> %active, %lit3
-  %t21 = getelementptr inbounds i64, ptr %sizes, i64 1
-  %t22 = load i64, ptr %t21, align 8
-  %t23 = insertelement <4 x i64> poison, i64 %t22, i64 0
-  %t24 = shufflevector <4 x i64> %t23, <4 x i64> poison, <4 x i32> zeroinitializer
-  %t25 = icmp uge <4 x i64> %t19, %t24
-  %t26 = and <4 x i1> %t20, %t25
-  %t27 = call i1 @llvm.vector.reduce.or.v4i1(<4 x i1> %t26)
-  br i1 %t27, label %s6.report, label %s6.resume
+  %t16 = xor <4 x i1> %t7, <i1 true, i1 true, i1 true, i1 true>
+  %t17 = and <4 x i1> %t2, %t16
+  %t18 = getelementptr float, ptr %buf0, <4 x i64> %t1
+  %t19 = call <4 x float> @llvm.masked.gather.v4f32.v4p0(<4 x ptr> %t18, i32 4, <4 x i1> %t17, <4 x float> zeroinitializer)
+  %t20 = zext <4 x i32> %t0 to <4 x i64>
+  %t21 = and <4 x i1> %active, %lit3
+  %t22 = getelementptr inbounds i64, ptr %sizes, i64 1
+  %t23 = load i64, ptr %t22, align 8
+  %t24 = insertelement <4 x i64> poison, i64 %t23, i64 0
+  %t25 = shufflevector <4 x i64> %t24, <4 x i64> poison, <4 x i32> zeroinitializer
+  %t26 = icmp uge <4 x i64> %t20, %t25
+  %t27 = and <4 x i1> %t21, %t26
+  %t28 = call i1 @llvm.vector.reduce.or.v4i1(<4 x i1> %t27)
+  br i1 %t28, label %s6.report, label %s6.resume
 s6.report:
-  %t28 = bitcast <4 x i1> %t26 to i4
-  %t29 = zext i4 %t28 to i64
-  %t30 = call i64 @llvm.cttz.i64(i64 %t29, i1 true)
-  %t31 = extractelement <4 x i64> %t19, i64 %t30
-  %t32 = load ptr, ptr %check, align 8
-  call void %t32(ptr %check, i32 6, i64 %t31, i64 %t22)
+  %t29 = bitcast <4 x i1> %t27 to i4
+  %t30 = zext i4 %t29 to i64
+  %t31 = call i64 @llvm.cttz.i64(i64 %t30, i1 true)
+  %t32 = extractelement <4 x i64> %t20, i64 %t31
+  %t33 = call i64 @llvm.ctpop.i64(i64 %t30)
+  %t34 = load ptr, ptr %check, align 8
+  call void %t34(ptr %check, i32 6, i64 %t32, i64 %t23, i64 %t33)
   br label %s6.resume
 s6.resume:
-  %t33 = xor <4 x i1> %t25, <i1 true, i1 true, i1 true, i1 true>
-  %t34 = and <4 x i1> %t20, %t33
-  %t35 = bitcast <4 x i1> %t34 to i4
-  %t36 = zext i4 %t35 to i64
+  %t35 = xor <4 x i1> %t26, <i1 true, i1 true, i1 true, i1 true>
+  %t36 = and <4 x i1> %t21, %t35
+  %t37 = bitcast <4 x i1> %t36 to i4
+  %t38 = zext i4 %t37 to i64
   br label %s6.head
 s6.head:
-  %s6.m = phi i64 [ %t36, %s6.resume ], [ %s6.mnext, %s6.next ]
+  %s6.m = phi i64 [ %t38, %s6.resume ], [ %s6.mnext, %s6.next ]
   %s6.none = icmp eq i64 %s6.m, 0
   br i1 %s6.none, label %s6.done, label %s6.lane
 s6.lane:
-  %t37 = call i64 @llvm.cttz.i64(i64 %s6.m, i1 true)
-  %t38 = sub i64 %s6.m, 1
-  %s6.mnext = and i64 %s6.m, %t38
-  %t39 = extractelement <4 x i64> %t19, i64 %t37
-  %t40 = getelementptr float, ptr %buf1, i64 %t39
-  %t41 = extractelement <4 x float> %t18, i64 %t37
-  %t42 = atomicrmw fadd ptr %t40, float %t41 monotonic, align 4
+  %t39 = call i64 @llvm.cttz.i64(i64 %s6.m, i1 true)
+  %t40 = sub i64 %s6.m, 1
+  %s6.mnext = and i64 %s6.m, %t40
+  %t41 = extractelement <4 x i64> %t20, i64 %t39
+  %t42 = getelementptr float, ptr %buf1, i64 %t41
+  %t43 = extractelement <4 x float> %t19, i64 %t39
+  %t44 = atomicrmw fadd ptr %t42, float %t43 monotonic, align 4
   br label %s6.next
 s6.next:
   br label %s6.head
@@ -94,6 +96,7 @@ exit:
 
 declare <4 x float> @llvm.masked.gather.v4f32.v4p0(<4 x ptr>, i32, <4 x i1>, <4 x float>)
 declare i1 @llvm.vector.reduce.or.v4i1(<4 x i1>)
+declare i64 @llvm.ctpop.i64(i64)
 declare i64 @llvm.cttz.i64(i64, i1)
 
 attributes #0 = { nounwind "min-legal-vector-width"="128" "prefer-vector-width"="128" }

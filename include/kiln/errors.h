@@ -24,6 +24,11 @@ struct ValueError : std::invalid_argument {
 struct IndexError : std::out_of_range {
   using std::out_of_range::out_of_range;
 };
+/// Ctrl-C (SIGINT) arrived while kernels ran; they stopped and Kiln stays usable. Python
+/// raises KeyboardInterrupt (through the handler that was installed before Kiln's).
+struct Interrupted : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
 /// A failure of the compiler or the runtime that is not the caller's fault.
 struct InternalError : std::runtime_error {
   using std::runtime_error::runtime_error;

@@ -35,6 +35,10 @@ NB_MODULE(_kiln, m) {
       PyErr_SetString(PyExc_ValueError, e.what());
     } catch (const kiln::IndexError& e) {
       PyErr_SetString(PyExc_IndexError, e.what());
+    } catch (const kiln::Interrupted& e) {
+      // Kiln handed the signal to Python's handler, which raises KeyboardInterrupt here
+      // (or runs the user's handler); if that handler returned, say what happened.
+      if (PyErr_CheckSignals() == 0) PyErr_SetString(PyExc_KeyboardInterrupt, e.what());
     } catch (const kiln::InternalError& e) {
       PyErr_SetString(PyExc_RuntimeError, e.what());
     }

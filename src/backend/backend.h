@@ -5,6 +5,7 @@
 #include "eval/kernel_form.h"
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -19,11 +20,15 @@ namespace kiln::detail {
 /// mode raises while fast mode warns.
 struct CheckState {
   void (*report)(CheckState* self, uint32_t statement, uint64_t index, uint64_t size, uint64_t lanes);
+  /// Nonzero when the launch should stop (Ctrl-C): polled at every loop back edge and
+  /// before every block. The second member: generated code loads it at offset 8.
+  const std::atomic<uint32_t>* interrupt = nullptr;
   std::atomic<uint32_t> failed{0};
   std::atomic<uint64_t> lanes{0};
   uint32_t statement = 0;
   uint64_t index = 0, size = 0;
 };
+static_assert(offsetof(CheckState, interrupt) == sizeof(void*), "generated code reads the interrupt flag here");
 void record_check_failure(CheckState* self, uint32_t statement, uint64_t index, uint64_t size, uint64_t lanes);
 
 /// Everything one launch needs. Buffers: input slots first, then outputs.

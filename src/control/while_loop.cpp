@@ -5,6 +5,7 @@
 // per-lane data only through its state.
 #include "control/differentiate.h"
 #include "control/recording.h"
+#include "eval/interrupt.h"
 
 #include "ir/node.h"
 #include "util/settings.h"
@@ -74,6 +75,7 @@ class CaptureScope {
 
 Values evaluated_loop(const Values& initial, const ConditionFn& cond, const BodyFn& body, const std::string& what,
                       size_t lanes) {
+  InterruptScope interrupt;  // Ctrl-C between iterations, not only inside their kernels
   Handle enclosing = enclosing_mask();
   Values state = initial, results;  // results: every lane's state while `state` is compacted
   Handle lane_ids;                  // original lane of each compacted lane
@@ -96,6 +98,7 @@ Values evaluated_loop(const Values& initial, const ConditionFn& cond, const Body
   pending.push_back(active);
   eval_values(pending);
   for (size_t iteration = 0;; ++iteration) {
+    throw_if_interrupted();
     Handle any = Handle::steal(reduce(Reduction::Any, active.index()));
     bool more = false;
     read(any.index(), 0, &more);

@@ -7,6 +7,7 @@
 #include "backend/backend.h"
 #include "cache/kernel_cache.h"
 #include "eval/history.h"
+#include "eval/interrupt.h"
 #include "eval/schedule.h"
 #include "ir/verify.h"
 #include "util/settings.h"
@@ -81,6 +82,7 @@ std::string run_group(const KernelGroup& group) {
 
   CheckState check;
   check.report = record_check_failure;
+  check.interrupt = &interrupt_flag();
   if (group.size > 0) {
     auto lookup_start = Clock::now();
     StatementNoteSource notes{[&] { return statement_notes(k); }, !state().notes.empty()};
@@ -96,6 +98,7 @@ std::string run_group(const KernelGroup& group) {
     auto start = Clock::now();
     cached.kernel->launch(args);
     record_launch(form, cached, group.size, lookup_ms, ms_since(start));
+    throw_if_interrupted();  // the outputs are incomplete: their nodes stay unevaluated
   }
 
   for (uint32_t i = 0; i < form.output_count; ++i) collapse_to_data(k.outputs[i], std::move(results[i]));
@@ -158,13 +161,22 @@ void evaluate(const Index* indices, size_t count) {
     }
   }
   std::string error;
-  for (const KernelGroup& group : group_by_size(roots, effects)) {
-    std::string group_error = run_group(group);
-    if (error.empty()) error = group_error;
+  auto release = [&] {
+    for (Index target : targets) node(target).dirty_size = 0;
+    for (Index e : effects) dec_ref_int(e);
+    for (Index i : scheduled) dec_ref_int(i);
+  };
+  try {
+    InterruptScope interrupt;
+    for (const KernelGroup& group : group_by_size(roots, effects)) {
+      std::string group_error = run_group(group);
+      if (error.empty()) error = group_error;
+    }
+  } catch (const Interrupted&) {
+    release();
+    throw;
   }
-  for (Index target : targets) node(target).dirty_size = 0;
-  for (Index e : effects) dec_ref_int(e);
-  for (Index i : scheduled) dec_ref_int(i);
+  release();
 #ifndef NDEBUG
   if (std::string problem = verify_ir(); !problem.empty())
     throw InternalError("kiln: IR verifier after evaluation: " + problem);

@@ -21,7 +21,7 @@ class InterpretedKernel final : public Kernel {
   void launch(const LaunchArgs& args) const override {
     const auto& statements = form_.statements;
     std::vector<uint64_t> values(statements.size());
-    for (size_t lane = 0; lane < args.size; ++lane) {
+    for (size_t lane = 0; lane < args.size && !args.check->interrupt->load(std::memory_order_relaxed); ++lane) {
       for (size_t i = 0; i < statements.size();) i = step(uint32_t(i), lane, values, args);
       for (size_t i = 0; i < statements.size(); ++i)  // outputs hold their final values
         if (statements[i].output_slot != kNoSlot)
@@ -43,7 +43,9 @@ class InterpretedKernel final : public Kernel {
       case Op::LoopEnd: {
         const LoopShape& loop = loops_.at(s.operands[0]);
         for (uint32_t update : loop.updates) values[form_.statements[update].operands[0]] = values[update];
-        return form_.statements[s.operands[0]].literal ? position + 1 : loop.head;  // once: no second iteration
+        if (form_.statements[s.operands[0]].literal) return position + 1;  // once: no second iteration
+        if (args.check->interrupt->load(std::memory_order_relaxed)) return uint32_t(form_.statements.size());
+        return loop.head;
       }
       default: values[position] = run(position, lane, values, args); return position + 1;
     }

@@ -195,6 +195,7 @@ class LlvmKernel final : public Kernel {
     }
     tbb::parallel_for(tbb::blocked_range<size_t>(0, blocks, 1), [&](const tbb::blocked_range<size_t>& range) {
       for (size_t b = range.begin(); b != range.end(); ++b) {
+        if (args.check->interrupt->load(std::memory_order_relaxed)) return;  // Ctrl-C
         size_t start = b * block, end = std::min(args.size, start + block);
         entry_(start, end, args.buffers, args.buffer_sizes, args.params, args.check, stream);
       }

@@ -69,7 +69,9 @@ class Renderer {
       body_ << "  br i1 %stream, label %exit.fence, label %exit.return\nexit.fence:\n";
       body_ << "  fence seq_cst\n  br label %exit.return\nexit.return:\n";
     }
-    body_ << "  ret void\n}\n";
+    body_ << "  ret void\n";
+    if (polls_interrupt_) body_ << "interrupted:\n  ret void\n";
+    body_ << "}\n";
     entry_ << "  %stream = icmp ne i64 %stream.flag, 0\n";
     entry_ << "  br label %loop\n";
 
@@ -308,7 +310,15 @@ class Renderer {
     }
     body_ << "  br label " << l << ".latch\n";
     start_block("L" + std::to_string(loop.begin) + ".latch");
-    body_ << "  br label " << l << ".head\n";
+    // Ctrl-C: CheckState::interrupt, polled once per iteration, leaves the kernel.
+    if (!polls_interrupt_) {
+      entry_ << "  %interrupt.p = getelementptr inbounds ptr, ptr %check, i64 1\n";
+      entry_ << "  %interrupt = load ptr, ptr %interrupt.p, align 8\n";
+      polls_interrupt_ = true;
+    }
+    body_ << "  " << l << ".stop = load atomic i32, ptr %interrupt monotonic, align 4\n";
+    body_ << "  " << l << ".go = icmp eq i32 " << l << ".stop, 0\n";
+    body_ << "  br i1 " << l << ".go, label " << l << ".head, label %interrupted\n";
     start_block("L" + std::to_string(loop.begin) + ".exit");
   }
 
@@ -689,6 +699,7 @@ class Renderer {
   std::set<std::string> declarations_;
   std::string block_;
   std::vector<OpenLoop> loops_;  ///< loops whose LoopEnd is not emitted yet, innermost last
+  bool polls_interrupt_ = false;  ///< a loop's latch reads CheckState::interrupt
   int next_temp_ = 0;
 };
 

@@ -40,6 +40,8 @@ template <typename T, size_t Dim> class Texture {
 
  public:
   using Value = typename T::Value;
+  using ArrayType = T;
+  static constexpr size_t Dimension = Dim;
   /// One coordinate per axis, x first: an array for a 1-D texture, else a vector.
   using Position = std::conditional_t<Dim == 1, T, Vector<T, Dim>>;
   /// Every resolution is at most this (mirrored wrapping works modulo twice the resolution).
@@ -51,13 +53,13 @@ template <typename T, size_t Dim> class Texture {
       : filter_(filter), wrap_(wrap) {
     Shape shape(resolution.begin(), resolution.end());
     shape.push_back(channels);
-    assign(Tensor<Value>::zeros(checked_shape(shape, "Texture")), "Texture");
+    assign(Tensor<Value>::zeros(checked_shape(shape, "")), "");
   }
   /// A texture holding `tensor`, of shape (resolution..., channels).
   explicit Texture(const Tensor<Value>& tensor, FilterMode filter = FilterMode::Linear,
                    WrapMode wrap = WrapMode::Clamp)
       : filter_(filter), wrap_(wrap) {
-    assign(tensor, "Texture");
+    assign(tensor, "");
   }
 
   /// The texels as one flat array (row-major over shape()).
@@ -65,7 +67,7 @@ template <typename T, size_t Dim> class Texture {
   /// Replaces the texels by `value`, which must have as many elements.
   void set_value(const T& value) {
     if (value.size() != value_.size())
-      throw SizeError("kiln: Texture.set_value(): " + std::to_string(value.size()) +
+      throw SizeError("kiln: " + name() + ".set_value(): " + std::to_string(value.size()) +
                       " elements given for a texture of shape " + detail::shape_string(shape_) + " (" +
                       std::to_string(value_.size()) + " elements); pass that many, or use set_tensor() to "
                       "change the shape");
@@ -74,7 +76,7 @@ template <typename T, size_t Dim> class Texture {
   /// The texels as a tensor of shape().
   Tensor<Value> tensor() const { return Tensor<Value>(value_, shape_); }
   /// Replaces the texels and the shape: `tensor` has Dim + 1 axes (resolution..., channels).
-  void set_tensor(const Tensor<Value>& tensor) { assign(tensor, "Texture.set_tensor"); }
+  void set_tensor(const Tensor<Value>& tensor) { assign(tensor, ".set_tensor"); }
   /// (resolution..., channels), outermost axis first.
   const Shape& shape() const { return shape_; }
   size_t channels() const { return shape_[Dim]; }
@@ -102,26 +104,32 @@ template <typename T, size_t Dim> class Texture {
     T weight;
   };
 
-  void assign(const Tensor<Value>& tensor, const char* what) {
-    shape_ = checked_shape(tensor.shape(), what);
+  /// "Texture2f" and so on: the alias, which Python shares.
+  static std::string name() {
+    return "Texture" + std::to_string(Dim) + (std::is_same_v<Value, float> ? "f" : "f64");
+  }
+  /// `method` is "" (a constructor) or ".set_tensor".
+  void assign(const Tensor<Value>& tensor, const char* method) {
+    shape_ = checked_shape(tensor.shape(), method);
     value_ = tensor.array();
   }
-  Shape checked_shape(const Shape& shape, const char* what) const {
+  Shape checked_shape(const Shape& shape, const char* method) const {
+    std::string what = name() + method;
     std::string expected = Dim == 1 ? "(width, channels)" : Dim == 2 ? "(height, width, channels)"
                                                                      : "(depth, height, width, channels)";
     if (shape.size() != Dim + 1)
-      throw ValueError(std::string("kiln: ") + what + "(): a " + std::to_string(Dim) + "-D texture needs the shape " +
+      throw ValueError("kiln: " + what + "(): a " + std::to_string(Dim) + "-D texture needs the shape " +
                        expected + "; got " + detail::shape_string(shape));
     for (size_t axis = 0; axis <= Dim; ++axis) {
       if (shape[axis] == 0)
-        throw ValueError(std::string("kiln: ") + what + "(): shape " + detail::shape_string(shape) + " has " +
+        throw ValueError("kiln: " + what + "(): shape " + detail::shape_string(shape) + " has " +
                          (axis == Dim ? "no channels" : "a resolution of 0") + "; every entry of " + expected +
                          " must be at least 1");
       if (axis < Dim && shape[axis] > kMaxResolution)
-        throw SizeError(std::string("kiln: ") + what + "(): a resolution of " + std::to_string(shape[axis]) +
+        throw SizeError("kiln: " + what + "(): a resolution of " + std::to_string(shape[axis]) +
                         " exceeds the largest supported, 2^30");
     }
-    detail::element_count(shape, what);  // SizeError beyond 32-bit indices
+    detail::element_count(shape, what.c_str());  // SizeError beyond 32-bit indices
     return shape;
   }
 

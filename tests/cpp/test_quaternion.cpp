@@ -273,6 +273,12 @@ TEST(QuaternionGrad, SlerpOnBothBranches) {
     return slerp(a, b, t);
   }, std::tuple(a, b_mixed, t));
   EXPECT_TRUE(result.ok) << result.message;
+  // exactly parallel (dot = 1 exactly): the branch not taken divides by 0 unless guarded
+  Quaternion4f64 same(Float64(0.5), Float64(0.5), Float64(0.5), Float64(0.5));
+  enable_grad(same);
+  Quaternion4f64 y = slerp(same, same, Float64(0.25));
+  backward(y.x + y.y + y.z + y.w);
+  for (size_t i = 0; i < 4; ++i) EXPECT_TRUE(std::isfinite(grad(same)[i].item())) << "component " << i;
 }
 
 TEST(QuaternionGrad, ExpAndLogIncludingRealQuaternions) {

@@ -81,6 +81,10 @@ template <typename T, size_t Dim> class Texture {
   const Shape& shape() const { return shape_; }
   size_t channels() const { return shape_[Dim]; }
   FilterMode filter_mode() const { return filter_; }
+  /// "Texture2f" and so on: the alias (and the Python class) naming this type.
+  static std::string name() {
+    return "Texture" + std::to_string(Dim) + (std::is_same_v<Value, float> ? "f" : "f64");
+  }
   WrapMode wrap_mode() const { return wrap_; }
 
   /// One array per channel: the texture filtered by filter_mode() at `pos`. Inactive
@@ -104,10 +108,6 @@ template <typename T, size_t Dim> class Texture {
     T weight;
   };
 
-  /// "Texture2f" and so on: the alias, which Python shares.
-  static std::string name() {
-    return "Texture" + std::to_string(Dim) + (std::is_same_v<Value, float> ? "f" : "f64");
-  }
   /// `method` is "" (a constructor) or ".set_tensor".
   void assign(const Tensor<Value>& tensor, const char* method) {
     shape_ = checked_shape(tensor.shape(), method);

@@ -10,12 +10,12 @@
 namespace kiln::python {
 namespace {
 
-template <typename X> void bind_texture_type(nb::module_& m, const char* name) {
+template <typename X> void bind_texture_type(nb::module_& m) {
   using T = typename X::ArrayType;
   using V = typename X::Value;
   using Position = typename X::Position;
   constexpr size_t Dim = X::Dimension;
-  nb::class_<X> cls(m, name,
+  nb::class_<X> cls(m, X::name().c_str(),
                     "A grid of texels with channels, read at positions in [0, 1]^Dim (x first; texel i's center "
                     "at (i + 0.5) / resolution) with nearest, linear or cubic B-spline filtering. The texels are "
                     "one flat array laid out as a tensor of shape (resolution..., channels), outermost axis "
@@ -25,14 +25,15 @@ template <typename X> void bind_texture_type(nb::module_& m, const char* name) {
           "A texture holding `tensor`, of shape (resolution..., channels).");
   cls.def(
       "__init__",
-      [name](X* self, const std::vector<int64_t>& shape, int64_t channels, FilterMode filter, WrapMode wrap) {
+      [](X* self, const std::vector<int64_t>& shape, int64_t channels, FilterMode filter, WrapMode wrap) {
+        std::string name = X::name();
         if (shape.size() != Dim)
-          throw ValueError("kiln: " + std::string(name) + "(): shape has " +
+          throw ValueError("kiln: " + name + "(): shape has " +
                            std::to_string(shape.size()) + " entries; a " + std::to_string(Dim) +
                            "-D texture needs " + std::to_string(Dim) + " (outermost axis first)");
         std::array<size_t, Dim> resolution;
-        for (size_t axis = 0; axis < Dim; ++axis) resolution[axis] = to_size(shape[axis], name);
-        new (self) X(resolution, to_size(channels, name), filter, wrap);
+        for (size_t axis = 0; axis < Dim; ++axis) resolution[axis] = to_size(shape[axis], name.c_str());
+        new (self) X(resolution, to_size(channels, name.c_str()), filter, wrap);
       },
       nb::arg("shape"), nb::arg("channels"), nb::arg("filter_mode") = FilterMode::Linear,
       nb::arg("wrap_mode") = WrapMode::Clamp, "A texture of zeros; `shape` is the resolution, outermost axis first.");
@@ -85,12 +86,12 @@ void bind_texture(nb::module_& m) {
       .value("Repeat", WrapMode::Repeat, "The grid tiles the space.")
       .value("Clamp", WrapMode::Clamp, "The nearest texel at the border.")
       .value("Mirror", WrapMode::Mirror, "The grid tiles the space, every other copy mirrored.");
-  bind_texture_type<Texture1f>(m, "Texture1f");
-  bind_texture_type<Texture2f>(m, "Texture2f");
-  bind_texture_type<Texture3f>(m, "Texture3f");
-  bind_texture_type<Texture1f64>(m, "Texture1f64");
-  bind_texture_type<Texture2f64>(m, "Texture2f64");
-  bind_texture_type<Texture3f64>(m, "Texture3f64");
+  bind_texture_type<Texture1f>(m);
+  bind_texture_type<Texture2f>(m);
+  bind_texture_type<Texture3f>(m);
+  bind_texture_type<Texture1f64>(m);
+  bind_texture_type<Texture2f64>(m);
+  bind_texture_type<Texture3f64>(m);
 }
 
 }  // namespace kiln::python

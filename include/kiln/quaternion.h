@@ -65,7 +65,7 @@ template <typename T, typename F> Quaternion<T> make_quaternion(F&& f) {
   return Quaternion<T>(f(0), f(1), f(2), f(3));
 }
 /// The smallest normal value: squared lengths below it count as zero.
-template <typename T> const typename T::Value kTiny = std::numeric_limits<typename T::Value>::min();
+template <typename T> inline constexpr typename T::Value kTiny = std::numeric_limits<typename T::Value>::min();
 }  // namespace detail
 
 template <typename T> T real(const Quaternion<T>& q) { return q.w; }

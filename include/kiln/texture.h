@@ -81,11 +81,11 @@ template <typename T, size_t Dim> class Texture {
   const Shape& shape() const { return shape_; }
   size_t channels() const { return shape_[Dim]; }
   FilterMode filter_mode() const { return filter_; }
+  WrapMode wrap_mode() const { return wrap_; }
   /// "Texture2f" and so on: the alias (and the Python class) naming this type.
   static std::string name() {
     return "Texture" + std::to_string(Dim) + (std::is_same_v<Value, float> ? "f" : "f64");
   }
-  WrapMode wrap_mode() const { return wrap_; }
 
   /// One array per channel: the texture filtered by filter_mode() at `pos`. Inactive
   /// lanes give 0; a lane with a non-finite coordinate gives NaN (and no gradients).
@@ -102,7 +102,8 @@ template <typename T, size_t Dim> class Texture {
 
  private:
   enum class Footprint { Nearest, Linear, Cubic };
-  /// One texel read along one axis: its offset in value_ (index times stride) and weight.
+  /// One texel read along one axis: its offset in value_ (index times stride) and its
+  /// weight, which has no node for nearest filtering (a weight of 1 needs no product).
   struct Tap {
     UInt32 offset;
     T weight;
@@ -165,21 +166,21 @@ template <typename T, size_t Dim> class Texture {
     // Texel coordinates are clamped before they become integers, far enough inside the
     // Int32 range that the neighbours of the last texel do not overflow.
     constexpr Value kLimit = Value(2147483520.0);  // 2^31 - 128, exact in float
-    auto texel = [&](const T& t, int32_t offset) {
+    auto tap_offset = [&](const T& t, int32_t offset) {
       Int32 i = cast<int32_t>(min(max(t, T(-kLimit)), T(kLimit))) + offset;
       return reinterpret<uint32_t>(wrap(i, resolution)) * stride;
     };
-    if (footprint == Footprint::Nearest) return {{texel(floor(coordinate * Value(resolution)), 0), T()}};
+    if (footprint == Footprint::Nearest) return {{tap_offset(floor(coordinate * Value(resolution)), 0), T()}};
     T scaled = fma(coordinate, T(Value(resolution)), T(Value(-0.5)));
     T first = floor(scaled);
     T a = scaled - first;  // the derivative with respect to the position flows through here
-    if (footprint == Footprint::Linear) return {{texel(first, 0), Value(1) - a}, {texel(first, 1), a}};
-    T a2 = a * a, a3 = a2 * a;
+    if (footprint == Footprint::Linear) return {{tap_offset(first, 0), Value(1) - a}, {tap_offset(first, 1), a}};
+    T b = Value(1) - a, a2 = a * a, a3 = a2 * a;
     constexpr Value kSixth = Value(1.0 / 6.0);
-    return {{texel(first, -1), (Value(1) - a) * (Value(1) - a) * (Value(1) - a) * kSixth},
-            {texel(first, 0), fma(a3, Value(3), fma(a2, Value(-6), T(Value(4)))) * kSixth},
-            {texel(first, 1), fma(a3, Value(-3), fma(a2, Value(3), fma(a, Value(3), T(Value(1))))) * kSixth},
-            {texel(first, 2), a3 * kSixth}};
+    return {{tap_offset(first, -1), b * b * b * kSixth},
+            {tap_offset(first, 0), fma(a3, Value(3), fma(a2, Value(-6), T(Value(4)))) * kSixth},
+            {tap_offset(first, 1), fma(a3, Value(-3), fma(a2, Value(3), fma(a, Value(3), T(Value(1))))) * kSixth},
+            {tap_offset(first, 2), a3 * kSixth}};
   }
 
   /// The weighted sum, over every combination of one tap per axis, of the gathered texels.

@@ -90,6 +90,7 @@ template <typename T, size_t Dim> class Texture {
   /// One array per channel: the texture filtered by filter_mode() at `pos`. Inactive
   /// lanes give 0; a lane with a non-finite coordinate gives NaN (and no gradients).
   std::vector<T> eval(const Position& pos, const Bool& active = Bool(true)) const {
+    check_lanes(pos, active, ".eval");
     return filter_ == FilterMode::Nearest ? read(pos, active, Footprint::Nearest)
                                           : read(pos, active, Footprint::Linear);
   }
@@ -97,6 +98,7 @@ template <typename T, size_t Dim> class Texture {
   /// (4^Dim taps, C2-smooth, not interpolating: at a texel center it gives (1 4 1)/6
   /// weights per axis), whatever filter_mode() is. Inactive and non-finite lanes as eval().
   std::vector<T> eval_cubic(const Position& pos, const Bool& active = Bool(true)) const {
+    check_lanes(pos, active, ".eval_cubic");
     return read(pos, active, Footprint::Cubic);
   }
 
@@ -132,6 +134,23 @@ template <typename T, size_t Dim> class Texture {
     }
     detail::element_count(shape, what.c_str());  // SizeError beyond 32-bit indices
     return shape;
+  }
+
+  /// SizeError unless the coordinates and the mask have one size (or one lane).
+  static void check_lanes(const Position& pos, const Bool& active, const char* method) {
+    std::string sizes;
+    size_t lanes = active.size();
+    bool mismatch = false;
+    for (size_t axis = 0; axis < Dim; ++axis) {
+      size_t n = coordinate(pos, axis).size();
+      mismatch |= n != lanes && n > 1 && lanes > 1;
+      lanes = std::max(lanes, n);
+      sizes += (axis ? ", " : "") + std::to_string(n);
+    }
+    if (mismatch)
+      throw SizeError("kiln: " + name() + method + "(): the coordinates have " + sizes +
+                      " lanes and the mask " + std::to_string(active.size()) +
+                      "; they must have the same number of lanes (or one)");
   }
 
   static const T& coordinate(const Position& pos, size_t axis) {

@@ -191,6 +191,14 @@ TEST(Texture, BadShapesAndValuesRaise) {
               std::string::npos) << e.what();
   }
   try {
+    texture.eval(Array2f(Float({0.1f, 0.2f, 0.3f}), Float({0.1f, 0.2f})));
+    FAIL() << "coordinates of different sizes did not raise";
+  } catch (const SizeError& e) {
+    EXPECT_NE(std::string(e.what()).find("Texture2f.eval(): the coordinates have 3, 2 lanes and the mask 1"),
+              std::string::npos) << e.what();
+  }
+  EXPECT_THROW(texture.eval_cubic(Array2f(Float({0.1f, 0.2f}), Float(0.5f)), Bool({true, false, true})), SizeError);
+  try {
     texture.set_tensor(TensorXf(zeros<Float>(4)));
     FAIL() << "set_tensor with a 1-D tensor did not raise";
   } catch (const ValueError& e) {

@@ -158,6 +158,10 @@ def test_bad_input_raises():
         kl.Texture2f([2, 2], 1).eval([kl.Float(0.5)] * 3)
     with pytest.raises(TypeError):
         kl.Texture2f([2, 2], 1, "linear")
+    with pytest.raises(kl.SizeError, match=r"Texture2f.eval\(\): the coordinates have 3, 2 lanes and the mask 1"):
+        kl.Texture2f([2, 2], 1).eval([kl.Float([0.1, 0.2, 0.3]), kl.Float([0.1, 0.2])])
+    with pytest.raises(kl.SizeError, match=r"eval_cubic\(\): the coordinates have 2, 1 lanes and the mask 3"):
+        kl.Texture2f([2, 2], 1).eval_cubic([kl.Float([0.1, 0.2]), kl.Float(0.5)], kl.Bool([True, False, True]))
 
 
 # ---- gradients ------------------------------------------------------------------------------

@@ -150,7 +150,8 @@ template <typename T> Quaternion<T> log(const Quaternion<T>& q) {
 // ---- rotations ------------------------------------------------------------------------------
 
 /// The unit quaternion of a rotation by `angle` radians about `axis` (a unit vector),
-/// counterclockwise looking down the axis: (axis sin(angle / 2), cos(angle / 2)).
+/// right-handed (counterclockwise when the axis points at the viewer): (axis sin(angle / 2),
+/// cos(angle / 2)).
 template <typename Q>
   requires is_quaternion_v<Q>
 Q rotate(const Vector<typename Q::Component, 3>& axis, const typename Q::Component& angle) {

@@ -72,6 +72,8 @@ void bind_control(nb::module_& m);
 void bind_interop(nb::module_& m);
 void bind_autodiff(nb::module_& m);
 void bind_tensor(nb::module_& m);
+void bind_quaternion(nb::module_& m);
+void bind_texture(nb::module_& m);
 
 }  // namespace kiln::python
 

@@ -55,4 +55,6 @@ NB_MODULE(_kiln, m) {
   bind_interop(m);
   bind_tensor(m);
   bind_autodiff(m);
+  bind_quaternion(m);
+  bind_texture(m);
 }

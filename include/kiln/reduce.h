@@ -52,18 +52,25 @@ template <typename T> Array<T> block_reduce_tree(ReduceOp op, Array<T> a, size_t
 
 /// `op` over consecutive groups of `block` lanes (the last group may be short): one lane
 /// per group. Add, Mul, Min and Max are differentiable (Min/Max: the gradient goes to one
-/// extreme lane of a tie); And and Or take integer arrays.
+/// extreme lane of a tie); And and Or take integer and Bool arrays (per block: all, any).
 template <typename T> Array<T> block_reduce(ReduceOp op, const Array<T>& a, size_t block) {
   if (block == 0) throw ValueError("kiln: block_reduce(): the block size must be positive");
   if (op == ReduceOp::None)
     throw ValueError("kiln: block_reduce(): ReduceOp.None does not reduce; use Add, Mul, Min, Max, And or Or");
-  if (op == ReduceOp::Add) return block_sum(a, block);
-  bool tree = op == ReduceOp::Mul || op == ReduceOp::Min || op == ReduceOp::Max;
-  if (a.ad_index() && tree) return detail::block_reduce_tree(op, a, block);
-  size_t n = a.size();
-  Array<T> result = full<Array<T>>(detail::reduce_identity<T>(op), (n + block - 1) / block);
-  scatter_reduce(op, result, a, arange<UInt32>(n) / uint32_t(block));
-  return result;
+  if constexpr (std::is_same_v<T, bool>) {
+    if (op != ReduceOp::And && op != ReduceOp::Or)
+      throw TypeError(std::string("kiln: block_reduce(") + reduce_op_name(op) +
+                      "): Bool arrays reduce with And (all) or Or (any); cast them to an integer type to count");
+    return cast<bool>(block_reduce(op, cast<uint32_t>(a), block));
+  } else {
+    if (op == ReduceOp::Add) return block_sum(a, block);
+    bool tree = op == ReduceOp::Mul || op == ReduceOp::Min || op == ReduceOp::Max;
+    if (a.ad_index() && tree) return detail::block_reduce_tree(op, a, block);
+    size_t n = a.size();
+    Array<T> result = full<Array<T>>(detail::reduce_identity<T>(op), (n + block - 1) / block);
+    scatter_reduce(op, result, a, arange<UInt32>(n) / uint32_t(block));
+    return result;
+  }
 }
 
 }  // namespace kiln

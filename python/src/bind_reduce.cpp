@@ -11,13 +11,12 @@ namespace {
 
 template <typename A> void bind_reductions(nb::module_& m) {
   using T = typename A::Value;
-  if constexpr (!std::is_same_v<T, bool>)
-    m.def("block_reduce",
-          [](ReduceOp op, const A& a, int64_t block) { return block_reduce(op, a, to_size(block, "block_reduce")); },
-          nb::arg("op"), nb::arg("x"), nb::arg("block"),
-          "`op` (ReduceOp.Add, Mul, Min, Max; And and Or for integers) over consecutive groups of "
-          "`block` elements, one result per group (the last may be short). Add, Mul, Min and Max "
-          "are differentiable.");
+  m.def("block_reduce",
+        [](ReduceOp op, const A& a, int64_t block) { return block_reduce(op, a, to_size(block, "block_reduce")); },
+        nb::arg("op"), nb::arg("x"), nb::arg("block"),
+        "`op` (ReduceOp.Add, Mul, Min, Max; And and Or for integers and Bool) over consecutive "
+        "groups of `block` elements, one result per group (the last may be short). Add, Mul, Min "
+        "and Max are differentiable.");
   if constexpr (std::is_floating_point_v<T>)
     m.def("mean", [](const A& a) { return mean(a); }, nb::arg("x"),
           "Average of all elements (a size-1 array; NaN when empty).");

@@ -92,6 +92,10 @@ TEST(Reduce, BlockReduceEveryOpAgainstTheHost) {
       EXPECT_EQ(block_reduce(op, Float::from(floats), block).to_vector(), host_block_reduce(op, floats, block))
           << reduce_op_name(op);
   }
+  Bool mask = Bool{true, true, false, true, false, false, true};
+  EXPECT_EQ(cast<uint32_t>(block_reduce(ReduceOp::And, mask, 2)).to_vector(), (std::vector<uint32_t>{1, 0, 0, 1}));
+  EXPECT_EQ(cast<uint32_t>(block_reduce(ReduceOp::Or, mask, 3)).to_vector(), (std::vector<uint32_t>{1, 1, 1}));
+  expect_error<TypeError>([&] { block_reduce(ReduceOp::Add, mask, 2); }, "Bool arrays reduce with And (all) or Or");
   expect_error<ValueError>([] { block_reduce(ReduceOp::Add, Float{1}, 0); }, "block size must be positive");
   expect_error<ValueError>([] { block_reduce(ReduceOp::None, Float{1}, 1); }, "does not reduce");
 }

@@ -30,6 +30,14 @@ def test_block_reduce_matches_numpy(block):
                                       numpy_block_reduce(op, floats, block), err_msg=str(op))
 
 
+def test_block_reduce_of_masks():
+    mask = np.array([True, True, False, True, False, False, True])
+    assert kl.block_reduce(kl.ReduceOp.And, kl.Bool(mask), 2).numpy().tolist() == [True, False, False, True]
+    assert kl.block_reduce(kl.ReduceOp.Or, kl.Bool(mask), 3).numpy().tolist() == [True, True, True]
+    with pytest.raises(TypeError, match=r"Bool arrays reduce with And \(all\) or Or"):
+        kl.block_reduce(kl.ReduceOp.Add, kl.Bool(mask), 2)
+
+
 def test_block_reduce_errors():
     with pytest.raises(TypeError, match="bitwise reductions need integer arrays"):
         kl.block_reduce(kl.ReduceOp.And, kl.Float([1.0, 2.0]), 2)

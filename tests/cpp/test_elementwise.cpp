@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <limits>
+#include <random>
 #include <vector>
 
 using namespace kiln;
@@ -88,6 +89,23 @@ TYPED_TEST(ElementwiseTyped, FmodIsExactForHugeQuotients) {
   for (size_t i = 0; i < xs.size(); ++i) expected.push_back(double(std::fmod(xs[i], ys[i])));
   expect_exact<T>("fmod", [&] { return fmod(Array<T>::from(xs), Array<T>::from(ys)); }, expected);
   EXPECT_EQ(fmod(Array<T>(T(-7.5)), T(2)).item(), T(-1.5));  // the sign of the dividend
+}
+
+/// The LLVM backend's fmod takes one fma for quotients below 2^(p-1) and frem for the rest
+/// (llvm_render.cpp, float_remainder): both must give C's result bit for bit.
+TYPED_TEST(ElementwiseTyped, FmodMatchesTheCLibraryOnRandomMagnitudes) {
+  using T = TypeParam;
+  std::mt19937 rng(11);
+  std::normal_distribution<double> normal;
+  std::uniform_int_distribution<int> exponent(-60, 60);
+  std::vector<T> xs, ys;
+  std::vector<double> expected;
+  for (int i = 0; i < (1 << 16); ++i) {
+    xs.push_back(T(std::ldexp(normal(rng), exponent(rng))));
+    ys.push_back(T(std::ldexp(normal(rng), exponent(rng))));
+    expected.push_back(double(std::fmod(xs.back(), ys.back())));
+  }
+  expect_exact<T>("fmod", [&] { return fmod(Array<T>::from(xs), Array<T>::from(ys)); }, expected);
 }
 
 TEST(Elementwise, FmodOfIntegersIsCRemainder) {

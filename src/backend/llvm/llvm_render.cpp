@@ -177,7 +177,7 @@ class Renderer {
       case Op::Sub: out = instr(std::string(fp ? "fsub " : "sub ") + vt + " " + arg(s, 0) + ", " + arg(s, 1)); return;
       case Op::Mul: out = instr(std::string(fp ? "fmul " : "mul ") + vt + " " + arg(s, 0) + ", " + arg(s, 1)); return;
       case Op::Div: out = fp ? instr("fdiv " + vt + " " + arg(s, 0) + ", " + arg(s, 1)) : int_divide(s); return;
-      case Op::Mod: out = fp ? instr("frem " + vt + " " + arg(s, 0) + ", " + arg(s, 1)) : int_divide(s); return;
+      case Op::Mod: out = fp ? float_remainder(position, t, arg(s, 0), arg(s, 1)) : int_divide(s); return;
       case Op::Min:
       case Op::Max: {
         bool is_min = s.op == Op::Min;
@@ -310,6 +310,41 @@ class Renderer {
     start_block("L" + std::to_string(loop.begin) + ".latch");
     body_ << "  br label " << l << ".head\n";
     start_block("L" + std::to_string(loop.begin) + ".exit");
+  }
+
+  /// C's fmod, exactly. With q = trunc(x / y), x - q y is one fma and exact while
+  /// |x / y| < 2^(p-1): the remainder is a multiple of y's quantum below |y|. When x / y
+  /// rounded up to the next integer the result has the wrong sign and |y| is added back
+  /// (exact too); the sign of x is copied last (zeros included). Lanes outside that range
+  /// (huge quotients, zero or infinite divisors, infinite or NaN operands) take LLVM's frem
+  /// (a libm call per lane), only in vectors that have such a lane.
+  std::string float_remainder(uint32_t position, VarType t, const std::string& x, const std::string& y) {
+    std::string sc = scalar_type(t), vt = vec(t), m = vmangle(sc), mask = vec("i1");
+    std::string quotient = instr("fdiv " + vt + " " + x + ", " + y);
+    std::string q = call(vt, "llvm.trunc." + m, {{vt, quotient}});
+    std::string r = call(vt, "llvm.fma." + m, {{vt, instr("fneg " + vt + " " + q)}, {vt, y}, {vt, x}});
+    std::string nonzero = instr("fcmp one " + vt + " " + r + ", zeroinitializer");
+    std::string r_negative = instr("fcmp olt " + vt + " " + r + ", zeroinitializer");
+    std::string x_negative = instr("fcmp olt " + vt + " " + x + ", zeroinitializer");
+    std::string wrong_sign = instr("and " + mask + " " + nonzero + ", " + instr("xor " + mask + " " + r_negative + ", " + x_negative));
+    std::string abs_y = call(vt, "llvm.fabs." + m, {{vt, y}});
+    std::string toward_x = call(vt, "llvm.copysign." + m, {{vt, abs_y}, {vt, x}});
+    std::string fixed = instr("select " + mask + " " + wrong_sign + ", " + vt + " " + instr("fadd " + vt + " " + r + ", " + toward_x) + ", " + vt + " " + r);
+    std::string fast_value = call(vt, "llvm.copysign." + m, {{vt, fixed}, {vt, x}});
+    std::string limit = splat_const(sc, t == VarType::Float32 ? "8388608.0" : "4503599627370496.0");
+    std::string small = instr("fcmp olt " + vt + " " + call(vt, "llvm.fabs." + m, {{vt, quotient}}) + ", " + limit);
+    std::string finite_y = instr("fcmp olt " + vt + " " + abs_y + ", " + splat_const(sc, "0x7FF0000000000000"));
+    std::string fast = instr("and " + mask + " " + small + ", " + finite_y);
+    std::string slow = instr("xor " + mask + " " + fast + ", " + splat_const("i1", "true"));
+    std::string any_slow = call("i1", "llvm.vector.reduce.or." + vmangle("i1"), {{mask, slow}});
+    std::string before = block_, exact = label(position, "frem"), done = label(position, "fremdone");
+    body_ << "  br i1 " << any_slow << ", label %" << exact << ", label %" << done << "\n";
+    start_block(exact);
+    std::string remainder = instr("frem " + vt + " " + x + ", " + y);
+    std::string merged = instr("select " + mask + " " + fast + ", " + vt + " " + fast_value + ", " + vt + " " + remainder);
+    body_ << "  br label %" << done << "\n";
+    start_block(done);
+    return instr("phi " + vt + " [ " + fast_value + ", %" + before + " ], [ " + merged + ", %" + exact + " ]");
   }
 
   /// (a < b || isnan(b)) ? a : b (and > for max): IEEE minNum with the tie between zeros

@@ -2,8 +2,6 @@
 // kl.block_reduce and kl.binary_search (the predicate is a Python callable on UInt32).
 #include "binding.h"
 
-#include <nanobind/stl/function.h>
-
 #include <limits>
 
 namespace kiln::python {
@@ -37,8 +35,15 @@ void bind_reduce(nb::module_& m) {
   m.def("count", [](const Bool& mask) { return count(mask); }, nb::arg("mask"),
         "Number of true elements (a size-1 UInt32).");
   m.def("binary_search",
-        [](int64_t start, int64_t end, const std::function<Bool(const UInt32&)>& pred) {
-          return kiln::binary_search(to_bound(start, "start"), to_bound(end, "end"), pred);
+        [](int64_t start, int64_t end, nb::callable pred) {
+          return kiln::binary_search(to_bound(start, "start"), to_bound(end, "end"), [&](const UInt32& index) {
+            nb::object result = pred(index);
+            Bool mask;
+            if (!nb::try_cast(result, mask))
+              throw TypeError(std::string("kiln: binary_search(): pred must return a Bool (or a bool), got ") +
+                              nb::type_name(result.type()).c_str());
+            return mask;
+          });
         },
         nb::arg("start"), nb::arg("end"), nb::arg("pred"),
         "The first index in [start, end] where pred(index) is False, per lane, for a predicate true "

@@ -98,5 +98,7 @@ def test_binary_search_is_searchsorted():
     assert len(calls) == 4 and result.item() == 9
     with pytest.raises(ValueError, match=r"start \(4\) is after end"):
         kl.binary_search(4, 2, lambda i: i < 3)
+    with pytest.raises(TypeError, match="pred must return a Bool"):
+        kl.binary_search(0, 4, lambda i: "yes")
     with pytest.raises(ValueError, match="is not a UInt32 index"):
         kl.binary_search(-1, 2, lambda i: i < 3)

@@ -332,10 +332,16 @@ template <typename T> Bool isfinite(const Array<T>& a) {
 
 // ---- construction -----------------------------------------------------------------------
 
-template <typename A> A full(typename A::Value value, size_t size) {
+template <typename A>
+  requires is_array_v<A>
+A full(typename A::Value value, size_t size) {
   return A::steal(detail::make_literal(A::Type, detail::to_bits(value), size));
 }
-template <typename A> A zeros(size_t size) { return full<A>(typename A::Value(0), size); }
+template <typename A>
+  requires is_array_v<A>
+A zeros(size_t size) {
+  return full<A>(typename A::Value(0), size);
+}
 /// A value that kernels receive at launch instead of having it baked into their code:
 /// changing it never compiles a new kernel (literals generalize this way automatically
 /// once they change; opaque() does it from the start).
@@ -349,7 +355,11 @@ template <typename... As> void make_opaque(As&... arrays) {
   (arrays.reset(detail::make_opaque(arrays.index())), ...);
 }
 /// `size` uninitialized elements (memory is allocated now).
-template <typename A> A empty(size_t size) { return A::steal(detail::make_empty(A::Type, size)); }
+template <typename A>
+  requires is_array_v<A>
+A empty(size_t size) {
+  return A::steal(detail::make_empty(A::Type, size));
+}
 /// 0, 1, ..., size-1.
 template <typename A> A arange(size_t size) {
   return cast<typename A::Value>(UInt32::steal(detail::make_counter(size)));

@@ -128,6 +128,16 @@ template <ArrayScalar S> void backward(const Array<S>& y, bool retain_graph = fa
   backward_from(y, Array<S>(S(1), {}), retain_graph);
 }
 
+/// Reverse mode into `x` from every node computed from it that has a gradient set
+/// (set_grad()); returns x's adjoint (the mirror of forward_to()). Visits only paths that
+/// start at x; other inputs get nothing. Frees those paths unless `retain_graph`.
+template <typename T> T backward_to(const T& x, bool retain_graph = false) {
+  std::vector<detail::AdIndex> sources;
+  for_each_array(x, [&](const auto& array) { sources.push_back(detail::require_grad(array, "backward_to")); });
+  detail::ad_backward_to(sources.data(), sources.size(), retain_graph);
+  return grad(x);
+}
+
 /// Forward mode from `x` with tangent `seed`: tangents reach everything computed from x
 /// (read them with grad()).
 template <typename T> void forward_from(const T& x, const T& seed) {

@@ -181,7 +181,8 @@ auto dispatch(const Registry<Base>& registry, const UInt32& ids, Fn&& fn, const 
 /// Prints `format` with each "{}" replaced by the lane's value of the next array, once per
 /// lane where `active` is set, from inside whatever kernel computes the values (also inside
 /// symbolic loops and calls). Lines appear after that kernel ran, grouped by lane in lane
-/// order and, within a lane, in program order.
+/// order and, within a lane, in program order. Fields may carry Python's format
+/// specifications ("{:.3f}", "{:>8}", "{:+e}", "{:#x}"); "{{" and "}}" print braces.
 template <typename... Ts>
 void print_async(const std::string& format, const std::tuple<Ts...>& values, const Bool& active = Bool(true)) {
   detail::print_async(format, detail::flatten_values(values), active.index());

@@ -9,6 +9,11 @@
 #include <kiln/runtime.h>
 #include <kiln/types.h>
 #include <kiln/vector.h>
+#include <kiln/elementwise.h>
+#include <kiln/vector_math.h>
+#include <kiln/construct.h>
+#include <kiln/reduce.h>
+#include <kiln/search.h>
 #include <kiln/autodiff.h>
 #include <kiln/control.h>
 #include <kiln/record.h>

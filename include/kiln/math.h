@@ -1,5 +1,5 @@
-// Kiln's math library: sin cos tan sincos asin acos atan atan2 exp exp2 log log2 pow sinh
-// cosh tanh erf erfinv cbrt, for Float and Float64 arrays.
+// Kiln's math library: sin cos tan sincos asin acos atan atan2 exp exp2 expm1 log log2 log1p
+// pow sinh cosh tanh erf erfinv cbrt, for Float and Float64 arrays.
 //
 // Start reading here. Every function is ordinary traced code: range reduction,
 // a minimax polynomial and select()-based handling of special values, with no
@@ -10,7 +10,7 @@
 // in docs/math.md.
 //
 //   common.h   polynomial evaluation, bit access, scaling by 2^n, double-word helpers
-//   exp_log.h  exp exp2 log log2 pow sinh cosh tanh
+//   exp_log.h  exp exp2 expm1 log log2 log1p pow sinh cosh tanh
 //   trig.h     sin cos tan sincos asin acos atan atan2
 //   special.h  erf erfinv cbrt
 #pragma once

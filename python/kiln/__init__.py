@@ -22,7 +22,7 @@ from ._kiln import (Bool, Int32, UInt32, Int64, UInt64, Float, Float64, Array2f,
                     Matrix4f)
 from .control import while_loop, if_stmt, Registry, dispatch, print_async, Recorder  # noqa: F401
 from .autodiff import (enable_grad, grad, set_grad, accumulate_grad, clear_grad, detach,  # noqa: F401
-                       grad_enabled, backward, backward_from, forward, forward_from, forward_to,
+                       grad_enabled, backward, backward_from, backward_to, forward, forward_from, forward_to,
                        suspend_grad, resume_grad, isolate_grad, CustomOp, custom, check_grads)
 from .tensor import TENSOR_TYPES, tensor  # noqa: F401  (also adds indexing, numpy(), DLPack and repr)
 from .map import chunked_map, checkpoint  # noqa: F401

@@ -22,7 +22,7 @@ from ._kiln import (Float, Float64, Array2f, Array3f, Array4f, Array3f64, Matrix
 from .control import _VECTORS, _MATRICES, _flatten, _flatten_like, _unflatten, _describe
 
 __all__ = ["enable_grad", "grad", "set_grad", "accumulate_grad", "clear_grad", "detach", "grad_enabled",
-           "backward", "backward_from", "forward", "forward_from", "forward_to", "suspend_grad",
+           "backward", "backward_from", "forward", "forward_from", "forward_to", "backward_to", "suspend_grad",
            "resume_grad", "isolate_grad", "CustomOp", "custom", "check_grads"]
 
 _FLOAT_ARRAYS = (Float, Float64)
@@ -225,6 +225,16 @@ def forward_to(value):
     tree = _Tree(value, "y", "forward_to()").require_float()
     arrays = _carrying(tree)
     _kiln._forward_to(arrays)
+    return tree.rebuild([_kiln.grad(a) for a in tree.arrays])
+
+
+def backward_to(value, retain_graph=False):
+    """Reverse mode into ``value`` from every node computed from it whose gradient was set
+    (set_grad()); returns the adjoint of ``value`` (same structure): the mirror of
+    forward_to(). Only paths that start at ``value`` are visited; other inputs get nothing."""
+    tree = _Tree(value, "x", "backward_to()").require_float()
+    arrays = _carrying(tree)
+    _kiln._backward_to(arrays, retain_graph)
     return tree.rebuild([_kiln.grad(a) for a in tree.arrays])
 
 

@@ -417,6 +417,12 @@ def print_async(fmt, values=(), active=True):
     ``values`` is one Kiln value or a tuple/list of them; vectors and matrices give one
     array per component (one ``{}`` each). The lines are written to stdout after that
     kernel ran, grouped by lane in lane order and, within a lane, in program order.
+
+    A field may carry a format specification as in ``str.format``:
+    ``[[fill]align][sign][#][0][width][.precision][type]`` with type ``e E f F g G %`` for
+    floats, ``d x X o b`` (or a float type) for integers, none for Bool: ``"{:.3f}"``,
+    ``"{:>8}"``, ``"{:#x}"``. ``{{`` and ``}}`` print braces. A field that does not fit its
+    value raises ValueError here, not when printing.
     """
     values = _as_args(values)
     leaves = []

@@ -202,6 +202,14 @@ void bind_autodiff(nb::module_& m) {
           return out;
         },
         nb::arg("ys"), "Core of kiln.forward_to over a list of arrays: their tangents (None: zero).");
+  m.def("_backward_to",
+        [](nb::list xs, bool retain) {
+          std::vector<detail::AdIndex> sources;
+          for (nb::handle x : xs) sources.push_back(ad_of(x, "backward_to()"));
+          detail::ad_backward_to(sources.data(), sources.size(), retain);
+        },
+        nb::arg("xs"), nb::arg("retain_graph"),
+        "Core of kiln.backward_to over a list of arrays: adjoints from every node computed from them.");
 
   nb::class_<TraversalStats>(m, "TraversalStats", "What the last forward or reverse traversal visited.")
       .def_ro("nodes", &TraversalStats::nodes, "AD nodes on the requested paths.")

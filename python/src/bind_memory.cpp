@@ -20,7 +20,8 @@ template <typename A> void bind_memory_ops(nb::module_& m) {
           scatter_reduce(op, target, value, index, mask_or_all(active));
         },
         nb::arg("op"), nb::arg("target"), nb::arg("value"), nb::arg("index"), nb::arg("active") = nb::none(),
-        "Atomically combines value into target[index] with `op` (ReduceOp.Add, Min or Max).");
+        "Atomically combines value into target[index] with `op` (ReduceOp.Add, Mul, Min, Max; And "
+        "and Or for integer arrays).");
   m.def("scatter_add",
         [](A& target, const A& value, const UInt32& index, const Bool* active) { scatter_add(target, value, index, mask_or_all(active)); },
         nb::arg("target"), nb::arg("value"), nb::arg("index"), nb::arg("active") = nb::none(),
@@ -46,7 +47,10 @@ void bind_memory(nb::module_& m) {
   nb::enum_<ReduceOp>(m, "ReduceOp", "How scatter_reduce() combines a value with the target.")
       .value("Add", ReduceOp::Add)
       .value("Min", ReduceOp::Min)
-      .value("Max", ReduceOp::Max);
+      .value("Max", ReduceOp::Max)
+      .value("Mul", ReduceOp::Mul)
+      .value("And", ReduceOp::And)
+      .value("Or", ReduceOp::Or);
   for_each_array_type([&](auto type) { bind_memory_ops<typename decltype(type)::type>(m); });
   m.def("scatter_inc",
         [](UInt32& target, const UInt32& index, const Bool* active) { return scatter_inc(target, index, mask_or_all(active)); },

@@ -78,6 +78,7 @@ template <typename V> void bind_vector_type(nb::module_& m, const char* name) {
         nb::arg("target"), nb::arg("value"), nb::arg("index"), nb::arg("active") = nb::none(),
         "Atomically adds `value` to vector `index` of a flat array laid out as for gather().");
   bind_composite_interop(cls);
+  bind_vector_math(m, cls);
 }
 
 /// kl.cast(To, v) between vector types of the same dimension.

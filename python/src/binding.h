@@ -60,6 +60,9 @@ template <typename A> void bind_array_interop(nb::class_<A>& cls);
 /// The same for a vector or matrix type: NumPy arrays of shape (n, N) or (n, N, N).
 template <typename V> void bind_composite_interop(nb::class_<V>& cls);
 
+/// Componentwise functions, powers and comparisons of a vector type (bind_vector_math.cpp).
+template <typename V> void bind_vector_math(nb::module_& m, nb::class_<V>& cls);
+
 void bind_array(nb::module_& m);
 void bind_construct(nb::module_& m);
 void bind_math(nb::module_& m);
@@ -74,6 +77,10 @@ void bind_autodiff(nb::module_& m);
 void bind_tensor(nb::module_& m);
 void bind_quaternion(nb::module_& m);
 void bind_texture(nb::module_& m);
+void bind_elementwise(nb::module_& m);
+void bind_mask_vectors(nb::module_& m);
+void bind_layout(nb::module_& m);
+void bind_reduce(nb::module_& m);
 
 }  // namespace kiln::python
 

@@ -46,9 +46,13 @@ NB_MODULE(_kiln, m) {
   bind_array(m);
   bind_construct(m);
   bind_math(m);
+  bind_elementwise(m);
   bind_memory(m);
+  bind_mask_vectors(m);
   bind_vector(m);
   bind_matrix(m);
+  bind_layout(m);
+  bind_reduce(m);
   bind_random(m);
   bind_runtime(m);
   bind_control(m);

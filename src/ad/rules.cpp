@@ -40,6 +40,7 @@ std::optional<DiffOp> rule_of(Op op) {
     case Op::Sub: return DiffOp::Sub;
     case Op::Mul: return DiffOp::Mul;
     case Op::Div: return DiffOp::Div;
+    case Op::Mod: return DiffOp::Mod;  // recorded for floats only (fmod)
     case Op::Min: return DiffOp::Min;
     case Op::Max: return DiffOp::Max;
     case Op::Fma: return DiffOp::Fma;
@@ -47,7 +48,7 @@ std::optional<DiffOp> rule_of(Op op) {
     case Op::Gather: return DiffOp::Gather;
     // Piecewise constant, boolean or integer results: no derivative.
     case Op::Floor: case Op::Ceil: case Op::Round: case Op::Trunc: case Op::Bitcast:
-    case Op::Not: case Op::Mod: case Op::And: case Op::Or: case Op::Xor: case Op::Shl:
+    case Op::Not: case Op::And: case Op::Or: case Op::Xor: case Op::Shl:
     case Op::Shr: case Op::Eq: case Op::Ne: case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge:
       return std::nullopt;
     // Not traced through ad_trace.
@@ -169,13 +170,20 @@ template <typename T> void apply_rule(DiffOp op, Rule<T>& r) {
     case DiffOp::Sub: r.identity(0); r.scale(1, r.lit(-1)); return;
     case DiffOp::Mul: r.scale(0, r.arg(1)); r.scale(1, r.arg(0)); return;
     case DiffOp::Div: { A inv = rcp(r.arg(1)); r.scale(0, inv); if (r.wants(1)) r.scale(1, -y * inv); return; }
+    case DiffOp::Mod: {  // x - q y with the integer quotient q = (x - y_result) / y (exact up to rounding)
+      r.identity(0);
+      if (r.wants(1)) r.scale(1, -round((r.arg(0) - y) / r.arg(1)));
+      return;
+    }
     case DiffOp::Min: { Bool first = r.arg(0) <= r.arg(1); r.mask(0, first); r.mask(1, !first); return; }
     case DiffOp::Max: { Bool first = r.arg(0) >= r.arg(1); r.mask(0, first); r.mask(1, !first); return; }
     case DiffOp::Fma: r.scale(0, r.arg(1)); r.scale(1, r.arg(0)); r.identity(2); return;
     case DiffOp::Select: { Bool m = Bool::borrow(r.operands[0].value); r.mask(1, m); r.mask(2, !m); return; }
     case DiffOp::Exp: r.scale(0, y); return;
     case DiffOp::Exp2: r.scale(0, y * T(std::numbers::ln2)); return;
+    case DiffOp::Expm1: r.scale(0, y + T(1)); return;
     case DiffOp::Log: r.scale(0, rcp(r.arg(0))); return;
+    case DiffOp::Log1p: r.scale(0, rcp(r.arg(0) + T(1))); return;
     case DiffOp::Log2: r.scale(0, rcp(r.arg(0)) * T(1 / std::numbers::ln2)); return;
     case DiffOp::Pow: {
       A x = r.arg(0), p = r.arg(1);
@@ -228,7 +236,9 @@ template <typename T> Array<T> math_value(DiffOp op, const AdOperand* operands) 
   switch (op) {
     case DiffOp::Exp: return exp(x);
     case DiffOp::Exp2: return exp2(x);
+    case DiffOp::Expm1: return expm1(x);
     case DiffOp::Log: return log(x);
+    case DiffOp::Log1p: return log1p(x);
     case DiffOp::Log2: return log2(x);
     case DiffOp::Pow: return pow(x, second());
     case DiffOp::Sin: return sin(x);
@@ -308,10 +318,10 @@ AdValue ad_horizontal(DiffOp op, AdOperand operand, size_t parameter) {
 }
 
 void ad_scatter(ReduceOp reduce, AdValue& target, AdOperand value, Index index, Index mask) {
-  if (reduce == ReduceOp::Min || reduce == ReduceOp::Max)
-    throw ValueError(std::string("kiln: scatter_reduce(") + (reduce == ReduceOp::Min ? "Min" : "Max") +
-                     "): no derivative is defined for minimum/maximum scatters; detach() the target "
-                     "and the value, or use scatter_add");
+  if (reduce != ReduceOp::None && reduce != ReduceOp::Add)
+    throw ValueError(std::string("kiln: scatter_reduce(") + reduce_op_name(reduce) +
+                     "): only plain scatters and scatter_add have derivatives; detach() the target "
+                     "and the value (block_reduce() differentiates block minima, maxima and products)");
   AdOperand old_target{target.value, target.ad};
   Index t = target.value;
   trace_scatter(reduce, t, value.value, index, mask);

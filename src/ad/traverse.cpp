@@ -122,22 +122,23 @@ void propagate_forward(const std::vector<AdIndex>& order, const std::unordered_s
 
 }  // namespace
 
-void ad_backward(const AdIndex* targets, size_t count, bool retain_graph) {
+namespace {
+
+/// The reverse pass over `order` (the nodes on the requested paths): adjoints start at
+/// the `seeded` nodes and flow against the edges to nodes of `order`; `kept` nodes (the
+/// destinations of backward_to()) keep theirs.
+void reverse_pass(std::vector<AdIndex> order, const std::unordered_set<AdIndex>& seeded,
+                  const std::unordered_set<AdIndex>& kept, TraversalStats visited, bool retain_graph) {
   Graph& g = graph();
-  GraphLock lock(g.mutex);
   bool recording = ad_recording();
   RecordingOff off;
-  size_t edges = 0;
-  std::vector<AdIndex> order = collect(targets, count, /*upstream=*/true, edges, "backward");
-  TraversalStats visited{order.size(), edges};
   sort_by_creation(order, /*newest_first=*/true);
   uint64_t boundary = isolation_boundary();
   // Adjoints start at zero between the targets and the inputs (a forward traversal may
   // have left tangents there).
-  std::unordered_set<AdIndex> seeded(targets, targets + count);
   std::unordered_set<AdIndex> within(order.begin(), order.end());
   for (AdIndex i : order)
-    if (!seeded.count(i) && g.nodes[i].serial >= boundary && !g.nodes[i].in_edges.empty())
+    if (!seeded.count(i) && !kept.count(i) && g.nodes[i].serial >= boundary && !g.nodes[i].in_edges.empty())
       g.nodes[i].grad = Handle();
   for (AdIndex i : order) {
     if (g.nodes[i].serial < boundary) continue;
@@ -152,13 +153,13 @@ void ad_backward(const AdIndex* targets, size_t count, bool retain_graph) {
     std::vector<uint32_t> in = g.nodes[i].in_edges;
     for (uint32_t e : in) {
       Edge edge = g.edges[e];  // a copy: accumulating may grow the edge table
-      accumulate(edge.source, backward_contribution(edge, grad.index()));
+      if (within.count(edge.source)) accumulate(edge.source, backward_contribution(edge, grad.index()));
     }
   }
   g.last = visited;  // set after the callbacks: a CustomOp's own traversals would replace it
   settle(order);
-  // Gradients stay on the inputs (nodes without incoming edges) and on nodes at the
-  // isolation boundary, which propagate further when their scope ends.
+  // Gradients stay on the inputs (nodes without incoming edges), on the kept nodes and on
+  // nodes at the isolation boundary, which propagate further when their scope ends.
   for (AdIndex i : order) {
     Node& n = g.nodes[i];
     if (n.serial < boundary) {
@@ -168,13 +169,42 @@ void ad_backward(const AdIndex* targets, size_t count, bool retain_graph) {
       }
       continue;
     }
-    if (n.in_edges.empty()) continue;
+    if (n.in_edges.empty() || kept.count(i)) continue;
     n.grad = Handle();
     if (!retain_graph) {
       n.consumed = true;
       free_in_edges(i);
     }
   }
+}
+
+}  // namespace
+
+void ad_backward(const AdIndex* targets, size_t count, bool retain_graph) {
+  GraphLock lock(graph().mutex);
+  size_t edges = 0;
+  std::vector<AdIndex> order = collect(targets, count, /*upstream=*/true, edges, "backward");
+  TraversalStats visited{order.size(), edges};
+  reverse_pass(std::move(order), std::unordered_set<AdIndex>(targets, targets + count), {}, visited, retain_graph);
+}
+
+void ad_backward_to(const AdIndex* sources, size_t count, bool retain_graph) {
+  Graph& g = graph();
+  GraphLock lock(g.mutex);
+  size_t down_edges = 0, up_edges = 0;
+  std::unordered_set<AdIndex> kept(sources, sources + count);
+  std::vector<AdIndex> downstream = collect(sources, count, /*upstream=*/false, down_edges, "backward_to");
+  std::vector<AdIndex> seeds;
+  for (AdIndex i : downstream)
+    if (!kept.count(i) && g.nodes[i].grad) seeds.push_back(i);
+  std::unordered_set<AdIndex> below(downstream.begin(), downstream.end());
+  std::vector<AdIndex> order;
+  for (AdIndex i : collect(seeds.data(), seeds.size(), /*upstream=*/true, up_edges, "backward_to"))
+    if (below.count(i)) order.push_back(i);
+  for (AdIndex i : kept)
+    if (std::find(order.begin(), order.end(), i) == order.end()) order.push_back(i);
+  TraversalStats visited{order.size(), up_edges};
+  reverse_pass(std::move(order), std::unordered_set<AdIndex>(seeds.begin(), seeds.end()), kept, visited, retain_graph);
 }
 
 void ad_forward(const AdIndex* sources, size_t count) {

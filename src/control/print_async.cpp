@@ -3,12 +3,12 @@
 // atomic counter shared by all calls, so they follow program order within a lane. After
 // every evaluation, the records of the calls whose kernels have run are merged, grouped by
 // lane in lane order (arrays of the same size together), and printed to stdout.
+#include "control/format_spec.h"
 #include "control/lanes.h"
 
 #include "ir/node.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -22,7 +22,8 @@ namespace {
 size_t print_capacity(size_t lanes) { return std::clamp<size_t>(lanes * 16, 1024, size_t(1) << 20); }
 
 struct PendingPrint {
-  std::vector<std::string> pieces;  ///< the format split at each "{}"
+  std::vector<std::string> pieces;  ///< the text around the fields
+  std::vector<FormatSpec> specs;    ///< one per value
   std::unique_ptr<RecorderCore> records;  ///< fields: lane, sequence number, the values
   size_t lanes = 0;
   uint32_t region = 0;  ///< the loop body it was traced in (printable once that loop ran)
@@ -40,24 +41,6 @@ Handle& sequence_counter() {
 std::vector<PendingPrint>& pending_prints() {
   static std::vector<PendingPrint> prints;
   return prints;
-}
-
-std::string format_value(VarType type, const uint8_t* p) {
-  char text[64];
-  auto write = [&](auto value) {
-    std::memcpy(&value, p, sizeof(value));
-    return std::string(text, std::to_chars(text, text + sizeof(text), value).ptr);
-  };
-  switch (type) {
-    case VarType::Bool: return *p ? "True" : "False";
-    case VarType::Int32: return write(int32_t());
-    case VarType::UInt32: return write(uint32_t());
-    case VarType::Int64: return write(int64_t());
-    case VarType::UInt64: return write(uint64_t());
-    case VarType::Float32: return write(float());
-    case VarType::Float64: return write(double());
-  }
-  return "?";
 }
 
 /// One printed line: which call, which of its records, and where it sorts.
@@ -96,7 +79,7 @@ void print_merged(const std::vector<PendingPrint>& prints) {
     out += p.pieces[0];
     for (size_t k = 2; k < p.records->fields().size(); ++k) {
       VarType t = p.records->fields()[k];
-      out += format_value(t, column_data[line.print][k] + line.record * type_size(t));
+      out += format_value(p.specs[k - 2], t, column_data[line.print][k] + line.record * type_size(t));
       out += p.pieces[k - 1];
     }
     out += '\n';
@@ -140,26 +123,13 @@ void flush_prints() {
   flushing = false;
 }
 
-std::vector<std::string> split_format(const std::string& format, size_t values) {
-  std::vector<std::string> pieces{""};
-  for (size_t i = 0; i < format.size(); ++i) {
-    if (format.compare(i, 2, "{}") == 0) {
-      pieces.emplace_back();
-      ++i;
-    } else {
-      pieces.back() += format[i];
-    }
-  }
-  if (pieces.size() - 1 != values)
-    throw ValueError("kiln: print_async(): the format \"" + format + "\" has " + std::to_string(pieces.size() - 1) +
-                     " {} but " + std::to_string(values) + " values were given; use one {} per value");
-  return pieces;
-}
-
 }  // namespace
 
 void print_async(const std::string& format, const Values& values, Index active_index) {
-  std::vector<std::string> pieces = split_format(format, values.size());
+  ParsedFormat parsed = parse_format(format);
+  if (parsed.specs.size() != values.size())
+    throw ValueError("kiln: print_async(): the format \"" + format + "\" has " + std::to_string(parsed.specs.size()) +
+                     " fields but " + std::to_string(values.size()) + " values were given; use one {} per value");
   Handle active = active_index ? Handle::borrow(active_index) : literal(VarType::Bool, 1);
   Values all = values;
   all.push_back(active);
@@ -170,7 +140,8 @@ void print_async(const std::string& format, const Values& values, Index active_i
     fields.push_back(node_type(v.index()));
   }
   PendingPrint p;
-  p.pieces = std::move(pieces);
+  for (size_t k = 0; k < values.size(); ++k) p.specs.push_back(parse_format_spec(parsed.specs[k], fields[k + 2]));
+  p.pieces = std::move(parsed.text);
   p.records = std::make_unique<RecorderCore>(fields, print_capacity(lanes));
   StateLock lock(kState->mutex);
   Index sequence = sequence_counter().index();

@@ -88,7 +88,10 @@ template <typename T> uint64_t arithmetic(Op op, uint64_t ab, uint64_t bb, uint6
     case Op::Sub: if constexpr (!is_bool) { if constexpr (is_fp) return to_lane(T(a - b)); else return to_lane(T(W(a) - W(b))); } break;
     case Op::Mul: if constexpr (!is_bool) { if constexpr (is_fp) return to_lane(T(a * b)); else return to_lane(T(W(a) * W(b))); } break;
     case Op::Div: if constexpr (!is_bool) return to_lane(divide(a, b)); break;
-    case Op::Mod: if constexpr (!is_bool && !is_fp) return to_lane(modulo(a, b)); break;
+    case Op::Mod:
+      if constexpr (is_fp) return to_lane(T(std::fmod(a, b)));
+      else if constexpr (!is_bool) return to_lane(modulo(a, b));
+      break;
     case Op::Fma:
       if constexpr (is_fp) return to_lane(T(std::fma(a, b, c)));
       else if constexpr (!is_bool) return to_lane(T(W(a) * W(b) + W(c)));
@@ -160,6 +163,9 @@ uint64_t reduce_scalar(ReduceOp op, VarType type, uint64_t old_value, uint64_t v
     case ReduceOp::Add: return eval_scalar(Op::Add, type, type, old_value, value, 0);
     case ReduceOp::Min: return eval_scalar(Op::Min, type, type, old_value, value, 0);
     case ReduceOp::Max: return eval_scalar(Op::Max, type, type, old_value, value, 0);
+    case ReduceOp::Mul: return eval_scalar(Op::Mul, type, type, old_value, value, 0);
+    case ReduceOp::And: return eval_scalar(Op::And, type, type, old_value, value, 0);
+    case ReduceOp::Or: return eval_scalar(Op::Or, type, type, old_value, value, 0);
   }
   throw InternalError("kiln: invalid ReduceOp");
 }

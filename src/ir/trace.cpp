@@ -92,7 +92,7 @@ VarType result_type(Op op, const Index* operands, VarType cast_type) {
   bool ok = true;
   switch (op) {
     case Op::And: case Op::Or: case Op::Xor: case Op::Not: ok = !is_float(a); break;
-    case Op::Mod: case Op::Shl: case Op::Shr: ok = is_int(a); break;
+    case Op::Shl: case Op::Shr: ok = is_int(a); break;
     case Op::Sqrt: case Op::Rcp: case Op::Rsqrt: case Op::Floor: case Op::Ceil:
     case Op::Round: case Op::Trunc: ok = is_float(a); break;
     default: ok = a != VarType::Bool; break;
@@ -324,6 +324,10 @@ void trace_scatter(ReduceOp reduce, Index& target, Index value, Index index, Ind
                     ") and the target (" + describe(target) + ") have different types");
   if (reduce != ReduceOp::None && node(target).type == VarType::Bool)
     throw TypeError(std::string("kiln: ") + what + "(): reductions are not defined for Bool");
+  if ((reduce == ReduceOp::And || reduce == ReduceOp::Or) && !is_int(node(target).type))
+    throw TypeError(std::string("kiln: ") + what + "(" + reduce_op_name(reduce) +
+                    "): bitwise reductions need integer arrays (Int32, UInt32, Int64, UInt64), got " +
+                    describe(target));
   Index operands[4] = {value, index, mask, current_mask()};
   flush_dirty(operands, 3);
   Node n;

@@ -199,7 +199,8 @@ class FuzzProgram {
           add_body_scatter();
           return;
         }
-        ReduceOp reduce = t == VarType::Bool ? ReduceOp::None : ReduceOp(rng_() % 4);
+        // None, Add, Min, Max and Mul for every type but Bool; And and Or for integers.
+        ReduceOp reduce = t == VarType::Bool ? ReduceOp::None : ReduceOp(rng_() % (is_float(t) ? 5 : 7));
         Index target = upload(t, random_lanes(t, kMemorySize));
         Index value = pick(t), index = memory_index(), mask = pick(VarType::Bool);
         detail::trace_scatter(reduce, target, value, index, mask);
@@ -231,15 +232,15 @@ class FuzzProgram {
     }
   }
 
-  /// Inside a loop body: an order-independent integer reduction (the target's Add, Min or Max) into one of
-  /// the targets made before the loop (masked by the loop's active lanes automatically).
+  /// Inside a loop body: an order-independent integer reduction (the target's Add, Min, Max, Mul, And or
+  /// Or) into one of the targets made before the loop (masked by the loop's active lanes automatically).
   void add_body_scatter() {
     if (body_targets_.empty() || branch_depth_ > 0) return;
     size_t which = body_targets_[rng_() % body_targets_.size()];
     FuzzValue& target = targets_[which];
     // One reduction per target: mixing them on one element depends on the order of lanes
     // and iterations, which differs between backends (the interpreter runs lane by lane).
-    ReduceOp reduce = ReduceOp(1 + which % 3);
+    ReduceOp reduce = ReduceOp(1 + which % 6);
     Index value = pick(target.type), index = memory_index(), mask = pick(VarType::Bool);
     // And-ed with a per-lane true value: a scatter whose operands are all size 1 has no
     // agreed meaning in loop bodies yet (modes differ; test_control.cpp covers it).

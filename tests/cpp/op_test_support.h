@@ -62,7 +62,7 @@ inline std::vector<uint64_t> edge_values(VarType type) {
 inline bool op_defined_for(Op op, VarType t) {
   switch (op) {
     case Op::And: case Op::Or: case Op::Xor: case Op::Not: return !is_float(t);
-    case Op::Mod: case Op::Shl: case Op::Shr: return is_int(t);
+    case Op::Shl: case Op::Shr: return is_int(t);
     case Op::Sqrt: case Op::Rcp: case Op::Rsqrt: case Op::Floor: case Op::Ceil: case Op::Round:
     case Op::Trunc: return is_float(t);
     case Op::Eq: case Op::Ne: case Op::Select: return true;

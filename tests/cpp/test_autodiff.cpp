@@ -417,6 +417,24 @@ TEST_F(AutodiffSemantics, OneLaneSeedCoversEveryLane) {
   EXPECT_EQ(host(grad(x)), (std::vector<double>{1, 2, 3}));
 }
 
+TEST_F(AutodiffSemantics, BackwardToCollectsFromEveryNodeWithAGradient) {
+  Float64 x = from({1, 2}), w = from({5, 7});
+  enable_grad(x);
+  enable_grad(w);
+  Float64 a = x * 3.0, y = a * x, z = w * x;  // y = 3x², z = wx
+  set_grad(y, from({1, 1}));
+  set_grad(z, from({1, 0}));
+  EXPECT_EQ(host(backward_to(x)), (std::vector<double>{6 * 1 + 5, 6 * 2}));
+  EXPECT_EQ(last_traversal().nodes, 4u);  // x, a, y, z: not w
+  EXPECT_EQ(host(grad(w)), (std::vector<double>{0, 0}));  // only paths from x
+  // Into an intermediate node: its inputs get nothing.
+  Float64 b = x * 2.0, c = b * b;
+  set_grad(c, from({1, 1}));
+  EXPECT_EQ(host(backward_to(b)), (std::vector<double>{4, 8}));  // dc/db = 2b
+  EXPECT_EQ(host(grad(x)), (std::vector<double>{11, 12}));       // unchanged
+  expect_error<ValueError>([&] { backward_to(from({1.0})); }, "backward_to()");
+}
+
 TEST_F(AutodiffSemantics, ForwardToStartsFromEveryNodeWithAGradient) {
   Float64 x = from({1, 2});
   enable_grad(x);

@@ -39,7 +39,7 @@ TEST(Errors, TypeMismatchInTheRuntimeTypedApi) {
   Int32 i = Int32{1};
   expect_error<TypeError>([&] { detail::dec_ref(detail::trace(Op::Add, f.index(), i.index())); }, {"Add", "f32[1]", "i32[1]", "cast"});
   expect_error<TypeError>([&] { detail::dec_ref(detail::trace(Op::Sqrt, i.index())); }, {"Sqrt", "i32"});
-  expect_error<TypeError>([&] { detail::dec_ref(detail::trace(Op::Mod, f.index(), f.index())); }, {"Mod", "f32"});
+  expect_error<TypeError>([&] { detail::dec_ref(detail::trace(Op::Shr, f.index(), f.index())); }, {"Shr", "f32"});
   expect_error<TypeError>([&] { detail::dec_ref(detail::trace(Op::Shl, f.index(), f.index())); }, {"Shl"});
   expect_error<TypeError>([&] { detail::dec_ref(detail::trace(Op::Select, f.index(), f.index(), f.index())); }, {"Select", "mask"});
   expect_error<TypeError>([&] { detail::dec_ref(detail::trace(Op::Bitcast, f.index(), 0, 0, VarType::Float64)); }, {"Bitcast", "widths"});

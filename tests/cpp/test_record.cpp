@@ -196,6 +196,46 @@ TEST(Control, PrintAsyncTopLevel) {
   EXPECT_EQ(testing::internal::GetCapturedStdout(), "x0\nx2\nx4\nx6\nx8\nx10\nx12\n");
 }
 
+TEST(Control, PrintAsyncFormatSpecifications) {
+  Float f = Float{3.14159f, -0.5f};
+  Int32 i = Int32{42, -7};
+  UInt32 u = UInt32{255, 10};
+  Bool b = Bool{true, false};
+  testing::internal::CaptureStdout();
+  print_async("{:.3f}|{:>6}|{:+d}|{:#x}|{:08.2e}|{:<6}|{{{}}}|{:^7.1%}", std::tuple(f, i, i, u, f, b, u, f));
+  eval();
+  EXPECT_EQ(testing::internal::GetCapturedStdout(),
+            "3.142|    42|+42|0xff|3.14e+00|True  |{255}|314.2% \n"
+            "-0.500|    -7|-7|0xa|-5.00e-01|False |{10}|-50.0% \n");
+  testing::internal::CaptureStdout();
+  print_async("{:X} {:o} {:b} {:5.1f} {:*<5}", std::tuple(u, u, u, i, i));
+  eval();
+  EXPECT_EQ(testing::internal::GetCapturedStdout(), "FF 377 11111111  42.0 42***\nA 12 1010  -7.0 -7***\n");
+}
+
+TEST(Control, PrintAsyncFormatErrors) {
+  Float f = Float{1.f};
+  Int32 i = Int32{1};
+  auto fails = [](const std::string& format, const auto& values, const std::string& needle) {
+    try {
+      print_async(format, values);
+      ADD_FAILURE() << format << ": no error";
+    } catch (const ValueError& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+  };
+  fails("{:d}", std::tuple(f), "'d' is an integer type");
+  fails("{:.2}", std::tuple(i), "integers take a precision only with a float type");
+  fails("{:q}", std::tuple(f), "unknown type 'q'");
+  fails("{:.3fx}", std::tuple(f), "unexpected 'x'");
+  fails("{0}", std::tuple(f), "fields are {} or {:spec}");
+  fails("{} {", std::tuple(f), "'{' without a '}'");
+  fails("} {}", std::tuple(f), "'}' without a '{'");
+  fails("{:.3f} {}", std::tuple(f), "2 fields but 1 values");
+  fails("{:5d}", std::tuple(Bool{true}), "Bool values take only fill, alignment and width");
+  eval();
+}
+
 TEST(Control, PrintAsyncInLoops) {
   const size_t size = 5;
   std::map<ControlMode, std::vector<std::string>> outputs;

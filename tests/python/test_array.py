@@ -133,7 +133,7 @@ def trunc_div(a, b):
 BINARY = {
     "add": (operator.add, np.add, "if"), "sub": (operator.sub, np.subtract, "if"),
     "mul": (operator.mul, np.multiply, "if"), "truediv": (operator.truediv, trunc_div, "if"),
-    "mod": (operator.mod, np.fmod, "i"), "and": (operator.and_, np.bitwise_and, "bi"),
+    "mod": (operator.mod, np.fmod, "if"), "and": (operator.and_, np.bitwise_and, "bi"),
     "or": (operator.or_, np.bitwise_or, "bi"), "xor": (operator.xor, np.bitwise_xor, "bi"),
     "lshift": (operator.lshift, np.left_shift, "i"), "rshift": (operator.rshift, np.right_shift, "i"),
     "eq": (operator.eq, np.equal, "bif"), "ne": (operator.ne, np.not_equal, "bif"),

@@ -54,13 +54,16 @@ CASES = {
     "Sub": (lambda a, b: a - b, (SIGNED, OTHER), {}),
     "Mul": (lambda a, b: a * b, (SIGNED, OTHER), {}),
     "Div": (lambda a, b: a / b, (SIGNED, POSITIVE), {}),
+    "Mod": (lambda a, b: kl.fmod(a * 5, b), (SIGNED, POSITIVE), {}),
     "Min": (kl.min, (SIGNED, OTHER), {}),
     "Max": (kl.max, (SIGNED, OTHER), {}),
     "Fma": (kl.fma, (SIGNED, OTHER, POSITIVE), {}),
     "Select": (lambda a, b: kl.select(MASK, a, b), (SIGNED, OTHER), {}),
     "Exp": (kl.exp, (SIGNED,), {}),
     "Exp2": (kl.exp2, (SIGNED,), {}),
+    "Expm1": (kl.expm1, (SIGNED,), {}),
     "Log": (kl.log, (POSITIVE,), {}),
+    "Log1p": (kl.log1p, (POSITIVE,), {}),
     "Log2": (kl.log2, (POSITIVE,), {}),
     "Pow": (kl.pow, (POSITIVE, SIGNED), {}),
     "Sin": (kl.sin, (SIGNED,), {}),
@@ -767,3 +770,24 @@ def test_custom_op_with_structured_outputs():
     kl.check_grads(lambda v: kl.custom(Polar, v)["r"] * 2.0, (vec3(9),))
     out = kl.custom(Polar, vec3(9))
     assert type(out["quadrant"]) is kl.UInt32
+
+
+def test_backward_to_collects_from_every_node_with_a_gradient():
+    x, w = f64([1.0, 2.0]), f64([5.0, 7.0])
+    kl.enable_grad(x)
+    kl.enable_grad(w)
+    a = x * 3.0
+    y, z = a * x, w * x  # y = 3x², z = wx
+    kl.set_grad(y, f64([1.0, 1.0]))
+    kl.set_grad(z, f64([1.0, 0.0]))
+    assert kl.backward_to(x).numpy().tolist() == [11.0, 12.0]
+    assert kl.last_traversal().nodes == 4  # x, a, y, z: not w
+    assert kl.grad(w).numpy().tolist() == [0.0, 0.0]
+    q = f64([1.0, 2.0])
+    kl.enable_grad(q)
+    v = kl.Array3f64(q * 2.0, q, q)
+    length2 = kl.squared_norm(v)  # kept alive: its gradient is where the traversal starts
+    kl.set_grad(length2, f64([1.0, 1.0]))
+    assert kl.backward_to(v)[0].numpy().tolist() == [4.0, 8.0]  # d|v|²/dv.x = 2 v.x
+    with pytest.raises(ValueError, match="does not carry derivatives"):
+        kl.backward_to(f64([1.0]))

@@ -553,6 +553,21 @@ def lines(capfd):
     return capfd.readouterr().out.splitlines()
 
 
+def test_print_async_format_specifications(capfd):
+    f = kl.Float([3.14159, -0.5])
+    i = kl.Int32([42, -7])
+    u = kl.UInt32([255, 10])
+    kl.print_async("{:.3f}|{:>6}|{:+d}|{:#x}|{:08.2e}|{{{}}}|{:^7.1%}", (f, i, i, u, f, u, f))
+    kl.eval()
+    want = [f"{a:.3f}|{b:>6}|{b:+d}|{c:#x}|{a:08.2e}|{{{c}}}|{a:^7.1%}"
+            for a, b, c in zip(f.numpy().astype(float), [42, -7], [255, 10])]
+    assert lines(capfd) == want
+    with pytest.raises(ValueError, match="'d' is an integer type"):
+        kl.print_async("{:d}", f)
+    with pytest.raises(ValueError, match="unknown type 'q'"):
+        kl.print_async("{:q}", f)
+
+
 def test_print_async_formats_each_active_lane(capfd):
     lane = kl.arange(kl.UInt32, 6)
     v = kl.Array2f(kl.cast(kl.Float, lane) * 0.5, kl.Float(-1.0))

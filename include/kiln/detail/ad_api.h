@@ -15,9 +15,9 @@
 /// X(name, arity)
 #define KILN_DIFF_TABLE(X)                                                               \
   X(Neg, 1) X(Abs, 1) X(Sqrt, 1) X(Rcp, 1) X(Rsqrt, 1) X(Cast, 1)                         \
-  X(Add, 2) X(Sub, 2) X(Mul, 2) X(Div, 2) X(Min, 2) X(Max, 2)                   \
+  X(Add, 2) X(Sub, 2) X(Mul, 2) X(Div, 2) X(Mod, 2) X(Min, 2) X(Max, 2)        \
   X(Fma, 3) X(Select, 3)                                                                  \
-  X(Exp, 1) X(Exp2, 1) X(Log, 1) X(Log2, 1) X(Pow, 2)                                     \
+  X(Exp, 1) X(Exp2, 1) X(Expm1, 1) X(Log, 1) X(Log2, 1) X(Log1p, 1) X(Pow, 2)            \
   X(Sin, 1) X(Cos, 1) X(Tan, 1) X(Asin, 1) X(Acos, 1) X(Atan, 1) X(Atan2, 2)              \
   X(Sinh, 1) X(Cosh, 1) X(Tanh, 1) X(Erf, 1) X(Erfinv, 1) X(Cbrt, 1)                      \
   X(Gather, 3) X(Scatter, 4) X(ScatterAdd, 4)                                             \
@@ -95,6 +95,9 @@ VarType ad_type(AdIndex ad);
 /// path to a node without incoming edges (inputs), and clears the gradients of the
 /// nodes in between. Frees the visited edges unless `retain_graph`.
 void ad_backward(const AdIndex* targets, size_t count, bool retain_graph);
+/// Reverse mode restricted to paths that start at `sources`, from every node on them that
+/// has a gradient set: the adjoints accumulate on `sources` (and stay there).
+void ad_backward_to(const AdIndex* sources, size_t count, bool retain_graph);
 /// Forward mode: propagates the gradients set on `sources` along every outgoing path.
 /// Nodes referenced by arrays keep their gradients; the others are cleared.
 void ad_forward(const AdIndex* sources, size_t count);

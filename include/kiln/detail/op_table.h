@@ -31,7 +31,7 @@
   X(Sub, 2, kPure)                                                                          \
   X(Mul, 2, kPure)                                                                          \
   X(Div, 2, kPure)                                                                          \
-  X(Mod, 2, kPure)                                                                          \
+  X(Mod, 2, kPure)         /* integers: C's %; floats: C's fmod (sign of the dividend) */  \
   X(Min, 2, kPure)                                                                          \
   X(Max, 2, kPure)                                                                          \
   X(And, 2, kPure)                                                                          \
@@ -69,7 +69,21 @@ enum class Op : uint8_t {
 #undef KILN_OP_ENUM
 };
 
-/// How a scatter combines the stored value with the one already in memory.
-enum class ReduceOp : uint8_t { None, Add, Min, Max };
+/// How a scatter combines the stored value with the one already in memory (And and Or:
+/// integers only).
+enum class ReduceOp : uint8_t { None, Add, Min, Max, Mul, And, Or };
+/// The enumerator's name, for messages.
+constexpr const char* reduce_op_name(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::None: return "None";
+    case ReduceOp::Add: return "Add";
+    case ReduceOp::Min: return "Min";
+    case ReduceOp::Max: return "Max";
+    case ReduceOp::Mul: return "Mul";
+    case ReduceOp::And: return "And";
+    case ReduceOp::Or: return "Or";
+  }
+  return "?";
+}
 
 }  // namespace kiln

@@ -1,4 +1,4 @@
-// Exponentials, logarithms, pow and the hyperbolic functions.
+// Exponentials, logarithms (log1p and expm1 included), pow and the hyperbolic functions.
 //
 // exp reduces x = n ln2 + r (Cody–Waite, ln2 split in two, fma) and evaluates a minimax
 // polynomial of e^r on |r| <= ln2/2; the result is scaled by 2^n in two exact halves. log
@@ -218,6 +218,31 @@ template <detail::math::MathFloat T, typename S>
   requires detail::ScalarOperand<T, S>
 Array<T> pow(S x, const Array<T>& y) {
   return pow(Array<T>(static_cast<T>(x)), y);
+}
+
+/// log(1 + x), accurate for tiny |x| (where log(1 + x) would round 1 + x to 1). With
+/// u = 1 + x rounded, log(1 + x) = log(u) + (x - (u - 1)) / u to first order: the second
+/// term restores what rounding u lost. log1p(-1) = -inf, log1p(x < -1) = NaN.
+template <detail::math::MathFloat T> Array<T> log1p(const Array<T>& x) {
+  using namespace detail::math;
+  if (carries_grad(x)) return differentiate<T>(DiffOp::Log1p, x);
+  Array<T> u = x + T(1);
+  Bool corrected = (u > T(0)) & (u < Format<T>::kInfinity);
+  Array<T> lost = select(corrected, (x - (u - T(1))) / u, Array<T>(T(0)));
+  return select(x == T(0), x, log(u) + lost);  // keeps the sign of -0
+}
+
+/// e^x - 1, accurate for tiny |x| (where exp(x) - 1 cancels). Kahan's form: with u = e^x
+/// rounded, (u - 1) x / log(u) divides out the rounding of u. Overflows like exp();
+/// expm1(-inf) = -1.
+template <detail::math::MathFloat T> Array<T> expm1(const Array<T>& x) {
+  using namespace detail::math;
+  if (carries_grad(x)) return differentiate<T>(DiffOp::Expm1, x);
+  Array<T> u = exp(x);
+  Array<T> u_minus_1 = u - T(1);
+  Array<T> result = select(u == Format<T>::kInfinity, u, u_minus_1 * x / log(u));
+  result = select(u_minus_1 == T(-1), u_minus_1, result);
+  return select(u == T(1), x, result);
 }
 
 /// Hyperbolic sine; overflows to ±inf beyond ~89.4 (float) / ~710.5 (double).

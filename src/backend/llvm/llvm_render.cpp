@@ -178,8 +178,8 @@ class Renderer {
       case Op::Add: out = instr(std::string(fp ? "fadd " : "add ") + vt + " " + arg(s, 0) + ", " + arg(s, 1)); return;
       case Op::Sub: out = instr(std::string(fp ? "fsub " : "sub ") + vt + " " + arg(s, 0) + ", " + arg(s, 1)); return;
       case Op::Mul: out = instr(std::string(fp ? "fmul " : "mul ") + vt + " " + arg(s, 0) + ", " + arg(s, 1)); return;
-      case Op::Div:
-      case Op::Mod: out = fp ? instr("fdiv " + vt + " " + arg(s, 0) + ", " + arg(s, 1)) : int_divide(s); return;
+      case Op::Div: out = fp ? instr("fdiv " + vt + " " + arg(s, 0) + ", " + arg(s, 1)) : int_divide(s); return;
+      case Op::Mod: out = fp ? float_remainder(position, t, arg(s, 0), arg(s, 1)) : int_divide(s); return;
       case Op::Min:
       case Op::Max: {
         bool is_min = s.op == Op::Min;
@@ -320,6 +320,41 @@ class Renderer {
     body_ << "  " << l << ".go = icmp eq i32 " << l << ".stop, 0\n";
     body_ << "  br i1 " << l << ".go, label " << l << ".head, label %interrupted\n";
     start_block("L" + std::to_string(loop.begin) + ".exit");
+  }
+
+  /// C's fmod, exactly. With q = trunc(x / y), x - q y is one fma and exact while
+  /// |x / y| < 2^(p-1): the remainder is a multiple of y's quantum below |y|. When x / y
+  /// rounded up to the next integer the result has the wrong sign and |y| is added back
+  /// (exact too); the sign of x is copied last (zeros included). Lanes outside that range
+  /// (huge quotients, zero or infinite divisors, infinite or NaN operands) take LLVM's frem
+  /// (a libm call per lane), only in vectors that have such a lane.
+  std::string float_remainder(uint32_t position, VarType t, const std::string& x, const std::string& y) {
+    std::string sc = scalar_type(t), vt = vec(t), m = vmangle(sc), mask = vec("i1");
+    std::string quotient = instr("fdiv " + vt + " " + x + ", " + y);
+    std::string q = call(vt, "llvm.trunc." + m, {{vt, quotient}});
+    std::string r = call(vt, "llvm.fma." + m, {{vt, instr("fneg " + vt + " " + q)}, {vt, y}, {vt, x}});
+    std::string nonzero = instr("fcmp one " + vt + " " + r + ", zeroinitializer");
+    std::string r_negative = instr("fcmp olt " + vt + " " + r + ", zeroinitializer");
+    std::string x_negative = instr("fcmp olt " + vt + " " + x + ", zeroinitializer");
+    std::string wrong_sign = instr("and " + mask + " " + nonzero + ", " + instr("xor " + mask + " " + r_negative + ", " + x_negative));
+    std::string abs_y = call(vt, "llvm.fabs." + m, {{vt, y}});
+    std::string toward_x = call(vt, "llvm.copysign." + m, {{vt, abs_y}, {vt, x}});
+    std::string fixed = instr("select " + mask + " " + wrong_sign + ", " + vt + " " + instr("fadd " + vt + " " + r + ", " + toward_x) + ", " + vt + " " + r);
+    std::string fast_value = call(vt, "llvm.copysign." + m, {{vt, fixed}, {vt, x}});
+    std::string limit = splat_const(sc, t == VarType::Float32 ? "8388608.0" : "4503599627370496.0");
+    std::string small = instr("fcmp olt " + vt + " " + call(vt, "llvm.fabs." + m, {{vt, quotient}}) + ", " + limit);
+    std::string finite_y = instr("fcmp olt " + vt + " " + abs_y + ", " + splat_const(sc, "0x7FF0000000000000"));
+    std::string fast = instr("and " + mask + " " + small + ", " + finite_y);
+    std::string slow = instr("xor " + mask + " " + fast + ", " + splat_const("i1", "true"));
+    std::string any_slow = call("i1", "llvm.vector.reduce.or." + vmangle("i1"), {{mask, slow}});
+    std::string before = block_, exact = label(position, "frem"), done = label(position, "fremdone");
+    body_ << "  br i1 " << any_slow << ", label %" << exact << ", label %" << done << "\n";
+    start_block(exact);
+    std::string remainder = instr("frem " + vt + " " + x + ", " + y);
+    std::string merged = instr("select " + mask + " " + fast + ", " + vt + " " + fast_value + ", " + vt + " " + remainder);
+    body_ << "  br label %" << done << "\n";
+    start_block(done);
+    return instr("phi " + vt + " [ " + fast_value + ", %" + before + " ], [ " + merged + ", %" + exact + " ]");
   }
 
   /// (a < b || isnan(b)) ? a : b (and > for max): IEEE minNum with the tie between zeros
@@ -643,25 +678,32 @@ class Renderer {
            {{vec(mt), to_memory(t, arg(s, 1))}, {vec("ptr"), ptrs}, {"i32", std::to_string(type_size(t))}, {vec("i1"), mask}});
       return;
     }
-    const char* rmw = nullptr;
-    if (is_float(t)) rmw = reduce == ReduceOp::Add ? "fadd" : nullptr;  // min/max: CAS loop below
-    else if (is_signed_int(t)) rmw = reduce == ReduceOp::Add ? "add" : reduce == ReduceOp::Min ? "min" : "max";
-    else rmw = reduce == ReduceOp::Add ? "add" : reduce == ReduceOp::Min ? "umin" : "umax";
+    const char* rmw = nullptr;  // none: a compare-exchange loop
+    switch (reduce) {
+      case ReduceOp::None: case ReduceOp::Mul: break;
+      case ReduceOp::Add: rmw = is_float(t) ? "fadd" : "add"; break;
+      case ReduceOp::Min: rmw = is_float(t) ? nullptr : is_signed_int(t) ? "min" : "umin"; break;
+      case ReduceOp::Max: rmw = is_float(t) ? nullptr : is_signed_int(t) ? "max" : "umax"; break;
+      case ReduceOp::And: rmw = "and"; break;
+      case ReduceOp::Or: rmw = "or"; break;
+    }
     std::string slot = std::to_string(buffer.input_slot);
     std::string values = arg(s, 1);
     lane_loop(position, mask, index64, "", [&](const std::string& lane, const std::string& idx) {
       std::string ptr = instr("getelementptr " + mt + ", ptr %buf" + slot + ", i64 " + idx);
       std::string v = instr("extractelement " + vec(t) + " " + values + ", i64 " + lane);
       if (rmw) instr("atomicrmw " + std::string(rmw) + " ptr " + ptr + ", " + mt + " " + v + " monotonic, align " + std::to_string(type_size(t)));
-      else compare_exchange_min_max(position, reduce == ReduceOp::Min, t, ptr, v);
+      else compare_exchange(position, reduce, t, ptr, v);
       return std::string();
     });
   }
 
-  /// Atomic float min/max with the semantics of scalar_ops.h (LLVM's atomicrmw fmin
-  /// leaves the tie between zeros unspecified): a compare-exchange loop.
-  void compare_exchange_min_max(uint32_t position, bool is_min, VarType t, const std::string& ptr, const std::string& v) {
-    std::string sc = scalar_type(t), it = t == VarType::Float32 ? "i32" : "i64";
+  /// An atomic update by a compare-exchange loop: float min/max with the semantics of
+  /// scalar_ops.h (LLVM's atomicrmw fmin leaves the tie between zeros unspecified), and
+  /// products (atomicrmw has no multiplication).
+  void compare_exchange(uint32_t position, ReduceOp reduce, VarType t, const std::string& ptr, const std::string& v) {
+    const bool fp = is_float(t);
+    std::string sc = scalar_type(t), it = type_size(t) == 4 ? "i32" : "i64";
     std::string align = std::to_string(type_size(t));
     std::string first = instr("load atomic " + it + ", ptr " + ptr + " monotonic, align " + align);
     std::string before = block_, retry = label(position, "cas"), done = label(position, "casdone");
@@ -669,9 +711,11 @@ class Renderer {
     body_ << "  br label %" << retry << "\n";
     start_block(retry);
     body_ << "  " << p << ".old = phi " << it << " [ " << first << ", %" << before << " ], [ " << p << ".seen, %" << retry << " ]\n";
-    std::string old_value = instr("bitcast " + it + " " + p + ".old to " + sc);
-    std::string updated = float_min_max(is_min, sc, old_value, v);
-    std::string updated_bits = instr("bitcast " + sc + " " + updated + " to " + it);
+    std::string old_value = fp ? instr("bitcast " + it + " " + p + ".old to " + sc) : p + ".old";
+    std::string updated = reduce == ReduceOp::Mul
+                              ? instr(std::string(fp ? "fmul " : "mul ") + sc + " " + old_value + ", " + v)
+                              : float_min_max(reduce == ReduceOp::Min, sc, old_value, v);
+    std::string updated_bits = fp ? instr("bitcast " + sc + " " + updated + " to " + it) : updated;
     std::string pair = instr("cmpxchg ptr " + ptr + ", " + it + " " + p + ".old, " + it + " " + updated_bits + " monotonic monotonic, align " + align);
     body_ << "  " << p << ".seen = extractvalue { " << it << ", i1 } " << pair << ", 0\n";
     std::string swapped = instr("extractvalue { " + it + ", i1 } " + pair + ", 1");

@@ -58,7 +58,8 @@ Values symbolic_statement(std::vector<Choice>& choices, const Values& args, size
 }
 
 /// Evaluated: each choice on its compacted lanes, one kernel per choice.
-Values evaluated_choices(std::vector<Choice>& choices, const Values& args, size_t lanes, const std::string& what) {
+Values evaluated_choices(std::vector<Choice>& choices, const Values& args, size_t lanes, const std::string& what,
+                         const char* statement, const std::string& name) {
   Values result;
   for (Choice& choice : choices) {
     Handle indices = Handle::steal(make_copy(VarType::UInt32, choice.lanes.data(), choice.lanes.size()));
@@ -66,8 +67,10 @@ Values evaluated_choices(std::vector<Choice>& choices, const Values& args, size_
     {
       // Every compacted lane is active (side effects of size-1 values run once per lane).
       MaskScope scope(literal(VarType::Bool, 1, choice.lanes.size()).index());
+      Values inputs = gather_values(args, indices, lanes);
+      InputWatchScope watch(statement, name, /*loop_state=*/false, inputs);
       try {
-        out = choice.run(gather_values(args, indices, lanes));
+        out = choice.run(inputs);
       } catch (const SizeError& e) {
         throw SizeError(std::string(e.what()) + " (inside " + what + ", evaluated: each branch runs on the " +
                         std::to_string(choice.lanes.size()) + " lanes that take it, so per-lane arrays must be "
@@ -117,7 +120,7 @@ Values if_stmt(Index cond_index, const BodyFn& true_fn, const BodyFn& false_fn, 
   }
   eval_values(all);
   for (Choice& choice : choices) choice.lanes = lanes_where(choice.lanes_mask);
-  return evaluated_choices(choices, args, lanes, what);
+  return evaluated_choices(choices, args, lanes, what, "if_stmt", name);
 }
 
 Values dispatch(Index ids_index, const std::vector<uint32_t>& instances, const InstanceFn& fn, const Values& args,
@@ -155,7 +158,7 @@ Values dispatch(Index ids_index, const std::vector<uint32_t>& instances, const I
     auto it = choice_of.find(id_of[broadcast ? 0 : lane]);
     if (it != choice_of.end()) choices[it->second].lanes.push_back(uint32_t(lane));
   }
-  return evaluated_choices(choices, args, lanes, what);
+  return evaluated_choices(choices, args, lanes, what, "dispatch", name);
 }
 
 }  // namespace kiln::detail

@@ -5,10 +5,6 @@
 
 namespace kiln::detail {
 
-std::string statement_title(const char* statement, const std::string& name) {
-  return name.empty() ? std::string(statement) + "()" : std::string(statement) + "('" + name + "')";
-}
-
 Handle checked_operand(Index index, VarType type, const std::string& what, const char* role) {
   if (!index) throw ValueError("kiln: " + what + ": " + role + " is empty (default-constructed)");
   if (node_type(index) != type)
@@ -53,6 +49,7 @@ void eval_values(const Values& values) {
 Handle active_lanes(const Handle& mask) { return Handle::steal(compress(mask.index())); }
 
 Values gather_values(const Values& values, const Handle& lanes, size_t width) {
+  InputWatchScope compaction;  // per-lane values gathered by lane, not indexed
   Values out;
   Handle all = literal(VarType::Bool, 1);
   for (const Handle& v : values)
@@ -109,6 +106,24 @@ MaskScope::MaskScope(Index mask) {
 MaskScope::~MaskScope() {
   StateLock lock(state().mutex);
   pop_mask();
+}
+
+InputWatchScope::InputWatchScope(const char* statement, const std::string& name, bool loop_state,
+                                 const Values& inputs)
+    : watch_{statement, name, loop_state, {}} {
+  for (const Handle& v : inputs) watch_.inputs.push_back(v.index());
+  StateLock lock(state().mutex);
+  state().input_watches.push_back(&watch_);
+}
+
+InputWatchScope::InputWatchScope() {
+  StateLock lock(state().mutex);
+  state().input_watches.push_back(nullptr);
+}
+
+InputWatchScope::~InputWatchScope() {
+  StateLock lock(state().mutex);
+  state().input_watches.pop_back();
 }
 
 Handle enclosing_mask() {

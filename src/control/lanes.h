@@ -5,12 +5,12 @@
 #include <kiln/detail/control_api.h>
 #include <kiln/errors.h>
 
+#include "ir/region.h"
+
 #include <string>
 
 namespace kiln::detail {
 
-/// "while_loop('name')" (or "while_loop()"): how errors name a statement.
-std::string statement_title(const char* statement, const std::string& name);
 /// `index` as a Handle, after checking that it is a non-empty array of `type`; `role`
 /// names it in errors ("the condition").
 Handle checked_operand(Index index, VarType type, const std::string& what, const char* role);
@@ -55,6 +55,22 @@ struct IsolationScope {
   ~IsolationScope() noexcept(false) { ad_pop_isolation(); }
   IsolationScope(const IsolationScope&) = delete;
   IsolationScope& operator=(const IsolationScope&) = delete;
+};
+
+/// While alive, gathers from and scatters into `inputs` raise (check_buffer_operand()):
+/// the per-lane inputs of an evaluated statement whose functions are being traced.
+/// Without arguments: a barrier that hides the enclosing watches, for a statement's own
+/// compaction gathers of per-lane values.
+class InputWatchScope {
+ public:
+  InputWatchScope(const char* statement, const std::string& name, bool loop_state, const Values& inputs);
+  InputWatchScope();
+  ~InputWatchScope();
+  InputWatchScope(const InputWatchScope&) = delete;
+  InputWatchScope& operator=(const InputWatchScope&) = delete;
+
+ private:
+  InputWatch watch_;
 };
 
 /// Makes `mask` the current mask (src/ir/region.h) for the lifetime of the scope.

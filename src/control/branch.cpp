@@ -108,7 +108,7 @@ Values if_stmt(Index cond_index, const BodyFn& true_fn, const BodyFn& false_fn, 
   Values all = args;
   all.push_back(cond);
   if (Handle enclosing = enclosing_mask()) all.push_back(enclosing);  // the lanes of a loop or branch
-  size_t lanes = common_size(all, what);
+  size_t lanes = common_size(all, what, kBufferHint);
   if (node_size(cond.index()) != lanes) cond = traced(Op::And, cond, literal(VarType::Bool, 1, lanes));  // per lane
   std::vector<Choice> choices(2);
   choices[0].lanes_mask = cond;
@@ -133,7 +133,7 @@ Values dispatch(Index ids_index, const std::vector<uint32_t>& instances, const I
   Values all = args;
   all.push_back(ids);
   if (Handle enclosing = enclosing_mask()) all.push_back(enclosing);
-  size_t lanes = common_size(all, what);
+  size_t lanes = common_size(all, what, kBufferHint);
   std::vector<Choice> choices(instances.size());
   for (size_t k = 0; k < instances.size(); ++k) {
     uint32_t id = instances[k];

@@ -27,14 +27,14 @@ Handle select_values(const Handle& mask, const Handle& t, const Handle& f) {
   return traced(Op::Select, mask, t, f);
 }
 
-size_t common_size(const Values& values, const std::string& what) {
+size_t common_size(const Values& values, const std::string& what, const std::string& hint) {
   size_t size = 1;
   for (const Handle& v : values) {
     size_t s = node_size(v.index());
     if (s == size || s == 1) continue;
     if (size != 1)
       throw SizeError("kiln: " + what + ": arrays of " + std::to_string(size) + " and " + std::to_string(s) +
-                      " lanes; every array must have the same number of lanes (or 1)");
+                      " lanes; every array must have the same number of lanes (or 1)" + hint);
     size = s;
   }
   return size;

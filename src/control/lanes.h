@@ -21,8 +21,12 @@ Handle literal(VarType type, uint64_t bits, size_t size = 1);
 /// Where the mask holds, `t`; elsewhere `f`.
 Handle select_values(const Handle& mask, const Handle& t, const Handle& f);
 /// Lanes of the statement: the common size of `values` (1 broadcasts); throws SizeError
-/// naming `what` when two sizes differ.
-size_t common_size(const Values& values, const std::string& what);
+/// naming `what` when two sizes differ, followed by `hint` when there is one.
+size_t common_size(const Values& values, const std::string& what, const std::string& hint = {});
+/// The hint of a statement whose inputs have different sizes: one may be a buffer.
+inline constexpr char kBufferHint[] =
+    "; an array of another size that the functions gather from or scatter into is used from the enclosing scope, "
+    "not passed in";
 /// Evaluates all of them in one go (one kernel per size).
 void eval_values(const Values& values);
 /// The lanes where `mask` (evaluated) is set, as UInt32 indices.

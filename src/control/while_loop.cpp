@@ -157,7 +157,7 @@ Values while_loop(const Values& state, const ConditionFn& cond, const BodyFn& bo
   if (state.empty()) throw ValueError("kiln: " + what + ": the loop has no state; pass the arrays it updates");
   for (const Handle& v : state)
     if (!v) throw ValueError("kiln: " + what + ": a state array is empty (default-constructed)");
-  size_t lanes = common_size(state, what + " state");
+  size_t lanes = common_size(state, what + " state", kBufferHint);
   if (resolve_mode(mode) == ControlMode::Evaluated) return evaluated_loop(state, cond, body, what, name, lanes);
   if (!derivatives_possible()) return symbolic_loop(state, cond, body, what, name, lanes);
   LoopRun run = [what, name, lanes](const Values& s, const ConditionFn& c, const BodyFn& b) {

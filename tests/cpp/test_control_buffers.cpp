@@ -216,4 +216,35 @@ TEST_P(IndexedInputs, RaiseTheSameErrorInEveryModeAndBackend) {
 INSTANTIATE_TEST_SUITE_P(Control, IndexedInputs, testing::ValuesIn(misuses()),
                          [](const auto& info) { return info.param.name; });
 
+// A buffer of another size passed as state or as an argument: the size error says to use it
+// from the enclosing scope (in every mode: the sizes are checked before anything runs).
+TEST(Control, BufferOfAnotherSizeAsInputNamesTheFix) {
+  for (const ModeRun& run : kModeRuns) {
+    SCOPED_TRACE(run.name);
+    UInt32 lane = lanes_of(kLanes);
+    auto loop = [&] {
+      while_loop(
+          std::tuple(lane, zeros<UInt32>(16)), [](const UInt32& i, const UInt32&) { return i < kTrips; },
+          [](const UInt32& i, const UInt32& buf) { return std::tuple(i + 1u, buf); }, run.mode, "fill");
+    };
+    auto branch = [&] {
+      if_stmt(
+          lane < 3u, [](const UInt32& l, const Float&) { return l; }, [](const UInt32& l, const Float&) { return l; },
+          std::tuple(lane, zeros<Float>(5)), run.mode);
+    };
+    for (const auto& statement : {std::function<void()>(loop), std::function<void()>(branch)}) {
+      std::string message = "NO EXCEPTION";
+      try {
+        run_on(run.interpreter, [&] {
+          statement();
+          return 0;
+        });
+      } catch (const SizeError& e) {
+        message = e.what();
+      }
+      EXPECT_NE(message.find("used from the enclosing scope"), std::string::npos) << message;
+    }
+  }
+}
+
 }  // namespace

@@ -189,8 +189,15 @@ def _index_call_argument(mode):
                 mode=mode)
 
 
+def _state_buffer_of_another_size(mode):
+    buf = kl.zeros(kl.UInt32, 16)
+    kl.while_loop((kl.zeros(kl.UInt32, N), buf), lambda i, b: i < trips(), lambda i, b: (i + 1, b), mode=mode,
+                  name="fill")
+
+
 @pytest.mark.parametrize("program, message", [
     (_index_state_buffer, "while_loop('fill'): the loop scatters into state[0]"),
+    (_state_buffer_of_another_size, "while_loop('fill') state: arrays of 37 and 16 lanes"),
     (_index_branch_argument, "if_stmt(): a function gathers from args[0]"),
     (_index_call_argument, "dispatch(): a function gathers from args[0]"),
 ])

@@ -67,7 +67,7 @@ Values evaluated_choices(std::vector<Choice>& choices, const Values& args, size_
     {
       // Every compacted lane is active (side effects of size-1 values run once per lane).
       MaskScope scope(literal(VarType::Bool, 1, choice.lanes.size()).index());
-      Values inputs = gather_values(args, indices, lanes);
+      Values inputs = fresh_values(gather_values(args, indices, lanes));  // broadcast ones pass as they are
       InputWatchScope watch(statement, name, /*loop_state=*/false, inputs);
       try {
         out = choice.run(inputs);

@@ -57,6 +57,13 @@ Values gather_values(const Values& values, const Handle& lanes, size_t width) {
   return out;
 }
 
+Values fresh_values(const Values& values) {
+  Values out;
+  Handle all = literal(VarType::Bool, 1);
+  for (const Handle& v : values) out.push_back(select_values(all, v, v));
+  return out;
+}
+
 void check_like(const Values& expected, const Values& got, const std::string& what) {
   if (got.size() != expected.size())
     throw TypeError("kiln: " + what + " returned " + std::to_string(got.size()) + " arrays, expected " +

@@ -35,6 +35,9 @@ Handle active_lanes(const Handle& mask);
 /// `width` is larger) are passed as they are. A one-lane statement gathers like a wider one,
 /// so its kernels have the same shape.
 Values gather_values(const Values& values, const Handle& lanes, size_t width);
+/// Each value as a node of its own (an all-true select), so that indexing it can be told
+/// from indexing the array it came from (which the functions may capture).
+Values fresh_values(const Values& values);
 /// Checks that `got` has the count and types of `expected` (what a body must return).
 void check_like(const Values& expected, const Values& got, const std::string& what);
 /// Checks that what a body or function returned has `lanes` lanes (or 1): a statement

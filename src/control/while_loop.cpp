@@ -80,8 +80,7 @@ Values evaluated_loop(const Values& initial, const ConditionFn& cond, const Body
   bool may_compact = !enclosing && lanes > 1;
   // Fresh nodes for the state, so that reading the initial arrays from outside the state
   // (the same nodes) counts as a capture, and indexing them is not indexing the state.
-  Handle all = literal(VarType::Bool, 1);
-  for (Handle& v : state) v = select_values(all, v, v);
+  state = fresh_values(state);
   // The first iteration shows whether the condition and the body read per-lane arrays
   // from outside the state (then the lanes cannot be compacted).
   std::optional<CaptureScope> watch;

@@ -75,6 +75,38 @@ Snapshot branch_gathers_captured_expected() {
   return {column(r)};
 }
 
+/// Captured buffers that are also inputs (a one-lane argument passes to an evaluated branch
+/// as it is): indexing the captured array is not indexing the input.
+Snapshot captured_equal_to_inputs(ControlMode mode) {
+  UInt32 hist = zeros<UInt32>(kLanes), counter = zeros<UInt32>(1);
+  UInt32 lane = lanes_of(kLanes);
+  auto [i] = while_loop(
+      std::tuple(zeros<UInt32>(kLanes)), [&](const UInt32& i) { return i < lane % 5u; },
+      [&](const UInt32& i) {
+        scatter_add(hist, UInt32(1u), (lane + i) % uint32_t(kLanes));
+        return std::tuple(i + 1u);
+      },
+      mode, "equal");
+  UInt32 r = if_stmt(
+      lane < 7u,
+      [&](const UInt32& l, const UInt32& start) {
+        scatter_inc(counter, UInt32(0u));
+        return l + start;
+      },
+      [](const UInt32& l, const UInt32&) { return l * 2u; }, std::tuple(lane, counter), mode);
+  return snap(hist, i, counter, r);
+}
+
+Snapshot captured_equal_to_inputs_expected() {
+  std::vector<uint32_t> hist(kLanes), i(kLanes), r(kLanes);
+  for (uint32_t l = 0; l < kLanes; ++l) {
+    for (uint32_t it = 0; it < l % 5; ++it) hist[(l + it) % kLanes]++;
+    i[l] = l % 5;
+    r[l] = l < 7 ? l : 2 * l;
+  }
+  return {column(hist), column(i), column(std::vector<uint32_t>{7}), column(r)};
+}
+
 struct BufferCase {
   std::string name;
   std::function<Snapshot(ControlMode)> run;
@@ -93,7 +125,9 @@ INSTANTIATE_TEST_SUITE_P(Control, CapturedBuffers,
                                          BufferCase{"GatherInACompactingLoop", gather_from_captured,
                                                     gather_from_captured_expected},
                                          BufferCase{"GatherInABranch", branch_gathers_captured,
-                                                    branch_gathers_captured_expected}),
+                                                    branch_gathers_captured_expected},
+                                         BufferCase{"CapturedArraysEqualToInputs", captured_equal_to_inputs,
+                                                    captured_equal_to_inputs_expected}),
                          [](const auto& info) { return info.param.name; });
 
 // ---- indexing per-lane state or arguments -------------------------------------------------

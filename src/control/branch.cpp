@@ -67,7 +67,8 @@ Values evaluated_choices(std::vector<Choice>& choices, const Values& args, size_
     {
       // Every compacted lane is active (side effects of size-1 values run once per lane).
       MaskScope scope(literal(VarType::Bool, 1, choice.lanes.size()).index());
-      Values inputs = fresh_values(gather_values(args, indices, lanes));  // broadcast ones pass as they are
+      // Fresh nodes: a one-lane argument passes ungathered and would be the caller's own array.
+      Values inputs = fresh_values(gather_values(args, indices, lanes));
       InputWatchScope watch(statement, name, /*loop_state=*/false, inputs);
       try {
         out = choice.run(inputs);

@@ -115,11 +115,13 @@ template <typename T> void clear_grad(const T& value) {
 /// accumulate on the inputs (grad(x)). Visits only what connects y to inputs with
 /// gradients enabled. Frees that part of the graph unless `retain_graph`.
 template <typename T> void backward_from(const T& y, const T& seed, bool retain_graph = false) {
+  detail::ad_check_traversal_allowed("backward_from()");
   std::vector<detail::AdIndex> targets = detail::seed_grads(y, seed, "backward_from");
   detail::ad_backward(targets.data(), targets.size(), retain_graph);
 }
 /// Reverse mode from a one-lane `y` (a loss); use backward_from() for wider outputs.
 template <ArrayScalar S> void backward(const Array<S>& y, bool retain_graph = false) {
+  detail::ad_check_traversal_allowed("backward()");
   detail::require_grad(y, "backward");
   if (y.size() != 1)
     throw SizeError("kiln: backward(): y has " + std::to_string(y.size()) +
@@ -141,11 +143,13 @@ template <typename T> T backward_to(const T& x, bool retain_graph = false) {
 /// Forward mode from `x` with tangent `seed`: tangents reach everything computed from x
 /// (read them with grad()).
 template <typename T> void forward_from(const T& x, const T& seed) {
+  detail::ad_check_traversal_allowed("forward_from()");
   std::vector<detail::AdIndex> sources = detail::seed_grads(x, seed, "forward_from");
   detail::ad_forward(sources.data(), sources.size());
 }
 /// Forward mode from `x` with tangent 1 on every lane.
 template <typename T> void forward(const T& x) {
+  detail::ad_check_traversal_allowed("forward()");
   T ones = x;
   for_each_array(ones, [](auto& array) {
     using A = std::decay_t<decltype(array)>;
@@ -157,6 +161,7 @@ template <typename T> void forward(const T& x) {
 /// Forward mode into `y` from every node on the way that has a gradient set
 /// (set_grad()); returns y's tangent. Visits only paths that end in y.
 template <typename T> T forward_to(const T& y) {
+  detail::ad_check_traversal_allowed("forward_to()");
   std::vector<detail::AdIndex> targets;
   for_each_array(y, [&](const auto& array) { targets.push_back(detail::require_grad(array, "forward_to")); });
   detail::ad_forward_to(targets.data(), targets.size());

@@ -98,6 +98,9 @@ template <typename R> R from_tuple(auto&& tuple) {
 /// per iteration over the lanes still active. Both give the same results. `derivative`
 /// says how reverse mode differentiates a symbolic loop (autodiff.h). Derivatives trace
 /// `cond` and `body` again later, so they are kept (copied) and must stay valid.
+/// The state is per lane: arrays the loop gathers from or scatters into are used from the
+/// enclosing scope, never passed as state (that raises ValueError in both modes). Traversals
+/// (backward(), forward() ...) start after the statement, not inside its functions.
 template <typename... Ts, typename Cond, typename Body>
 std::tuple<Ts...> while_loop(const std::tuple<Ts...>& state, Cond&& cond, Body&& body,
                              std::optional<ControlMode> mode = std::nullopt,
@@ -118,6 +121,8 @@ std::tuple<Ts...> while_loop(const std::tuple<Ts...>& state, Cond&& cond, Body&&
 /// Per lane, `true_fn(args...)` where `cond` holds and `false_fn(args...)` elsewhere; both
 /// return the same type (a value or a tuple). Symbolic: both branches are traced once and
 /// masked; evaluated: each branch runs on the compacted lanes that take it.
+/// Arguments are per lane: arrays the branches index (gather, scatter) come from the
+/// enclosing scope.
 template <typename... Ts, typename TrueFn, typename FalseFn>
 auto if_stmt(const Bool& cond, TrueFn&& true_fn, FalseFn&& false_fn, const std::tuple<Ts...>& args,
              std::optional<ControlMode> mode = std::nullopt, const std::string& name = "") {
@@ -163,6 +168,7 @@ template <typename Base> class Registry {
 /// traced once into the kernel and selected per lane; evaluated: one kernel per instance
 /// over its compacted lanes. Null or unknown ids are inactive lanes with zero results.
 /// Derivatives call `fn` (a copy) again later: the registry must outlive them.
+/// Arguments are per lane, as for if_stmt().
 template <typename Base, typename Fn, typename... Ts>
 auto dispatch(const Registry<Base>& registry, const UInt32& ids, Fn&& fn, const std::tuple<Ts...>& args,
               std::optional<ControlMode> mode = std::nullopt, const std::string& name = "") {

@@ -183,6 +183,7 @@ def backward(value, retain_graph=False):
 
     Frees the traversed part of the graph unless ``retain_graph``. For values of more
     lanes use backward_from() with a seed: backward() raises kl.SizeError for them."""
+    _kiln._check_traversal_allowed("backward()")
     if type(value) in _FLOAT_ARRAYS:
         _kiln.backward(value, retain_graph)
         return
@@ -200,6 +201,7 @@ def backward_from(value, seed, retain_graph=False):
     """Reverse mode from ``value`` whose gradient is ``seed`` (the same structure, each
     array one lane or as many as the value's; or a Python number): one traversal for all
     of them. Arrays that carry no derivatives are skipped."""
+    _kiln._check_traversal_allowed("backward_from()")
     tree = _Tree(value, "y", "backward_from()").require_float()
     arrays, seeds = _carrying(tree, tree.like(seed, "seed", "the structure of y"))
     _kiln._backward_from(arrays, seeds, retain_graph)
@@ -209,6 +211,7 @@ def forward_from(value, seed):
     """Forward mode from ``value`` (inputs with gradients enabled) with tangent ``seed``
     (same structure, or a Python number); read the tangents of results with grad().
     Arrays that carry no derivatives are skipped."""
+    _kiln._check_traversal_allowed("forward_from()")
     tree = _Tree(value, "x", "forward_from()").require_float()
     arrays, seeds = _carrying(tree, tree.like(seed, "seed", "the structure of x"))
     _kiln._forward_from(arrays, seeds)
@@ -216,12 +219,14 @@ def forward_from(value, seed):
 
 def forward(value):
     """Forward mode from ``value`` with tangent 1 on every lane."""
+    _kiln._check_traversal_allowed("forward()")
     forward_from(value, 1.0)
 
 
 def forward_to(value):
     """Forward mode into ``value`` from every node on the way whose gradient was set
     (set_grad()); returns the tangent of ``value`` (same structure)."""
+    _kiln._check_traversal_allowed("forward_to()")
     tree = _Tree(value, "y", "forward_to()").require_float()
     arrays = _carrying(tree)
     _kiln._forward_to(arrays)

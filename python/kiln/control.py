@@ -292,6 +292,10 @@ def while_loop(state, cond, body, mode=None, name=None, max_iterations=None, sum
     iterations; a lane that runs longer makes backward() raise) or ``sum_loop=True`` (the
     loop only accumulates into its differentiable state: it runs again, nothing stored).
     ``cond`` and ``body`` are called again when derivatives are computed.
+
+    The state is per lane: an array the loop gathers from or scatters into is used from the
+    enclosing scope, not passed as state (that raises ValueError in both modes). Traversals
+    (backward(), forward() ...) start after the loop, not inside ``cond`` or ``body``.
     """
     what = _title("while_loop", name)
     if max_iterations is not None and (not isinstance(max_iterations, int) or max_iterations < 1):
@@ -331,8 +335,9 @@ def if_stmt(cond, true_fn, false_fn, args=(), mode=None, name=None):
     as the only argument. Both functions return the same structure (any nesting of Kiln
     values, or None when they only have side effects). Pass per-lane data as ``args``
     rather than capturing it: in evaluated mode each branch runs on the compacted lanes
-    that take it. ``mode`` and ``name`` as for while_loop(): symbolic traces both
-    branches once and masks them; evaluated runs each branch as its own kernel.
+    that take it. Arrays the functions index (gather, scatter) come from the enclosing
+    scope, not from ``args``. ``mode`` and ``name`` as for while_loop(): symbolic traces
+    both branches once and masks them; evaluated runs each branch as its own kernel.
     """
     what = _title("if_stmt", name)
     if type(cond) is not Bool:

@@ -176,6 +176,8 @@ template <typename T> void bind_value_autodiff(nb::module_& m) {
 void bind_autodiff(nb::module_& m) {
   for_each_value_type([&](auto type) { bind_value_autodiff<typename decltype(type)::type>(m); });
 
+  m.def("_check_traversal_allowed", [](const std::string& what) { detail::ad_check_traversal_allowed(what.c_str()); },
+        nb::arg("what"), "Raises when a loop, branch or call is tracing its functions (traversals start outside).");
   m.def("_backward_from",
         [](nb::list ys, nb::list seeds, bool retain) {
           std::vector<detail::AdIndex> targets = seeded(ys, seeds, "backward_from()");

@@ -58,7 +58,8 @@ Values symbolic_statement(std::vector<Choice>& choices, const Values& args, size
 }
 
 /// Evaluated: each choice on its compacted lanes, one kernel per choice.
-Values evaluated_choices(std::vector<Choice>& choices, const Values& args, size_t lanes, const std::string& what) {
+Values evaluated_choices(std::vector<Choice>& choices, const Values& args, size_t lanes, const std::string& what,
+                         const char* statement, const std::string& name) {
   Values result;
   for (Choice& choice : choices) {
     Handle indices = Handle::steal(make_copy(VarType::UInt32, choice.lanes.data(), choice.lanes.size()));
@@ -66,8 +67,11 @@ Values evaluated_choices(std::vector<Choice>& choices, const Values& args, size_
     {
       // Every compacted lane is active (side effects of size-1 values run once per lane).
       MaskScope scope(literal(VarType::Bool, 1, choice.lanes.size()).index());
+      // Fresh nodes: a one-lane argument passes ungathered and would be the caller's own array.
+      Values inputs = fresh_values(gather_values(args, indices, lanes));
+      InputWatchScope watch(statement, name, /*loop_state=*/false, inputs);
       try {
-        out = choice.run(gather_values(args, indices, lanes));
+        out = choice.run(inputs);
       } catch (const SizeError& e) {
         throw SizeError(std::string(e.what()) + " (inside " + what + ", evaluated: each branch runs on the " +
                         std::to_string(choice.lanes.size()) + " lanes that take it, so per-lane arrays must be "
@@ -105,7 +109,7 @@ Values if_stmt(Index cond_index, const BodyFn& true_fn, const BodyFn& false_fn, 
   Values all = args;
   all.push_back(cond);
   if (Handle enclosing = enclosing_mask()) all.push_back(enclosing);  // the lanes of a loop or branch
-  size_t lanes = common_size(all, what);
+  size_t lanes = common_size(all, what, kBufferHint);
   if (node_size(cond.index()) != lanes) cond = traced(Op::And, cond, literal(VarType::Bool, 1, lanes));  // per lane
   std::vector<Choice> choices(2);
   choices[0].lanes_mask = cond;
@@ -117,7 +121,7 @@ Values if_stmt(Index cond_index, const BodyFn& true_fn, const BodyFn& false_fn, 
   }
   eval_values(all);
   for (Choice& choice : choices) choice.lanes = lanes_where(choice.lanes_mask);
-  return evaluated_choices(choices, args, lanes, what);
+  return evaluated_choices(choices, args, lanes, what, "if_stmt", name);
 }
 
 Values dispatch(Index ids_index, const std::vector<uint32_t>& instances, const InstanceFn& fn, const Values& args,
@@ -130,7 +134,7 @@ Values dispatch(Index ids_index, const std::vector<uint32_t>& instances, const I
   Values all = args;
   all.push_back(ids);
   if (Handle enclosing = enclosing_mask()) all.push_back(enclosing);
-  size_t lanes = common_size(all, what);
+  size_t lanes = common_size(all, what, kBufferHint);
   std::vector<Choice> choices(instances.size());
   for (size_t k = 0; k < instances.size(); ++k) {
     uint32_t id = instances[k];
@@ -155,7 +159,7 @@ Values dispatch(Index ids_index, const std::vector<uint32_t>& instances, const I
     auto it = choice_of.find(id_of[broadcast ? 0 : lane]);
     if (it != choice_of.end()) choices[it->second].lanes.push_back(uint32_t(lane));
   }
-  return evaluated_choices(choices, args, lanes, what);
+  return evaluated_choices(choices, args, lanes, what, "dispatch", name);
 }
 
 }  // namespace kiln::detail

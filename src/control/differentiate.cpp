@@ -422,6 +422,23 @@ Values connect(std::shared_ptr<CustomCallbacks> op, const Values& inputs, const 
 
 bool derivatives_possible() { return ad_recording() && ad_node_count() > 0; }
 
+void ad_check_traversal_allowed(const char* what) {
+  StateLock lock(kState->mutex);
+  std::string statement;
+  if (uint32_t id = current_region()) {
+    statement = statement_title(region(id).statement, region(id).name);
+  } else if (!kState->input_watches.empty() && kState->input_watches.back()) {
+    const InputWatch& watch = *kState->input_watches.back();
+    statement = statement_title(watch.statement, watch.name);
+  } else {
+    return;
+  }
+  throw ValueError(std::string("kiln: ") + what + ": called inside " + statement +
+                   ", which is tracing its functions; a traversal cannot start inside a loop, branch or call "
+                   "(symbolic statements trace their functions once for every lane and iteration, evaluated ones "
+                   "run them on the active lanes only). Start it after the statement, from its results");
+}
+
 Values differentiable_choices(const Values& args, const ChoicesRun& run, const std::string& what) {
   Values captures;
   Values outputs = run(detached(args), [&captures](const BodyFn& fn) { return discovering(fn, captures); });

@@ -5,10 +5,6 @@
 
 namespace kiln::detail {
 
-std::string statement_title(const char* statement, const std::string& name) {
-  return name.empty() ? std::string(statement) + "()" : std::string(statement) + "('" + name + "')";
-}
-
 Handle checked_operand(Index index, VarType type, const std::string& what, const char* role) {
   if (!index) throw ValueError("kiln: " + what + ": " + role + " is empty (default-constructed)");
   if (node_type(index) != type)
@@ -31,14 +27,14 @@ Handle select_values(const Handle& mask, const Handle& t, const Handle& f) {
   return traced(Op::Select, mask, t, f);
 }
 
-size_t common_size(const Values& values, const std::string& what) {
+size_t common_size(const Values& values, const std::string& what, const std::string& hint) {
   size_t size = 1;
   for (const Handle& v : values) {
     size_t s = node_size(v.index());
     if (s == size || s == 1) continue;
     if (size != 1)
       throw SizeError("kiln: " + what + ": arrays of " + std::to_string(size) + " and " + std::to_string(s) +
-                      " lanes; every array must have the same number of lanes (or 1)");
+                      " lanes; every array must have the same number of lanes (or 1)" + hint);
     size = s;
   }
   return size;
@@ -53,10 +49,18 @@ void eval_values(const Values& values) {
 Handle active_lanes(const Handle& mask) { return Handle::steal(compress(mask.index())); }
 
 Values gather_values(const Values& values, const Handle& lanes, size_t width) {
+  InputWatchScope compaction;  // per-lane values gathered by lane, not indexed
   Values out;
   Handle all = literal(VarType::Bool, 1);
   for (const Handle& v : values)
     out.push_back(node_size(v.index()) == width ? traced(Op::Gather, v, lanes, all) : v);
+  return out;
+}
+
+Values fresh_values(const Values& values) {
+  Values out;
+  Handle all = literal(VarType::Bool, 1);
+  for (const Handle& v : values) out.push_back(select_values(all, v, v));
   return out;
 }
 
@@ -109,6 +113,24 @@ MaskScope::MaskScope(Index mask) {
 MaskScope::~MaskScope() {
   StateLock lock(state().mutex);
   pop_mask();
+}
+
+InputWatchScope::InputWatchScope(const char* statement, const std::string& name, bool loop_state,
+                                 const Values& inputs)
+    : watch_{statement, name, loop_state, {}} {
+  for (const Handle& v : inputs) watch_.inputs.push_back(v.index());
+  StateLock lock(state().mutex);
+  state().input_watches.push_back(&watch_);
+}
+
+InputWatchScope::InputWatchScope() {
+  StateLock lock(state().mutex);
+  state().input_watches.push_back(nullptr);
+}
+
+InputWatchScope::~InputWatchScope() {
+  StateLock lock(state().mutex);
+  state().input_watches.pop_back();
 }
 
 Handle enclosing_mask() {

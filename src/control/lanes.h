@@ -5,12 +5,12 @@
 #include <kiln/detail/control_api.h>
 #include <kiln/errors.h>
 
+#include "ir/region.h"
+
 #include <string>
 
 namespace kiln::detail {
 
-/// "while_loop('name')" (or "while_loop()"): how errors name a statement.
-std::string statement_title(const char* statement, const std::string& name);
 /// `index` as a Handle, after checking that it is a non-empty array of `type`; `role`
 /// names it in errors ("the condition").
 Handle checked_operand(Index index, VarType type, const std::string& what, const char* role);
@@ -21,8 +21,12 @@ Handle literal(VarType type, uint64_t bits, size_t size = 1);
 /// Where the mask holds, `t`; elsewhere `f`.
 Handle select_values(const Handle& mask, const Handle& t, const Handle& f);
 /// Lanes of the statement: the common size of `values` (1 broadcasts); throws SizeError
-/// naming `what` when two sizes differ.
-size_t common_size(const Values& values, const std::string& what);
+/// naming `what` when two sizes differ, followed by `hint` when there is one.
+size_t common_size(const Values& values, const std::string& what, const std::string& hint = {});
+/// The hint of a statement whose inputs have different sizes: one may be a buffer.
+inline constexpr char kBufferHint[] =
+    "; an array of another size that the functions gather from or scatter into is used from the enclosing scope, "
+    "not passed in";
 /// Evaluates all of them in one go (one kernel per size).
 void eval_values(const Values& values);
 /// The lanes where `mask` (evaluated) is set, as UInt32 indices.
@@ -31,6 +35,9 @@ Handle active_lanes(const Handle& mask);
 /// `width` is larger) are passed as they are. A one-lane statement gathers like a wider one,
 /// so its kernels have the same shape.
 Values gather_values(const Values& values, const Handle& lanes, size_t width);
+/// Each value as a node of its own (an all-true select), so that indexing it can be told
+/// from indexing the array it came from (which the functions may capture).
+Values fresh_values(const Values& values);
 /// Checks that `got` has the count and types of `expected` (what a body must return).
 void check_like(const Values& expected, const Values& got, const std::string& what);
 /// Checks that what a body or function returned has `lanes` lanes (or 1): a statement
@@ -55,6 +62,22 @@ struct IsolationScope {
   ~IsolationScope() noexcept(false) { ad_pop_isolation(); }
   IsolationScope(const IsolationScope&) = delete;
   IsolationScope& operator=(const IsolationScope&) = delete;
+};
+
+/// While alive, gathers from and scatters into `inputs` raise (check_buffer_operand()):
+/// the per-lane inputs of an evaluated statement whose functions are being traced.
+/// Without arguments: a barrier that hides the enclosing watches, for a statement's own
+/// compaction gathers of per-lane values.
+class InputWatchScope {
+ public:
+  InputWatchScope(const char* statement, const std::string& name, bool loop_state, const Values& inputs);
+  InputWatchScope();
+  ~InputWatchScope();
+  InputWatchScope(const InputWatchScope&) = delete;
+  InputWatchScope& operator=(const InputWatchScope&) = delete;
+
+ private:
+  InputWatch watch_;
 };
 
 /// Makes `mask` the current mask (src/ir/region.h) for the lifetime of the scope.

@@ -74,23 +74,24 @@ class CaptureScope {
 };
 
 Values evaluated_loop(const Values& initial, const ConditionFn& cond, const BodyFn& body, const std::string& what,
-                      size_t lanes) {
+                      const std::string& name, size_t lanes) {
   InterruptScope interrupt;  // Ctrl-C between iterations, not only inside their kernels
   Handle enclosing = enclosing_mask();
   Values state = initial, results;  // results: every lane's state while `state` is compacted
   Handle lane_ids;                  // original lane of each compacted lane
   bool may_compact = !enclosing && lanes > 1;
+  // Fresh nodes for the state, so that reading the initial arrays from outside the state
+  // (the same nodes) counts as a capture, and indexing them is not indexing the state.
+  state = fresh_values(state);
   // The first iteration shows whether the condition and the body read per-lane arrays
   // from outside the state (then the lanes cannot be compacted).
   std::optional<CaptureScope> watch;
-  if (may_compact) {
-    // Fresh nodes for the state, so that reading the initial arrays from outside the state
-    // (the same nodes) counts as a capture.
-    Handle all = literal(VarType::Bool, 1);
-    for (Handle& v : state) v = select_values(all, v, v);
-    watch.emplace(state, lanes);
-  }
-  Handle c = cond(state);
+  if (may_compact) watch.emplace(state, lanes);
+  auto condition = [&](const Values& s) {
+    InputWatchScope inputs("while_loop", name, /*loop_state=*/true, s);
+    return cond(s);
+  };
+  Handle c = condition(state);
   check_condition(c, lanes, what);
   Handle active = within_enclosing(c);
   if (node_size(active.index()) != lanes) active = traced(Op::And, active, literal(VarType::Bool, 1, lanes));  // per lane
@@ -125,6 +126,7 @@ Values evaluated_loop(const Values& initial, const ConditionFn& cond, const Body
     Values next;
     {
       MaskScope scope(active.index());
+      InputWatchScope inputs("while_loop", name, /*loop_state=*/true, state);
       if (watch) watch->allow(active);
       next = body(state);
     }
@@ -132,7 +134,7 @@ Values evaluated_loop(const Values& initial, const ConditionFn& cond, const Body
     check_lanes(next, node_size(active.index()), what + " body");
     for (size_t k = 0; k < state.size(); ++k) state[k] = select_values(active, next[k], state[k]);
     if (watch) watch->allow_all(state);
-    Handle next_cond = cond(state);
+    Handle next_cond = condition(state);
     if (watch) {
       may_compact = !watch->found();
       watch.reset();
@@ -157,8 +159,8 @@ Values while_loop(const Values& state, const ConditionFn& cond, const BodyFn& bo
   if (state.empty()) throw ValueError("kiln: " + what + ": the loop has no state; pass the arrays it updates");
   for (const Handle& v : state)
     if (!v) throw ValueError("kiln: " + what + ": a state array is empty (default-constructed)");
-  size_t lanes = common_size(state, what + " state");
-  if (resolve_mode(mode) == ControlMode::Evaluated) return evaluated_loop(state, cond, body, what, lanes);
+  size_t lanes = common_size(state, what + " state", kBufferHint);
+  if (resolve_mode(mode) == ControlMode::Evaluated) return evaluated_loop(state, cond, body, what, name, lanes);
   if (!derivatives_possible()) return symbolic_loop(state, cond, body, what, name, lanes);
   LoopRun run = [what, name, lanes](const Values& s, const ConditionFn& c, const BodyFn& b) {
     return symbolic_loop(s, c, b, what, name, lanes);

@@ -89,6 +89,7 @@ struct State {
   /// Run after every evaluation (e.g. to print what print_async() recorded).
   std::vector<void (*)()> after_evaluation;
   CaptureWatch* capture_watch = nullptr;
+  std::vector<const InputWatch*> input_watches;  ///< innermost last; null: a barrier
   /// Nodes waiting to be freed, and whether a call is freeing them (node_table.cpp).
   std::vector<Index> unreferenced;
   bool freeing = false;

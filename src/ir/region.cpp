@@ -204,6 +204,46 @@ void check_evaluable(Index index, const char* what) {
                    loop_title(r) + " outside of it; return it from the body (as part of the loop state) or function instead");
 }
 
+std::string statement_title(const std::string& statement, const std::string& name) {
+  return name.empty() ? statement + "()" : statement + "('" + name + "')";
+}
+
+namespace {
+[[noreturn]] void buffer_input_error(const std::string& statement, const std::string& title, bool loop_state,
+                                     size_t position, VarType type, const char* use) {
+  std::string value = std::string(loop_state ? "state[" : "args[") + std::to_string(position) + "] (a " +
+                      type_name(type) + " array)";
+  if (loop_state)
+    throw ValueError("kiln: " + title + ": the loop " + use + " " + value +
+                     ", but loop state is per lane: a symbolic loop carries it lane by lane and an evaluated one "
+                     "compacts it to the lanes still running, so it cannot be indexed as a buffer. Use the array "
+                     "from the enclosing scope instead of passing it as state (gathers then read all of it, and "
+                     "scatters into it are kept)");
+  throw ValueError("kiln: " + title + ": a function " + use + " " + value + ", but arguments are per lane: a " +
+                   "symbolic " + statement + " selects them lane by lane and an evaluated one gathers the lanes "
+                   "that take each function, so they cannot be indexed as buffers. Use the array from the "
+                   "enclosing scope instead of passing it as an argument (gathers then read all of it, and "
+                   "scatters into it are kept)");
+}
+}  // namespace
+
+void check_buffer_operand(Index buffer, const char* use) {
+  const State& s = state();
+  const Node& n = node(buffer);
+  if (n.op == Op::LoopPhi) {
+    const Region& r = region(n.scope);
+    size_t position = size_t(std::find(r.phis.begin(), r.phis.end(), buffer) - r.phis.begin());
+    buffer_input_error(r.statement, statement_title(r.statement, r.name), !r.once, position, n.type, use);
+  }
+  for (auto w = s.input_watches.rbegin(); w != s.input_watches.rend() && *w; ++w) {
+    const InputWatch* watch = *w;
+    auto it = std::find(watch->inputs.begin(), watch->inputs.end(), buffer);
+    if (it == watch->inputs.end()) continue;
+    buffer_input_error(watch->statement, statement_title(watch->statement, watch->name), watch->loop_state,
+                       size_t(it - watch->inputs.begin()), n.type, use);
+  }
+}
+
 Index current_mask() {
   const auto& masks = state().masks;
   return masks.empty() ? 0 : masks.back();

@@ -72,6 +72,25 @@ bool scope_open(uint32_t id);
 /// Throws when the node cannot be evaluated now (it lives inside a symbolic loop body).
 void check_evaluable(Index index, const char* what);
 
+/// The inputs of an evaluated loop, branch or call while its functions are traced: per-lane
+/// values that gathers and scatters must not index (check_buffer_operand()).
+struct InputWatch {
+  std::string statement;  ///< "while_loop", "if_stmt", "dispatch"
+  std::string name;
+  bool loop_state = true;  ///< the inputs are loop state (else a branch's or call's arguments)
+  std::vector<Index> inputs;
+};
+
+/// "while_loop('name')" (or "while_loop()"): how errors name a statement.
+std::string statement_title(const std::string& statement, const std::string& name);
+/// Throws when `buffer`, the source of a gather or the target of a scatter (`use`:
+/// "gathers from", "scatters into"), is per-lane input of a loop, branch or call: the
+/// placeholder of a symbolic one's state or argument, or an input of an evaluated one
+/// whose functions are being traced (State::input_watches, innermost first, up to a null
+/// barrier: a statement's own compaction gathers). Both modes raise the same
+/// error, naming the statement and the position.
+void check_buffer_operand(Index buffer, const char* use);
+
 /// The lanes side effects and gathers apply to now (0: all lanes).
 Index current_mask();
 /// Makes `mask` (which must already include the enclosing mask, or 0 for "all lanes")

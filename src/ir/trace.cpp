@@ -275,6 +275,7 @@ Index trace(Op op, Index a, Index b, Index c, VarType type) {
   if (op == Op::Gather) {
     for (int i = 0; i < 3; ++i) check_live(operands[i], "gather");
     check_index_operands("gather", b, c);
+    check_buffer_operand(a, "gathers from");
     flush_dirty(operands, 3);
     if (node(a).op != Op::Data) evaluate(&a, 1);
     Node n;
@@ -328,6 +329,7 @@ void trace_scatter(ReduceOp reduce, Index& target, Index value, Index index, Ind
     throw TypeError(std::string("kiln: ") + what + "(" + reduce_op_name(reduce) +
                     "): bitwise reductions need integer arrays (Int32, UInt32, Int64, UInt64), got " +
                     describe(target));
+  check_buffer_operand(target, "scatters into");
   Index operands[4] = {value, index, mask, current_mask()};
   flush_dirty(operands, 3);
   Node n;
@@ -345,6 +347,7 @@ Index trace_scatter_inc(Index& target, Index index, Index mask) {
   check_index_operands("scatter_inc", index, mask);
   if (node(target).type != VarType::UInt32)
     throw TypeError("kiln: scatter_inc(): the target must be UInt32, not " + describe(target));
+  check_buffer_operand(target, "scatters into");
   Index operands[3] = {index, mask, current_mask()};
   flush_dirty(operands, 2);
   Node n;

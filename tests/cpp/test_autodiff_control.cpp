@@ -596,5 +596,64 @@ TEST_F(ControlAutodiff, TrajectoryTooLargeToIndexRaises) {
   EXPECT_THROW(huge(), SizeError);
 }
 
+// A traversal started inside a function of a loop, branch or call raised an internal error
+// when evaluated and silently ignored the condition when symbolic (one traversal at trace
+// time, for every lane): every mode now raises the same error naming the statement.
+TEST_F(ControlAutodiff, TraversalStartedInsideAStatementRaises) {
+  const std::vector<std::pair<std::string, std::function<void(const Float64&, const Float64&)>>> starts = {
+      {"backward_from()", [](const Float64& y, const Float64&) { backward_from(y, full<Float64>(1.0, kLanes)); }},
+      {"backward()", [](const Float64& y, const Float64&) { backward(sum(y)); }},
+      {"forward_from()", [](const Float64&, const Float64& x) { forward_from(x, full<Float64>(1.0, kLanes)); }},
+      {"forward()", [](const Float64&, const Float64& x) { forward(x); }},
+      {"forward_to()", [](const Float64& y, const Float64&) { (void)forward_to(y); }},
+  };
+  using Statement = std::function<void(const std::function<void()>&)>;
+  const std::vector<std::pair<std::string, Statement>> statements = {
+      {"while_loop('walk')",
+       [](const std::function<void()>& start) {
+         while_loop(
+             std::make_tuple(zeros<UInt32>(kLanes)), [](const UInt32& i) { return i < iteration_counts(); },
+             [&](const UInt32& i) {
+               start();
+               return std::make_tuple(i + 1u);
+             },
+             std::nullopt, "walk");
+       }},
+      {"if_stmt('half')",
+       [](const std::function<void()>& start) {
+         if_stmt(
+             arange<UInt32>(kLanes) < 6u,
+             [&](const UInt32& l) {
+               start();
+               return l;
+             },
+             [](const UInt32& l) { return l; }, std::make_tuple(arange<UInt32>(kLanes)), std::nullopt, "half");
+       }},
+  };
+  for (const auto& [traversal, start] : starts) {
+    for (const auto& [statement, run] : statements) {
+      SCOPED_TRACE(traversal + " in " + statement);
+      std::string first;
+      for_each_run([&] {
+        Float64 x = arange<Float64>(kLanes) + 1.0;
+        enable_grad(x);
+        Float64 y = x * x;
+        std::string message = "NO EXCEPTION";
+        try {
+          run([&] { start(y, x); });
+        } catch (const ValueError& e) {
+          message = e.what();
+        }
+        EXPECT_NE(message.find("kiln: " + traversal + ": called inside " + statement), std::string::npos) << message;
+        if (first.empty()) first = message;
+        EXPECT_EQ(message, first) << "the modes disagree";
+        // The graph is intact: the traversal after the statement gives dy/dx = 2x.
+        backward_from(y, full<Float64>(1.0, kLanes));
+        EXPECT_DOUBLE_EQ(grad(x).read(kLanes - 1), 2.0 * kLanes);
+      });
+    }
+  }
+}
+
 }  // namespace
 }  // namespace kiln::test

@@ -5,6 +5,7 @@ traversals visit, and the errors."""
 
 import dataclasses
 import gc
+import re
 import weakref
 
 import numpy as np
@@ -320,6 +321,41 @@ def test_forward_ignores_gradients_left_on_loop_captures(mode):
     kl.forward(x)
     np.testing.assert_allclose(kl.grad(y).numpy(), [0.64 + 0.8 + 1] * 3)
 
+
+
+_TRAVERSALS = {
+    "backward_from()": lambda x, y: kl.backward_from(y, 1.0),
+    "backward()": lambda x, y: kl.backward(kl.sum(y)),
+    "forward()": lambda x, y: kl.forward(x),
+    "forward_to()": lambda x, y: kl.forward_to(y),
+}
+
+
+@pytest.mark.parametrize("traversal", sorted(_TRAVERSALS))
+def test_traversal_started_inside_a_statement_raises_in_both_modes(traversal):
+    # Evaluated mode raised an internal error; symbolic mode ignored the condition.
+    start = _TRAVERSALS[traversal]
+    lane = kl.arange(kl.UInt32, 4)
+    statements = {
+        "while_loop('walk')": lambda x, y: kl.while_loop(
+            lane * 0, lambda i: i < lane, lambda i: (start(x, y), i + 1)[1], mode=mode, name="walk"),
+        "if_stmt()": lambda x, y: kl.if_stmt(lane < 2, lambda l: (start(x, y), l)[1], lambda l: l, lane, mode=mode),
+        "dispatch()": lambda x, y: kl.dispatch(registry, lane % 2, lambda _, l: (start(x, y), l)[1], lane, mode=mode),
+    }
+    registry = kl.Registry()
+    registry.add("only")
+    for statement, run in statements.items():
+        messages = []
+        for mode in ("symbolic", "evaluated"):
+            x = f64([1.0, 2.0, 3.0, 4.0])
+            kl.enable_grad(x)
+            y = x * x
+            with pytest.raises(ValueError, match=re.escape(f"{traversal}: called inside {statement}")) as error:
+                run(x, y)
+            messages.append(str(error.value))
+            kl.backward_from(y, 1.0)  # after the statement: the graph is intact
+            np.testing.assert_allclose(kl.grad(x).numpy(), [2.0, 4.0, 6.0, 8.0])
+        assert messages[0] == messages[1]
 
 def test_detach():
     x = f64([1.0, 2.0])

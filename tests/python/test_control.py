@@ -133,6 +133,85 @@ def test_gathers_see_scatters_of_the_same_iteration():
     assert_same(slots, lane)
 
 
+
+def test_scatters_and_gathers_index_captured_buffers_in_both_modes():
+    # Lanes finish at different iterations (the evaluated loop compacts them); the buffers
+    # the body indexes are captured, so every lane reads and writes all of them.
+    def run(mode):
+        slots = kl.zeros(kl.UInt32, 16)
+        table = kl.arange(kl.Float, N) * 10.0
+        lane = kl.arange(kl.UInt32, N)
+
+        def body(i, acc):
+            kl.scatter_add(slots, kl.UInt32(1), (lane * 5) % 16)
+            return i + 1, acc + kl.gather(table, (lane * 11 + i) % N)
+
+        state = (kl.zeros(kl.UInt32, N), kl.zeros(kl.Float, N))
+        i, acc = kl.while_loop(state, lambda i, acc: i < trips(), body, mode=mode)
+        mirror = kl.if_stmt(lane % 5 == 1, lambda l: kl.gather(table, N - 1 - l), lambda l: kl.Float(-1.0), lane,
+                            mode=mode)
+        return slots, acc, mirror
+
+    slots, acc, mirror = in_both_modes(run)
+    expected_slots = np.zeros(16, np.uint32)
+    expected_acc = np.zeros(N, np.float32)
+    for lane, t in enumerate(TRIPS):
+        expected_slots[(lane * 5) % 16] += t
+        for i in range(t):
+            expected_acc[lane] += ((lane * 11 + i) % N) * 10.0
+    assert_same(slots, expected_slots)
+    assert_same(acc, expected_acc)
+    lane = np.arange(N)
+    assert_same(mirror, np.where(lane % 5 == 1, (N - 1 - lane) * 10.0, -1.0).astype(np.float32))
+
+
+def _index_state_buffer(mode):
+    """scatter_add(buf, 1, idx) in a loop over (buf, i, idx): the state is per lane."""
+    def body(buf, i, idx):
+        kl.scatter_add(buf, kl.UInt32(1), idx)
+        return buf, i + 1, idx
+
+    state = (kl.zeros(kl.UInt32, N), kl.zeros(kl.UInt32, N), (kl.arange(kl.UInt32, N) * 7) % N)
+    kl.while_loop(state, lambda buf, i, idx: i < trips(), body, mode=mode, name="fill")
+
+
+def _index_branch_argument(mode):
+    table = kl.arange(kl.Float, N) * 10.0
+    lane = kl.arange(kl.UInt32, N)
+    kl.if_stmt(lane < 3, lambda t, l: kl.gather(t, N - 1 - l), lambda t, l: t, (table, lane), mode=mode)
+
+
+def _index_call_argument(mode):
+    registry = kl.Registry()
+    registry.add("only")
+    lane = kl.arange(kl.UInt32, N)
+    kl.dispatch(registry, lane % 2, lambda _, x, l: kl.gather(x, (l + 1) % N), kl.cast(kl.Float, lane), lane,
+                mode=mode)
+
+
+def _state_buffer_of_another_size(mode):
+    buf = kl.zeros(kl.UInt32, 16)
+    kl.while_loop((kl.zeros(kl.UInt32, N), buf), lambda i, b: i < trips(), lambda i, b: (i + 1, b), mode=mode,
+                  name="fill")
+
+
+@pytest.mark.parametrize("program, message", [
+    (_index_state_buffer, "while_loop('fill'): the loop scatters into state[0]"),
+    (_state_buffer_of_another_size, "while_loop('fill') state: arrays of 37 and 16 lanes"),
+    (_index_branch_argument, "if_stmt(): a function gathers from args[0]"),
+    (_index_call_argument, "dispatch(): a function gathers from args[0]"),
+])
+def test_indexing_per_lane_state_or_arguments_raises_in_both_modes(program, message):
+    # Evaluated statements used to compact these arrays and index the wrong memory.
+    messages = []
+    for mode in MODES:
+        with pytest.raises(ValueError, match=re.escape(message)) as error:
+            program(mode)
+        assert "from the enclosing scope" in str(error.value)
+        messages.append(str(error.value))
+    assert messages[0] == messages[1]
+
+
 def test_wide_types_in_loop_state():
     def run(mode):
         state = (kl.zeros(kl.Int64, N) - 3, kl.zeros(kl.UInt64, N), kl.zeros(kl.Float64, N), trips())

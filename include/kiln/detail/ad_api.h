@@ -91,6 +91,10 @@ void ad_accumulate_grad(AdIndex ad, Index grad);
 size_t ad_size(AdIndex ad);
 VarType ad_type(AdIndex ad);
 
+/// Throws when a traversal (`what`: "backward_from()") is started while a loop, branch or
+/// call traces its functions: a symbolic one traces them once for all lanes and
+/// iterations, an evaluated one per active lane, so it must start after the statement.
+void ad_check_traversal_allowed(const char* what);
 /// Reverse mode: propagates the gradients set on `targets` back through every edge on a
 /// path to a node without incoming edges (inputs), and clears the gradients of the
 /// nodes in between. Frees the visited edges unless `retain_graph`.

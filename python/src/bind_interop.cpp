@@ -124,8 +124,13 @@ template <typename A> void bind_array_interop(nb::class_<A>& cls) {
           [what](A* self, const AnyHostArray<nb::ndim<1>>& array) { new (self) A(host_array<A>(array, what)); },
           nb::arg("array"),
           (std::string("Wraps a 1-D C-contiguous NumPy array or DLPack tensor of the same dtype without a copy "
-                       "(it stays alive while Kiln uses it; writes are seen on both sides); another layout is "
-                       "copied first.") + kConversionRule).c_str());
+                       "(it stays alive while Kiln uses it); another layout is copied first. NumPy's writes are "
+                       "seen by the kernels that read the array. Kiln's writes (x[i] = v, kl.scatter) go into "
+                       "the NumPy memory only while nothing else refers to this array's value: no other Kiln "
+                       "array sharing it (kl.Float(x)), no pending computation reading it, no exported view "
+                       "(x.numpy(), np.asarray(x), DLPack) alive. Otherwise they write a copy (Kiln arrays are "
+                       "values), and the NumPy array no longer sees them.") +
+           kConversionRule).c_str());
   cls.def("__init__",
           [what](A* self, const AnyHostArray<nb::ro, nb::ndim<1>>& array) { new (self) A(host_values<A>(AnyHostValues(array), what)); },
           nb::arg("array"), "Copies a read-only 1-D array (Kiln may write an array's memory in place).");

@@ -46,7 +46,7 @@ def render_crop(s: CameraSettings) -> kl.Float:
     # Pixel coordinates of the crop window on the film, then the camera-space direction.
     pixel = kl.arange(kl.UInt32, s.crop_width * s.crop_height)
     px = pixel % crop_width + crop_x
-    py = pixel / crop_width + crop_y
+    py = pixel // crop_width + crop_y
     u = (kl.cast(kl.Float, px) + 0.5) * inv_width
     v = (kl.cast(kl.Float, py) + 0.5) * inv_height
     direction = kl.Array3f((u * 2.0 - 1.0) * scale_x, (1.0 - v * 2.0) * scale_y, kl.Float(1.0))

@@ -8,19 +8,30 @@
 
 #include <kiln/tensor.h>
 
+#include <atomic>
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <random>
 #include <tuple>
 #include <vector>
 
 namespace kiln::nn {
 
-/// x·weight + bias; weight (in, out) and bias (out) uniform in ±1/sqrt(in) from `seed`.
+/// The seed of the next layer constructed without one: 0, 1, 2, ... in construction order,
+/// process-wide (C++ and Python layers share it). Layers so start different, and a program
+/// that builds the same layers in the same order starts the same every run.
+inline uint64_t next_layer_seed() {
+  static std::atomic<uint64_t> next{0};
+  return next++;
+}
+
+/// x·weight + bias; weight (in, out) and bias (out) uniform in ±1/sqrt(in) (PyTorch's
+/// default) from `seed`, or from next_layer_seed() when none is given.
 class Linear {
  public:
-  Linear(size_t in_features, size_t out_features, uint64_t seed = 0) {
-    std::mt19937_64 rng(seed);
+  Linear(size_t in_features, size_t out_features, std::optional<uint64_t> seed = std::nullopt) {
+    std::mt19937_64 rng(seed ? *seed : next_layer_seed());
     float bound = 1.0f / std::sqrt(float(in_features));
     std::uniform_real_distribution<float> uniform(-bound, bound);
     std::vector<float> w(in_features * out_features), b(out_features);

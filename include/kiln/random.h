@@ -71,17 +71,23 @@ class PCG32 {
   /// Uniform integers in [0, bound) without modulo bias, as pcg32_boundedrand_r: draws
   /// below 2^32 mod bound are rejected and redrawn. Each round evaluates the state and
   /// asks whether any lane was rejected, which is rare (probability < bound / 2^32).
-  /// `bound` must be positive.
+  /// A zero bound in any lane raises ValueError ([0, 0) holds no integer); the first
+  /// round's question finds it, so the generators have advanced once when it is raised.
   UInt32 next_uint32_bounded(const UInt32& bound) {
     UInt32 threshold = (0u - bound) % bound;
     UInt32 result = next_uint32();
     Bool rejected = result < threshold;
-    for (;;) {
-      eval(state, result, rejected);
-      if (!any(rejected).item()) break;
+    Bool unfinished = rejected | (bound == 0u);
+    for (bool first_round = true;; first_round = false) {
+      eval(state, result, rejected, unfinished);
+      if (!any(unfinished).item()) break;
+      if (first_round && any(bound == 0u).item())
+        throw ValueError("kiln: PCG32.next_uint32_bounded(): a bound is 0, and [0, 0) holds no integer; "
+                         "every bound must be positive");
       UInt32 retry = next_uint32(rejected);
       result = select(rejected, retry, result);
       rejected = rejected & (retry < threshold);
+      unfinished = rejected;
     }
     return result % bound;
   }

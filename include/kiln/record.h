@@ -1,7 +1,8 @@
 // Recorder: per-lane records out of loops and calls (story 2). Every append() stores one
 // record per active lane, compacted through an atomic counter (scatter_inc); after
-// evaluation the fields are plain Kiln arrays over the recorder's memory, which leave as
-// NumPy/PyTorch arrays without a copy. More appends than the capacity raise an error that
+// evaluation the fields are plain Kiln arrays over the recorder's memory (a vector or
+// matrix field is one interleaved (n, N) block, its components gathered lazily), which
+// leave as NumPy/PyTorch arrays without a copy. More appends than the capacity raise an error that
 // names the capacity needed (nothing is dropped silently).
 #pragma once
 
@@ -14,7 +15,7 @@ namespace kiln {
 /// Records of the given field types (arrays, vectors or matrices), up to `capacity`.
 template <typename... Fields> class Recorder {
  public:
-  explicit Recorder(size_t capacity) : core_(field_types(), capacity) {}
+  explicit Recorder(size_t capacity) : core_(field_types(), capacity, {columns_of<Fields>()...}) {}
 
   /// One record of `values` per lane where `active` is set.
   void append(const Bool& active, const Fields&... values) {
@@ -23,14 +24,14 @@ template <typename... Fields> class Recorder {
   /// Records appended since construction or clear(), including any beyond the capacity.
   size_t count() const { return core_.count(); }
   size_t capacity() const { return core_.capacity(); }
-  /// Field I of the first count() records (shares the recorder's memory). Throws SizeError
-  /// naming the capacity needed when more records were appended than fit.
+  /// Field I of the first count() records (shares the recorder's memory; a vector or matrix
+  /// gathers its components from it). Throws SizeError naming the capacity needed when more
+  /// records were appended than fit.
   template <size_t I> auto field() const {
     using F = std::tuple_element_t<I, std::tuple<Fields...>>;
-    constexpr size_t first = first_column<I>();
-    detail::Values columns;
-    for (size_t k = 0; k < columns_of<F>(); ++k) columns.push_back(core_.field(first + k));
-    return detail::rebuild_values<F>(columns);
+    detail::Handle stored = core_.field(I);
+    if constexpr (is_array_v<F>) return F::borrow(stored.index());
+    else return unflatten<F>(F::Component::borrow(stored.index()));
   }
   void clear() { core_.clear(); }
 
@@ -38,11 +39,6 @@ template <typename... Fields> class Recorder {
   template <typename F> static constexpr size_t columns_of() {
     if constexpr (is_array_v<F>) return 1;
     else return component_count_v<F>;
-  }
-  template <size_t I> static constexpr size_t first_column() {
-    size_t sum = 0, k = 0;
-    ((k++ < I ? sum += columns_of<Fields>() : 0), ...);
-    return sum;
   }
   static std::vector<VarType> field_types() {
     std::vector<VarType> types;

@@ -99,6 +99,7 @@ def _torch(self):
 
 
 for _type in ARRAY_TYPES + VECTOR_TYPES + MATRIX_TYPES:
+    _type.__array_ufunc__ = None  # NumPy's operators defer to Kiln's: np_array * x is a Kiln value
     _type.__repr__ = _repr
     _type.__array__ = _array
     _type.__dlpack__ = _dlpack

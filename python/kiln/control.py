@@ -477,13 +477,12 @@ class Recorder:
                             f"not {_describe(fields)}")
         self._names = names
         self._types = types
-        self._spans = []  # (first column, number of columns) per field
-        column_types = []
+        column_types, widths = [], []
         for k, field_type in enumerate(types):
             column, count = _columns_of(field_type, self._label(k))
-            self._spans.append((len(column_types), count))
             column_types += [column] * count
-        self._core = RecorderCore(column_types, capacity)
+            widths.append(count)
+        self._core = RecorderCore(column_types, capacity, widths)
 
     def _label(self, k):
         return repr(self._names[k]) if self._names[k] is not None else str(k)
@@ -548,24 +547,31 @@ class Recorder:
 
     def field(self, key):
         """The first count() records of field ``key`` (its name or index) as a Kiln value
-        sharing the recorder's memory. Raises kl.SizeError when more records were appended
-        than fit."""
+        sharing the recorder's memory (a vector or matrix gathers its components from it).
+        Raises kl.SizeError when more records were appended than fit."""
         k = self._field_index(key)
-        first, count = self._spans[k]
-        columns = [self._core.field(first + j) for j in range(count)]
         field_type = self._types[k]
-        return columns[0] if field_type in _ARRAYS else field_type(*columns)
+        return self._core.field(k) if field_type in _ARRAYS else field_type(self._view(k))
 
     __getitem__ = field
 
-    def numpy(self):
-        """Every field as a NumPy array (keyed by name, or by index for unnamed fields):
-        arrays are views of the recorder's memory, vectors (n, N) and matrices (n, N, N)
-        arrays."""
-        import numpy as np
+    def _view(self, k):
+        """Field k's memory as a NumPy array: (n,) for arrays, (n, N) for vectors, (n, N, N)
+        for matrices (the recorder stores a field's components interleaved)."""
+        flat = self._core.field(k).numpy()
+        field_type = self._types[k]
+        if field_type in _ARRAYS:
+            return flat
+        size = len(field_type())
+        return flat.reshape((-1, size, size) if field_type in _MATRICES else (-1, size))
 
+    def numpy(self):
+        """Every field as a NumPy view of the recorder's memory, without a copy (keyed by
+        name, or by index for unnamed fields): arrays (n,), vectors (n, N), matrices
+        (n, N, N). Later appends write a copy of the memory, so a view keeps the records of
+        its time."""
         keys = self._names if self._names and self._names[0] is not None else range(len(self._types))
-        return {key: np.asarray(self.field(k)) for k, key in enumerate(keys)}
+        return {key: self._view(k) for k, key in enumerate(keys)}
 
     def clear(self):
         """Forgets the records: the count restarts at zero."""

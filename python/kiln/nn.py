@@ -6,8 +6,6 @@ makes each parameter a fresh AD leaf, so the graph never grows across steps."""
 
 import math
 
-import numpy as np
-
 from . import _kiln
 from .autodiff import enable_grad, grad, clear_grad, detach, suspend_grad
 from ._kiln import TensorXf, Float
@@ -48,13 +46,14 @@ class Module:
 
 class Linear(Module):
     """x @ weight + bias, with weight (in_features, out_features) initialized uniformly in
-    ±1/sqrt(in_features) (PyTorch's default) from `seed`, and the bias likewise."""
+    ±1/sqrt(in_features) (PyTorch's default) from `seed`, and the bias likewise (C++'s
+    kiln::nn::Linear draws them). Without a seed, each layer takes the next of the
+    process-wide seeds 0, 1, 2, ... (shared with C++): layers start different, and a program
+    that builds the same layers in the same order starts the same every run."""
 
-    def __init__(self, in_features, out_features, bias=True, seed=0):
-        rng = np.random.default_rng(seed)
-        bound = 1.0 / math.sqrt(in_features)
-        self.weight = TensorXf(rng.uniform(-bound, bound, (in_features, out_features)).astype(np.float32))
-        self.bias = TensorXf(rng.uniform(-bound, bound, (out_features,)).astype(np.float32)) if bias else None
+    def __init__(self, in_features, out_features, bias=True, seed=None):
+        self.weight, bias_values = _kiln._linear_init(in_features, out_features, seed)
+        self.bias = bias_values if bias else None
         enable_grad(self.weight)
         if bias:
             enable_grad(self.bias)

@@ -98,6 +98,7 @@ def _repr(self):
 
 
 for _cls in TENSOR_TYPES:
+    _cls.__array_ufunc__ = None  # NumPy's operators defer to Kiln's: np_array * t is a Kiln tensor
     _cls.__getitem__ = _getitem
     _cls.numpy = _numpy
     _cls.__array__ = _array

@@ -1,6 +1,7 @@
-// kiln.Bool ... kiln.Float64: construction from scalars and lists, Python operators,
-// len / indexing / slicing / truth value. NumPy and DLPack construction and export are
-// added by bind_interop.cpp.
+// kiln.Bool ... kiln.Float64: construction from scalars, lists and the other array types,
+// Python operators (NumPy arrays and scalars as operands: Kiln's operators win), len /
+// indexing / slicing / bool() / float() / int(). NumPy and DLPack construction and export
+// are added by bind_interop.cpp.
 #include "binding.h"
 
 #include <nanobind/operators.h>
@@ -15,16 +16,50 @@ namespace {
 /// A literal made from a Python scalar (no C++ creation site: it came from Python).
 template <typename A> A literal(typename A::Value value) { return A(value, std::source_location()); }
 
-/// Binds `symbol` for array ∘ scalar, array ∘ array and scalar ∘ array. The scalar overload
-/// comes first: rejecting an array there is cheaper than rejecting a float as an array.
-#define KILN_BIND_BINARY(name, rname, symbol)                                                  \
-  cls.def(name, [](const A& a, T b) { return a symbol literal<A>(b); }, nb::is_operator())     \
-      .def(name, [](const A& a, const A& b) { return a symbol b; }, nb::is_operator())         \
-      .def(rname, [](const A& a, T b) { return literal<A>(b) symbol a; }, nb::is_operator());
+/// Binds `fn` for array ∘ scalar, array ∘ array, array ∘ NumPy array and the reflected
+/// scalar ∘ array, NumPy array ∘ array. The scalar overload comes first: rejecting an array
+/// there is cheaper than rejecting a float as an array.
+template <typename A, typename F> void bind_binary(nb::class_<A>& cls, const char* name, const char* rname, F fn) {
+  using T = PythonScalar<typename A::Value>;
+  cls.def(name, [=](const A& a, T b) { return fn(a, literal<A>(b)); }, nb::is_operator())
+      .def(name, [=](const A& a, const A& b) { return fn(a, b); }, nb::is_operator())
+      .def(name, [=](const A& a, const NumpyOperand& b) { return fn(a, b.as<A>()); }, nb::is_operator())
+      .def(rname, [=](const A& a, T b) { return fn(literal<A>(b), a); }, nb::is_operator())
+      .def(rname, [=](const A& a, const NumpyOperand& b) { return fn(b.as<A>(), a); }, nb::is_operator());
+}
+#define KILN_BIND_BINARY(name, rname, symbol) \
+  bind_binary(cls, name, rname, [](const A& a, const A& b) { return a symbol b; });
 
-#define KILN_BIND_COMPARISON(name, symbol)                                                     \
-  cls.def(name, [](const A& a, T b) { return a symbol literal<A>(b); }, nb::is_operator())     \
-      .def(name, [](const A& a, const A& b) { return a symbol b; }, nb::is_operator());
+/// A comparison: its reflection is the mirrored comparison (Python calls b.__gt__(a) for a < b).
+#define KILN_BIND_COMPARISON(name, symbol)                                                        \
+  cls.def(name, [](const A& a, T b) { return a symbol literal<A>(b); }, nb::is_operator())        \
+      .def(name, [](const A& a, const A& b) { return a symbol b; }, nb::is_operator())            \
+      .def(name, [](const A& a, const NumpyOperand& b) { return a symbol b.as<A>(); }, nb::is_operator());
+
+/// The value of a one-lane array, for bool() / float() / int(); more lanes raise `Error`
+/// (NumPy's choice: ValueError for bool(), TypeError for float() and int()).
+template <typename Error, typename A> typename A::Value only_value(const A& a, const char* call, const char* hint) {
+  if (a.size() != 1)
+    throw Error(std::string("kiln: ") + call + ": the array has " + std::to_string(a.size()) + " elements, so " +
+                hint);
+  return a.item();
+}
+
+/// kl.Int32(kl.UInt32 array) ...: a lazy cast (it fuses into the kernel that uses it) where no
+/// value can change by kind (bool to anything, integer to float, float to float, integer
+/// widening); otherwise TypeError naming kl.cast.
+template <typename To, typename From> void bind_conversion_constructor(nb::class_<To>& cls, const char* name) {
+  if constexpr (!std::is_same_v<To, From>) {
+    cls.def("__init__", [name](To* self, const From& from) {
+      if (!implicit_conversion_v<typename To::Value, typename From::Value>)
+        throw TypeError(std::string("kiln: ") + name + "(" + python_name<From>() +
+                        "): this conversion can change values (fractions, signs or range); convert "
+                        "explicitly with kl.cast(kl." + name + ", x) (floats saturate, integers wrap)");
+      new (self) To(cast<typename To::Value>(from));
+    }, nb::arg("array"), "The values of `array` converted lazily (bool to any type, integer to float, float to "
+                         "float and integer widening; other conversions need kl.cast).");
+  }
+}
 
 template <typename A> void bind_array_type(nb::module_& m, const char* name, const char* doc) {
   using Value = typename A::Value;
@@ -34,7 +69,8 @@ template <typename A> void bind_array_type(nb::module_& m, const char* name, con
       .def("__init__", [](A* self, T value) { new (self) A(literal<A>(value)); }, nb::arg("value"),
            "A size-1 array holding `value`; it broadcasts against arrays of any size.")
       .def(nb::init<const A&>(), nb::arg("other"), "Shares the value of `other` (no copy).");
-  bind_array_interop(cls);  // before the list constructor: NumPy arrays are sequences too
+  for_each_array_type([&](auto from) { bind_conversion_constructor<A, typename decltype(from)::type>(cls, name); });
+  bind_array_interop(cls);  // after the Kiln types (which speak DLPack too), before the list constructor
   cls.def("__init__",
            [](A* self, const std::vector<Value>& values) {
              if constexpr (std::is_same_v<Value, bool>) {
@@ -49,8 +85,18 @@ template <typename A> void bind_array_type(nb::module_& m, const char* name, con
   KILN_BIND_BINARY("__add__", "__radd__", +)
   KILN_BIND_BINARY("__sub__", "__rsub__", -)
   KILN_BIND_BINARY("__mul__", "__rmul__", *)
-  KILN_BIND_BINARY("__truediv__", "__rtruediv__", /)
-  KILN_BIND_BINARY("__mod__", "__rmod__", %)
+  if constexpr (is_int_array_v<A>) {
+    // Only for numbers and Kiln's own operands: Int32 / Array3i must reach Array3i.__rtruediv__.
+    auto refuse = [name](const A&, PythonNumber<double>) -> A { throw no_true_division(name); };
+    bind_binary(cls, "__truediv__", "__rtruediv__", [name](const A&, const A&) -> A { throw no_true_division(name); });
+    cls.def("__truediv__", refuse, nb::is_operator()).def("__rtruediv__", refuse, nb::is_operator());
+    KILN_BIND_BINARY("__floordiv__", "__rfloordiv__", /)
+    KILN_BIND_BINARY("__mod__", "__rmod__", %)
+  } else if constexpr (is_float_array_v<A>) {
+    KILN_BIND_BINARY("__truediv__", "__rtruediv__", /)
+    bind_binary(cls, "__floordiv__", "__rfloordiv__", floor_divide<A>);
+    bind_binary(cls, "__mod__", "__rmod__", floor_remainder<A>);
+  }
   KILN_BIND_BINARY("__and__", "__rand__", &)
   KILN_BIND_BINARY("__or__", "__ror__", |)
   KILN_BIND_BINARY("__xor__", "__rxor__", ^)
@@ -63,9 +109,11 @@ template <typename A> void bind_array_type(nb::module_& m, const char* name, con
   KILN_BIND_COMPARISON("__gt__", >)
   KILN_BIND_COMPARISON("__ge__", >=)
   if constexpr (is_float_array_v<A>) {
-    cls.def("__pow__", [](const A& a, const A& b) { return pow(a, b); }, nb::is_operator())
-        .def("__pow__", [](const A& a, T b) { return pow(a, b); }, nb::is_operator())
-        .def("__rpow__", [](const A& a, T b) { return pow(b, a); }, nb::is_operator());
+    cls.def("__pow__", [](const A& a, T b) { return pow(a, Value(b)); }, nb::is_operator())
+        .def("__pow__", [](const A& a, const A& b) { return pow(a, b); }, nb::is_operator())
+        .def("__pow__", [](const A& a, const NumpyOperand& b) { return pow(a, b.as<A>()); }, nb::is_operator())
+        .def("__rpow__", [](const A& a, T b) { return pow(Value(b), a); }, nb::is_operator())
+        .def("__rpow__", [](const A& a, const NumpyOperand& b) { return pow(b.as<A>(), a); }, nb::is_operator());
   }
   cls.def("__neg__", [](const A& a) { return -a; })
       .def("__invert__", [](const A& a) { return ~a; })
@@ -77,11 +125,12 @@ template <typename A> void bind_array_type(nb::module_& m, const char* name, con
       .def("item", &A::item, "The value of a size-1 array (evaluates pending work).")
       .def("__bool__",
            [](const A& a) {
-             if (a.size() != 1)
-               throw ValueError("kiln: bool(): the truth value of an array of " + std::to_string(a.size()) +
-                                " elements is ambiguous; use kiln.any() or kiln.all()");
-             return bool(a.item());
+             return bool(only_value<ValueError>(a, "bool()", "its truth value is ambiguous; use kl.any() or kl.all()"));
            })
+      .def("__float__",
+           [](const A& a) { return double(only_value<TypeError>(a, "float()", "it is not one number; index it first")); })
+      .def("__int__",
+           [](const A& a) { return python_int(only_value<TypeError>(a, "int()", "it is not one number; index it first")); })
       .def("__getitem__", [](const A& a, int64_t i) { return a.read(to_index(i, a.size(), "__getitem__")); },
            nb::arg("index"), "Element `index` (negative counts from the end); evaluates pending work.")
       .def("__getitem__",

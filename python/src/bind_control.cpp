@@ -135,12 +135,14 @@ void bind_control(nb::module_& m) {
   nb::class_<detail::RecorderCore>(m, "RecorderCore",
                                    "Per-lane records of plain array columns (the core of kiln.Recorder).")
       .def("__init__",
-           [](detail::RecorderCore* self, nb::list types, int64_t capacity) {
-             std::vector<VarType> fields;
-             for (nb::handle type : types) fields.push_back(var_type_of(type));
-             new (self) detail::RecorderCore(std::move(fields), to_size(capacity, "Recorder"));
+           [](detail::RecorderCore* self, nb::list types, int64_t capacity, const std::vector<size_t>& widths) {
+             std::vector<VarType> columns;
+             for (nb::handle type : types) columns.push_back(var_type_of(type));
+             new (self) detail::RecorderCore(std::move(columns), to_size(capacity, "Recorder"), widths);
            },
-           nb::arg("types"), nb::arg("capacity"), "Columns of the given array classes, `capacity` records each.")
+           nb::arg("types"), nb::arg("capacity"), nb::arg("widths"),
+           "Columns of the given array classes, `capacity` records each, grouped into fields of `widths` columns "
+           "stored interleaved.")
       .def("append",
            [](detail::RecorderCore& core, const Bool& active, nb::list values) {
              core.append(active.index(), to_values(values, "Recorder.append()"));
@@ -149,9 +151,9 @@ void bind_control(nb::module_& m) {
       .def("count", &detail::RecorderCore::count, "Records appended so far, including any beyond the capacity (evaluates).")
       .def_prop_ro("capacity", &detail::RecorderCore::capacity, "Records each column holds.")
       .def("field", [](const detail::RecorderCore& core, size_t k) { return to_python(core.field(k)); },
-           nb::arg("column"),
-           "Column k's first count() records, sharing the recorder's memory; SizeError when more were appended "
-           "than fit.")
+           nb::arg("field"),
+           "Field k's first count() records (interleaved: count() * width values), sharing the recorder's memory; "
+           "SizeError when more were appended than fit.")
       .def("clear", &detail::RecorderCore::clear, "Forgets the records (the counter restarts at zero).");
 }
 

@@ -1,15 +1,61 @@
 // Zero-copy interop: arrays wrap NumPy / DLPack memory (kept alive while Kiln uses it) and
 // hand their own memory out through __dlpack__, numpy() and kl.from_dlpack(). Vectors and
-// matrices convert to (n, N) / (n, N, N) arrays through one flat array (flatten()).
-#include "binding.h"
+// matrices convert to (n, N) / (n, N, N) arrays through one flat array (flatten()). Host
+// arrays of another dtype are copied under the rule of host_values(): a conversion that
+// could change a value is refused with a TypeError naming the explicit ways.
+#include "host_values.h"
 
-#include <nanobind/ndarray.h>
+#include <optional>
+#include <utility>
 
 namespace kiln::python {
 namespace {
 
-template <typename T, typename... Extra>
-using HostArray = nb::ndarray<T, nb::c_contig, nb::device::cpu, Extra...>;
+/// A writable C-contiguous host array of any dtype (read-only ones: AnyHostArray<nb::ro>).
+template <typename... Extra> using AnyHostArray = nb::ndarray<nb::c_contig, nb::device::cpu, Extra...>;
+
+/// NumPy's name of a dtype: "float64", "uint8", "bool".
+std::string dtype_name(nb::dlpack::dtype dtype) {
+  switch (nb::dlpack::dtype_code(dtype.code)) {
+    case nb::dlpack::dtype_code::Bool: return "bool";
+    case nb::dlpack::dtype_code::Int: return "int" + std::to_string(dtype.bits);
+    case nb::dlpack::dtype_code::UInt: return "uint" + std::to_string(dtype.bits);
+    case nb::dlpack::dtype_code::Float: return "float" + std::to_string(dtype.bits);
+    case nb::dlpack::dtype_code::Complex: return "complex" + std::to_string(dtype.bits);
+    default: return "dtype code " + std::to_string(dtype.code) + " (" + std::to_string(dtype.bits) + " bits)";
+  }
+}
+
+/// The host dtypes host_values() reads.
+using HostDtypes = std::tuple<bool, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, float, double>;
+
+/// `count` values of type S at `data` as a Kiln array of T (a copy), or TypeError when the
+/// conversion could change a value: by kind (float to integer or bool, numbers to bool), or,
+/// for integers to integers, because an element is out of T's range.
+template <typename T, typename S> Array<T> convert_values(const S* data, size_t count, const std::string& what) {
+  using A = Array<T>;
+  std::string explicit_ways = "; convert explicitly: x.astype(np." + dtype_name(nb::dtype<T>()) +
+                              ") (NumPy's conversion), or kl.cast(kl." + python_name<A>() +
+                              ", y) on a Kiln array y of the source type";
+  constexpr bool integers = std::is_integral_v<T> && !std::is_same_v<T, bool> && std::is_integral_v<S> &&
+                            !std::is_same_v<S, bool>;
+  if constexpr (!implicit_conversion_v<T, S> && !integers) {
+    throw TypeError("kiln: " + what + ": converting " + dtype_name(nb::dtype<S>()) + " to " +
+                    dtype_name(nb::dtype<T>()) + " can change values (fractions, signs, range)" + explicit_ways);
+  } else {
+    using Stored = std::conditional_t<std::is_same_v<T, bool>, uint8_t, T>;
+    std::vector<Stored> values(count);
+    for (size_t i = 0; i < count; ++i) {
+      if constexpr (integers)
+        if (!std::in_range<T>(data[i]))
+          throw TypeError("kiln: " + what + ": element " + std::to_string(i) + " (" + std::to_string(data[i]) +
+                          ") is out of the range of " + dtype_name(nb::dtype<T>()) + explicit_ways);
+      values[i] = Stored(data[i]);
+    }
+    return A::steal(detail::make_copy(A::Type, values.data(), count));
+  }
+}
+
 
 /// Keeps a Python-owned buffer alive while Kiln uses it; released with the GIL held (and
 /// never after the interpreter is gone).
@@ -45,19 +91,59 @@ template <typename A> nb::ndarray<nb::array_api> export_memory(const A& flat, st
 
 }  // namespace
 
+template <typename A> A host_values(const AnyHostValues& array, const std::string& what) {
+  std::optional<A> result;
+  std::apply([&](auto... source) {
+    auto try_dtype = [&]<typename S>(S) {
+      if (!result && array.dtype() == nb::dtype<S>())
+        result = convert_values<typename A::Value>(static_cast<const S*>(array.data()), array.size(), what);
+    };
+    (try_dtype(source), ...);
+  }, HostDtypes{});
+  if (!result)
+    throw TypeError("kiln: " + what + ": NumPy dtype " + dtype_name(array.dtype()) +
+                    " has no conversion; convert with x.astype() to bool, an integer type or float32/64 first");
+  return *std::move(result);
+}
+
+namespace {
+/// The elements of a writable host array as an A: its memory (no copy) when the dtype is A's,
+/// else converted by host_values().
+template <typename A, typename Host> A host_array(const Host& array, const std::string& what) {
+  if (array.dtype() == nb::dtype<typename A::Value>()) return wrap_host_array<A>(array, array.size());
+  return host_values<A>(AnyHostValues(array), what);
+}
+
+/// "Float(array)": how errors name a constructor call.
+template <typename C> std::string constructor_call(const nb::class_<C>&) { return python_name<C>() + "(array)"; }
+}  // namespace
+
 template <typename A> void bind_array_interop(nb::class_<A>& cls) {
-  using T = typename A::Value;
+  std::string what = constructor_call(cls);
   cls.def("__init__",
-          [](A* self, const HostArray<T, nb::ndim<1>>& array) { new (self) A(wrap_host_array<A>(array, array.size())); },
+          [what](A* self, const AnyHostArray<nb::ndim<1>>& array) { new (self) A(host_array<A>(array, what)); },
           nb::arg("array"),
-          "Wraps a 1-D C-contiguous NumPy array or DLPack tensor of the same dtype without a copy "
-          "(it stays alive while Kiln uses it; writes are seen on both sides). Other dtypes and "
-          "layouts are converted first (a copy).");
+          (std::string("Wraps a 1-D C-contiguous NumPy array or DLPack tensor of the same dtype without a copy "
+                       "(it stays alive while Kiln uses it); another layout is copied first. NumPy's writes are "
+                       "seen by the kernels that read the array. Kiln's writes (x[i] = v, kl.scatter) go into "
+                       "the NumPy memory only while nothing else refers to this array's value: no other Kiln "
+                       "array sharing it (kl.Float(x)), no pending computation reading it, no exported view "
+                       "(x.numpy(), np.asarray(x), DLPack) alive. Otherwise they write a copy (Kiln arrays are "
+                       "values), and the NumPy array no longer sees them.") +
+           kConversionRule).c_str());
   cls.def("__init__",
-          [](A* self, const HostArray<const T, nb::ndim<1>>& array) {
-            new (self) A(A::from(array.data(), array.size()));
-          },
+          [what](A* self, const AnyHostArray<nb::ro, nb::ndim<1>>& array) { new (self) A(host_values<A>(AnyHostValues(array), what)); },
           nb::arg("array"), "Copies a read-only 1-D array (Kiln may write an array's memory in place).");
+  cls.def("__init__",
+          [what](A*, const nb::ndarray<nb::ro, nb::device::cpu>& array) {
+            // A strided 1-D array is copied in the second pass; a NumPy scalar (0-d) is a number.
+            if (array.ndim() <= 1) throw nb::next_overload();
+            std::string shape;
+            for (size_t d = 0; d < array.ndim(); ++d) shape += (d ? ", " : "") + std::to_string(array.shape(d));
+            throw TypeError("kiln: " + what + ": a Kiln array is 1-D, but the array has shape (" + shape +
+                            "); flatten it (x.reshape(-1)) or make a tensor (kl.tensor(x))");
+          },
+          nb::arg("array"), "Raises TypeError: arrays of other than one axis convert to tensors (kl.tensor).");
   cls.def("_export", [](const A& a) { return export_memory(a, {a.size()}); },
           "The memory (evaluated now) as an array-API object sharing it.");
   cls.def("numpy", [](const A& a) { return nb::ndarray<nb::numpy>(export_memory(a, {a.size()})); },
@@ -65,7 +151,8 @@ template <typename A> void bind_array_interop(nb::class_<A>& cls) {
 }
 
 template <typename V> void bind_composite_interop(nb::class_<V>& cls) {
-  using T = typename V::Component::Value;
+  using Component = typename V::Component;
+  std::string what = constructor_call(cls);
   constexpr size_t K = component_count_v<V>;
   auto exported = [](const V& value) {
     typename V::Component flat = flatten(value);
@@ -75,16 +162,17 @@ template <typename V> void bind_composite_interop(nb::class_<V>& cls) {
   };
   using Shaped = std::conditional_t<is_matrix_v<V>, nb::shape<-1, V::Size, V::Size>, nb::shape<-1, V::Size>>;
   cls.def("__init__",
-          [](V* self, const HostArray<T, Shaped>& array) {
-            new (self) V(unflatten<V>(wrap_host_array<typename V::Component>(array, array.size())));
+          [what](V* self, const AnyHostArray<Shaped>& array) {
+            new (self) V(unflatten<V>(host_array<Component>(array, what)));
           },
           nb::arg("array"),
-          "Reads an (n, N) (vectors) or (n, N, N) (matrices) C-contiguous array: the components "
-          "gather from its memory (kept alive) when they are evaluated; from then on they are "
-          "Kiln's own arrays (a vector is a struct of arrays, the NumPy array interleaves them).");
+          (std::string("Reads an (n, N) (vectors) or (n, N, N) (matrices) C-contiguous array: the components "
+                       "gather from its memory (kept alive) when they are evaluated; from then on they are "
+                       "Kiln's own arrays (a vector is a struct of arrays, the NumPy array interleaves them).") +
+           kConversionRule).c_str());
   cls.def("__init__",
-          [](V* self, const HostArray<const T, Shaped>& array) {
-            new (self) V(unflatten<V>(V::Component::from(array.data(), array.size())));
+          [what](V* self, const AnyHostArray<nb::ro, Shaped>& array) {
+            new (self) V(unflatten<V>(host_values<Component>(AnyHostValues(array), what)));
           },
           nb::arg("array"), "Copies a read-only (n, N) / (n, N, N) array.");
   cls.def("_export", exported, "The lanes (evaluated now) as one (n, N) / (n, N, N) nb.ndarray.");
@@ -92,7 +180,9 @@ template <typename V> void bind_composite_interop(nb::class_<V>& cls) {
           "Evaluates into one flat buffer and returns it as an (n, N) / (n, N, N) NumPy array.");
 }
 
-#define KILN_INSTANTIATE(A) template void bind_array_interop<A>(nb::class_<A>&);
+#define KILN_INSTANTIATE(A) \
+  template void bind_array_interop<A>(nb::class_<A>&); \
+  template A host_values<A>(const AnyHostValues&, const std::string&);
 KILN_INSTANTIATE(Bool) KILN_INSTANTIATE(Int32) KILN_INSTANTIATE(UInt32) KILN_INSTANTIATE(Int64)
 KILN_INSTANTIATE(UInt64) KILN_INSTANTIATE(Float) KILN_INSTANTIATE(Float64)
 #undef KILN_INSTANTIATE

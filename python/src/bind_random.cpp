@@ -33,7 +33,7 @@ void bind_random(nb::module_& m) {
       .def("next_float64", nb::overload_cast<>(&PCG32::next_float64), "Uniform doubles in [0, 1).")
       .def("next_float64", nb::overload_cast<const Bool&>(&PCG32::next_float64), nb::arg("active"))
       .def("next_uint32_bounded", &PCG32::next_uint32_bounded, nb::arg("bound"),
-           "Uniform integers in [0, bound) without modulo bias (bound > 0).")
+           "Uniform integers in [0, bound) without modulo bias; a bound of 0 in any lane raises ValueError.")
       .def("size", &PCG32::size, "Number of lanes.")
       .def_prop_rw("state", [](const PCG32& rng) { return rng.state; },
                    [](PCG32& rng, const UInt64& state) { rng.state = state; },

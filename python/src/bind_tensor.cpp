@@ -3,9 +3,8 @@
 // broadcast, broadcasting operators, reductions along an axis, the math functions, cumsum,
 // concatenate and matmul. Indexing syntax, NumPy export and repr are plain Python
 // (kiln/tensor.py).
-#include "binding.h"
+#include "host_values.h"
 
-#include <nanobind/ndarray.h>
 #include <nanobind/operators.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/vector.h>
@@ -25,14 +24,31 @@ nb::tuple shape_tuple(const Shape& shape) {
   return nb::tuple(out);
 }
 
-#define KILN_BIND_TENSOR_BINARY(name, rname, symbol)                                                    \
+/// Binds `fn` for tensor ∘ scalar, tensor ∘ tensor, tensor ∘ NumPy array and the reflections.
+template <typename X, typename F> void bind_tensor_binary(nb::class_<X>& cls, const char* name, const char* rname, F fn) {
+  using S = PythonScalar<typename X::Value>;
+  cls.def(name, [=](const X& a, S b) { return fn(a, scalar_tensor<X>(b)); }, nb::is_operator())
+      .def(name, [=](const X& a, const X& b) { return fn(a, b); }, nb::is_operator())
+      .def(name, [=](const X& a, const NumpyOperand& b) { return fn(a, b.as<X>()); }, nb::is_operator())
+      .def(rname, [=](const X& a, S b) { return fn(scalar_tensor<X>(b), a); }, nb::is_operator())
+      .def(rname, [=](const X& a, const NumpyOperand& b) { return fn(b.as<X>(), a); }, nb::is_operator());
+}
+#define KILN_BIND_TENSOR_BINARY(name, rname, symbol) \
+  bind_tensor_binary(cls, name, rname, [](const X& a, const X& b) { return a symbol b; });
+
+#define KILN_BIND_TENSOR_COMPARISON(name, symbol)                                                       \
   cls.def(name, [](const X& a, S b) { return a symbol scalar_tensor<X>(b); }, nb::is_operator())        \
       .def(name, [](const X& a, const X& b) { return a symbol b; }, nb::is_operator())                  \
-      .def(rname, [](const X& a, S b) { return scalar_tensor<X>(b) symbol a; }, nb::is_operator());
+      .def(name, [](const X& a, const NumpyOperand& b) { return a symbol b.as<X>(); }, nb::is_operator());
 
-#define KILN_BIND_TENSOR_COMPARISON(name, symbol)                                                \
-  cls.def(name, [](const X& a, S b) { return a symbol scalar_tensor<X>(b); }, nb::is_operator())        \
-      .def(name, [](const X& a, const X& b) { return a symbol b; }, nb::is_operator());
+/// The value of a one-element tensor (any number of axes, as NumPy's item()); more elements
+/// raise `Error` (NumPy's choice: ValueError for bool(), TypeError for float() and int()).
+template <typename Error, typename X> typename X::Value only_element(const X& t, const char* call, const char* hint) {
+  if (t.size() != 1)
+    throw Error(std::string("kiln: ") + call + ": the tensor of shape " + detail::shape_string(t.shape()) + " has " +
+                std::to_string(t.size()) + " elements, so " + hint);
+  return t.array().item();
+}
 
 template <typename X> void bind_tensor_type(nb::module_& m, const char* name, const char* doc) {
   using T = typename X::Value;
@@ -74,16 +90,24 @@ template <typename X> void bind_tensor_type(nb::module_& m, const char* name, co
           "transpose",
           [](const X& t, std::optional<std::vector<size_t>> axes) { return axes ? t.transpose(*axes) : t.transpose(); },
           nb::arg("axes") = nb::none(), "Axes permuted (axis i of the result is axes[i]); reversed when None.");
+  std::string what = std::string(name) + "(array)";
   cls.def(
       "__init__",
-      [](X* self, const nb::ndarray<T, nb::c_contig, nb::device::cpu>& values) {
-        Shape shape(values.shape_ptr(), values.shape_ptr() + values.ndim());
-        if constexpr (std::is_same_v<T, bool>)
-          new (self) X(A::steal(detail::make_copy(A::Type, values.data(), values.size())), shape);
-        else
-          new (self) X(A::from(values.data(), values.size()), shape);
+      [what](X* self, const AnyHostValues& values) {
+        new (self) X(host_values<A>(values, what), Shape(values.shape_ptr(), values.shape_ptr() + values.ndim()));
       },
-      nb::arg("values"), "An evaluated copy of a C-contiguous NumPy array (any number of axes).");
+      nb::arg("values"),
+      (std::string("An evaluated copy of a NumPy array (any number of axes).") + kConversionRule).c_str());
+  cls.def("item", [](const X& t) { return only_element<ValueError>(t, "item()", "it has no single value"); },
+          "The value of a one-element tensor (any shape, 0-d included).")
+      .def("__bool__",
+           [](const X& t) {
+             return bool(only_element<ValueError>(t, "bool()", "its truth value is ambiguous; use kl.any() or kl.all()"));
+           })
+      .def("__float__",
+           [](const X& t) { return double(only_element<TypeError>(t, "float()", "it is not one number; index it first")); })
+      .def("__int__",
+           [](const X& t) { return python_int(only_element<TypeError>(t, "int()", "it is not one number; index it first")); });
 
   KILN_BIND_TENSOR_COMPARISON("__eq__", ==)
   KILN_BIND_TENSOR_COMPARISON("__ne__", !=)
@@ -99,7 +123,18 @@ template <typename X> void bind_tensor_type(nb::module_& m, const char* name, co
     KILN_BIND_TENSOR_BINARY("__add__", "__radd__", +)
     KILN_BIND_TENSOR_BINARY("__sub__", "__rsub__", -)
     KILN_BIND_TENSOR_BINARY("__mul__", "__rmul__", *)
-    KILN_BIND_TENSOR_BINARY("__truediv__", "__rtruediv__", /)
+    if constexpr (std::is_floating_point_v<T>) {
+      KILN_BIND_TENSOR_BINARY("__truediv__", "__rtruediv__", /)
+      bind_tensor_binary(cls, "__floordiv__", "__rfloordiv__", floor_divide<X>);
+      bind_tensor_binary(cls, "__mod__", "__rmod__", [](const X& a, const X& b) {
+        return detail::broadcasting(a, b, "Tensor %", floor_remainder<A>);
+      });
+    } else {
+      auto refuse = [name](const X&, nb::handle) -> X { throw no_true_division(name); };
+      cls.def("__truediv__", refuse, nb::is_operator()).def("__rtruediv__", refuse, nb::is_operator());
+      KILN_BIND_TENSOR_BINARY("__floordiv__", "__rfloordiv__", /)
+      KILN_BIND_TENSOR_BINARY("__mod__", "__rmod__", %)
+    }
     cls.def("__neg__", [](const X& a) { return -a; })
         .def("__abs__", [](const X& a) { return abs(a); })
         .def(

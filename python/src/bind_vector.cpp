@@ -39,11 +39,20 @@ template <typename V> void bind_vector_type(nb::module_& m, const char* name) {
       .def("__getitem__", [](const V& v, int64_t i) { return v[to_index(i, N, "__getitem__")]; }, nb::arg("index"))
       .def("__setitem__", [](V& v, int64_t i, const T& value) { v[to_index(i, N, "__setitem__")] = value; },
            nb::arg("index"), nb::arg("value"));
-  cls.def(nb::self + nb::self).def(nb::self - nb::self).def(nb::self * nb::self).def(nb::self / nb::self)
-      .def(nb::self + T()).def(nb::self - T()).def(nb::self * T()).def(nb::self / T())
-      .def(T() + nb::self).def(T() - nb::self).def(T() * nb::self).def(T() / nb::self)
+  cls.def(nb::self + nb::self).def(nb::self - nb::self).def(nb::self * nb::self)
+      .def(nb::self + T()).def(nb::self - T()).def(nb::self * T())
+      .def(T() + nb::self).def(T() - nb::self).def(T() * nb::self)
       .def(-nb::self)
       .def("__abs__", [](const V& v) { return abs(v); });
+  if constexpr (is_float_array_v<T>) {
+    cls.def(nb::self / nb::self).def(nb::self / T()).def(T() / nb::self);
+  } else {  // as for integer arrays: // truncates (C++), / is refused
+    cls.def("__floordiv__", [](const V& a, const V& b) { return a / b; }, nb::is_operator())
+        .def("__floordiv__", [](const V& a, const T& b) { return a / b; }, nb::is_operator())
+        .def("__rfloordiv__", [](const V& a, const T& b) { return b / a; }, nb::is_operator());
+    auto refuse = [name](const V&, nb::handle) -> V { throw no_true_division(name); };
+    cls.def("__truediv__", refuse, nb::is_operator()).def("__rtruediv__", refuse, nb::is_operator());
+  }
 
   m.def("abs", [](const V& v) { return abs(v); }, nb::arg("x"), "Componentwise absolute value.");
   m.def("min", [](const V& a, const V& b) { return min(a, b); }, nb::arg("a"), nb::arg("b"), "Componentwise minimum.");

@@ -33,8 +33,35 @@ struct PythonBool {
   bool value;
   operator bool() const { return value; }
 };
+/// A Python or NumPy number for an array of `T`. nanobind's own conversion would take any
+/// object with __float__ or __index__, one-lane Kiln arrays included, which would mix array
+/// types silently and drop their derivatives.
+template <typename T> struct PythonNumber {
+  T value;
+  PythonNumber(T v = T()) : value(v) {}
+  operator T() const { return value; }
+};
 /// The type a Python scalar for an array of `T` arrives as.
-template <typename T> using PythonScalar = std::conditional_t<std::is_same_v<T, bool>, PythonBool, T>;
+template <typename T> using PythonScalar = std::conditional_t<std::is_same_v<T, bool>, PythonBool, PythonNumber<T>>;
+
+/// A NumPy array (of one or more axes) as the operand of an operator: only numpy.ndarray
+/// matches, not Kiln's own arrays (which speak DLPack too). as<A>() converts it as the
+/// constructor A(array) does, so the dtype rule of bind_interop.cpp applies.
+struct NumpyOperand {
+  nb::object array;
+  template <typename A> A as() const { return nb::cast<A>(nb::type<A>()(array)); }
+};
+
+/// Whether a Kiln array of From converts to one of To without a possible change of value by
+/// kind: bool to any type, integer to float, float to float, and integer widening. Other
+/// conversions are explicit (kl.cast). NumPy integer arrays are checked value by value instead.
+template <typename To, typename From>
+inline constexpr bool implicit_conversion_v =
+    std::is_same_v<From, bool> ||
+    (!std::is_same_v<To, bool> &&
+     (std::is_floating_point_v<To> ||
+      (std::is_integral_v<From> && (std::is_signed_v<To> == std::is_signed_v<From> ? sizeof(To) >= sizeof(From)
+                                                                                  : std::is_signed_v<To> && sizeof(To) > sizeof(From)))));
 
 /// The vector and matrix types (structs of arrays).
 using CompositeTypes = std::tuple<Array2f, Array3f, Array4f, Array2u, Array3u, Array2i, Array3i, Array3f64,
@@ -47,6 +74,26 @@ template <typename A> inline constexpr bool is_int_array_v = std::is_integral_v<
 size_t to_size(int64_t size, const char* op);
 /// A Python index (negative counts from the end) into `size` elements; raises IndexError.
 size_t to_index(int64_t index, size_t size, const char* op);
+
+/// x // y and x % y on float arrays and tensors, with Python's floor semantics: the quotient
+/// rounded down, the remainder with the sign of y (a == (a // b) * b + a % b).
+template <typename A> A floor_divide(const A& a, const A& b) { return floor(a / b); }
+template <typename A> A floor_remainder(const A& a, const A& b) { return fma(-floor(a / b), b, a); }
+/// The Python class name of a bound type: "Float", "TensorXf".
+template <typename C> std::string python_name() { return nb::cast<std::string>(nb::type<C>().attr("__name__")); }
+/// The error of `/` on integer arrays and tensors (`type` is the Python class), which have no
+/// true division.
+TypeError no_true_division(const char* type);
+/// int(value) as Python computes it: floats truncate, NaN and inf raise.
+template <typename T> nb::object python_int(T value) {
+  if constexpr (std::is_floating_point_v<T>) {
+    PyObject* truncated = PyLong_FromDouble(double(value));
+    if (!truncated) throw nb::python_error();
+    return nb::steal(truncated);
+  } else {
+    return nb::int_(std::conditional_t<std::is_same_v<T, bool>, int, T>(value));
+  }
+}
 
 /// An optional mask argument (None: every lane active).
 inline Bool mask_or_all(const Bool* mask) { return mask ? *mask : Bool(true, std::source_location()); }
@@ -81,6 +128,7 @@ void bind_elementwise(nb::module_& m);
 void bind_mask_vectors(nb::module_& m);
 void bind_layout(nb::module_& m);
 void bind_reduce(nb::module_& m);
+void bind_nn(nb::module_& m);
 
 }  // namespace kiln::python
 
@@ -95,6 +143,38 @@ template <> struct type_caster<kiln::python::PythonBool> {
   }
   static handle from_cpp(kiln::python::PythonBool b, rv_policy, cleanup_list*) noexcept {
     return handle(b.value ? Py_True : Py_False).inc_ref();
+  }
+};
+template <typename T> struct type_caster<kiln::python::PythonNumber<T>> {
+  NB_TYPE_CASTER(kiln::python::PythonNumber<T>, make_caster<T>::Name)
+  bool from_python(handle src, uint8_t flags, cleanup_list* cleanup) noexcept {
+    PyObject* o = src.ptr();
+    if (!PyFloat_Check(o) && !PyLong_Check(o) && std::string_view(Py_TYPE(o)->tp_name).substr(0, 6) != "numpy.")
+      return false;
+    make_caster<T> number;
+    if (!number.from_python(src, flags, cleanup)) return false;
+    value.value = number.value;
+    return true;
+  }
+  static handle from_cpp(kiln::python::PythonNumber<T> number, rv_policy policy, cleanup_list* cleanup) noexcept {
+    return make_caster<T>::from_cpp(number.value, policy, cleanup);
+  }
+};
+
+template <> struct type_caster<kiln::python::NumpyOperand> {
+  NB_TYPE_CASTER(kiln::python::NumpyOperand, const_name("numpy.ndarray"))
+  bool from_python(handle src, uint32_t, cleanup_list*) noexcept {
+    if (std::string_view(Py_TYPE(src.ptr())->tp_name) != "numpy.ndarray") return false;
+    PyObject* ndim = PyObject_GetAttrString(src.ptr(), "ndim");
+    bool scalar = !ndim || PyLong_AsLong(ndim) == 0;  // 0-d arrays go to the scalar overloads
+    Py_XDECREF(ndim);
+    PyErr_Clear();
+    if (scalar) return false;
+    value.array = borrow(src);
+    return true;
+  }
+  static handle from_cpp(const kiln::python::NumpyOperand& operand, rv_policy, cleanup_list*) noexcept {
+    return operand.array.inc_ref();
   }
 };
 }  // namespace nanobind::detail

@@ -19,6 +19,12 @@ size_t to_index(int64_t index, size_t size, const char* op) {
   return size_t(resolved);
 }
 
+TypeError no_true_division(const char* type) {
+  return TypeError(std::string("kiln: ") + type + " / ...: integer types have no true division; use // for the "
+                   "integer quotient (truncated toward zero as in C++ and Dr.Jit, not floored as in NumPy), or "
+                   "convert to a float type first (kl.Float(x) / y)");
+}
+
 }  // namespace kiln::python
 
 NB_MODULE(_kiln, m) {
@@ -61,4 +67,5 @@ NB_MODULE(_kiln, m) {
   bind_autodiff(m);
   bind_quaternion(m);
   bind_texture(m);
+  bind_nn(m);
 }

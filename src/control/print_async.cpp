@@ -59,7 +59,7 @@ void print_merged(const std::vector<PendingPrint>& prints) {
   for (size_t i = 0; i < prints.size(); ++i) {
     const RecorderCore& records = *prints[i].records;
     size_t count = records.count(), kept = std::min(count, records.capacity());
-    for (size_t k = 0; k < records.fields().size(); ++k) {
+    for (size_t k = 0; k < records.columns().size(); ++k) {
       columns[i].push_back(records.stored(k));
       column_data[i].push_back(static_cast<const uint8_t*>(data(columns[i].back().index())));
     }
@@ -77,8 +77,8 @@ void print_merged(const std::vector<PendingPrint>& prints) {
   for (const Line& line : lines) {
     const PendingPrint& p = prints[line.print];
     out += p.pieces[0];
-    for (size_t k = 2; k < p.records->fields().size(); ++k) {
-      VarType t = p.records->fields()[k];
+    for (size_t k = 2; k < p.records->columns().size(); ++k) {
+      VarType t = p.records->columns()[k];
       out += format_value(p.specs[k - 2], t, column_data[line.print][k] + line.record * type_size(t));
       out += p.pieces[k - 1];
     }

@@ -32,6 +32,15 @@ TEST_F(NnTest, LinearIsMatmulPlusBias) {
   for (float v : w) EXPECT_LE(std::abs(v), 1.0f / std::sqrt(3.0f));
 }
 
+TEST_F(NnTest, LayersWithoutSeedStartDifferentAndExplicitSeedsRepeat) {
+  nn::Linear first(4, 3), second(4, 3);
+  EXPECT_NE(first.weight.to_vector(), second.weight.to_vector());
+  EXPECT_NE(first.bias.to_vector(), second.bias.to_vector());
+  EXPECT_EQ(nn::Linear(4, 3, 11).weight.to_vector(), nn::Linear(4, 3, 11).weight.to_vector());
+  uint64_t next = nn::next_layer_seed();  // the sequence continues: the next default layer takes next + 1
+  EXPECT_EQ(nn::Linear(4, 3).weight.to_vector(), nn::Linear(4, 3, next + 1).weight.to_vector());
+}
+
 TEST_F(NnTest, ActivationsAndEncoding) {
   TensorXf x = matrix({-2, -0.5f, 0, 1.5f}, 2, 2);
   std::vector<float> relu = nn::ReLU{}(x).to_vector(), leaky = nn::LeakyReLU{0.1f}(x).to_vector(),

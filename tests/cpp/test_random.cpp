@@ -197,6 +197,16 @@ TEST(PCG32, BoundedWithOneBoundPerLane) {
   }
 }
 
+TEST(PCG32, ZeroBoundRaises) {
+  // [0, 0) holds no integer; the reference's (-0) % 0 would divide by zero, Kiln's x % 0 == x
+  // used to return unbounded draws.
+  PCG32 rng(5);
+  EXPECT_THROW(rng.next_uint32_bounded(0u), ValueError);
+  EXPECT_THROW(rng.next_uint32_bounded(UInt32::from({3u, 7u, 0u, 1u, 9u})), ValueError);
+  UInt32 x = rng.next_uint32_bounded(UInt32::from({3u, 7u, 2u, 1u, 9u}));  // still usable
+  for (size_t i = 0; i < 5; ++i) EXPECT_LT(x.read(i), std::vector<uint32_t>({3u, 7u, 2u, 1u, 9u})[i]);
+}
+
 TEST(PCG32, MaskedDrawsAdvanceOnlyActiveLanes) {
   const size_t lanes = 10;
   PCG32 rng(lanes);

@@ -84,16 +84,72 @@ def test_numpy_same_dtype_shares_memory(cls, dtype):
     assert data[5] == data[9]
 
 
-CONVERSIONS = [(t, d, s) for t, d in TYPES for s in (np.int64, np.float64, np.int32, np.bool_, np.uint32) if s != d]
+CONVERSIONS = [(t, d, s) for t, d in TYPES for s in (np.int64, np.float64, np.int32, np.bool_, np.uint32, np.uint8,
+                                                        np.int16, np.float32) if s != d]
+
+
+def converts_implicitly(dtype, source, data):
+    """The documented rule: bool to any type, integer to float, float to float, and integer to
+    integer when every element is in range; nothing else."""
+    if source == np.bool_:
+        return True
+    if dtype == np.bool_ or (kind(dtype) == "i" and kind(source) == "f"):
+        return False
+    if kind(dtype) == "i":
+        info = np.iinfo(dtype)
+        return all(info.min <= int(v) <= info.max for v in data)
+    return True
 
 
 @pytest.mark.parametrize("cls, dtype, source", CONVERSIONS,
                          ids=[f"{t.__name__}-from-{np.dtype(s).name}" for t, _, s in CONVERSIONS])
-def test_numpy_other_dtype_is_converted(cls, dtype, source):
-    data = np.array([0, 1, 2, 5, 100, 1, 0], dtype=source)
-    x = cls(data)
-    assert not np.shares_memory(x.numpy(), data)
-    assert_same(x.numpy(), data.astype(dtype))
+@pytest.mark.parametrize("values", [[0, 1, 2, 5, 100, 1, 0], [0, 1, -1, 1, 0], [1, 255, 70000, 0]],
+                         ids=["small", "negative", "wide"])
+def test_numpy_other_dtype_converts_only_without_loss(cls, dtype, source, values):
+    data = np.array(values).astype(source)
+    if converts_implicitly(dtype, source, data):
+        x = cls(data)
+        assert not np.shares_memory(x.numpy(), data)
+        assert_same(x.numpy(), data.astype(dtype))
+    else:
+        with pytest.raises(TypeError, match=r"astype\(np\.\w+\).*kl\.cast\(kl\." + cls.__name__):
+            cls(data)
+
+
+@pytest.mark.parametrize("source", [np.float64, np.float32])
+def test_numpy_fractions_refused_for_integer_arrays(source):
+    """kl.UInt32(np.array([1.5, 2.7, -3.2])) used to give [1, 2, 4294967293]."""
+    data = np.array([1.5, 2.7, -3.2], source)
+    for cls in (kl.UInt32, kl.Int32, kl.UInt64, kl.Int64, kl.Bool):
+        with pytest.raises(TypeError, match="can change values"):
+            cls(data)
+    assert_same(kl.cast(kl.UInt32, kl.Float64(data.astype(np.float64))).numpy(), np.array([1, 2, 0], np.uint32))
+
+
+def test_numpy_integer_out_of_range_is_refused_naming_the_element():
+    with pytest.raises(TypeError, match=r"element 2 \(4294967296\) is out of the range of int32"):
+        kl.Int32(np.array([1, 2, 2**32], np.uint64))
+    with pytest.raises(TypeError, match=r"element 1 \(-1\) is out of the range of uint32"):
+        kl.UInt32(np.array([0, -1], np.int64))
+    assert_same(kl.Int32(np.array([1, 2, 3], np.uint64)).numpy(), np.array([1, 2, 3], np.int32))
+    with pytest.raises(TypeError, match="float16 has no conversion"):
+        kl.Float(np.ones(3, np.float16))
+
+
+def test_strided_numpy_of_another_dtype_follows_the_rule():
+    data = np.arange(12, dtype=np.float64)
+    assert_same(kl.Float(data[::3]).numpy(), np.array([0, 3, 6, 9], np.float32))
+    with pytest.raises(TypeError, match="can change values"):
+        kl.UInt32(data[::3])
+
+
+def test_conversion_rule_applies_to_vectors_and_tensors():
+    assert_same(kl.Array3f(np.ones((2, 3))).numpy(), np.ones((2, 3), np.float32))
+    with pytest.raises(TypeError, match="can change values"):
+        kl.Array3u(np.full((2, 3), 1.5))
+    assert kl.TensorXi(np.arange(6).reshape(2, 3)).shape == (2, 3)
+    with pytest.raises(TypeError, match="can change values"):
+        kl.TensorXu(np.full((2, 3), 0.5))
 
 
 @pytest.mark.parametrize("cls, dtype", TYPES, ids=IDS)
@@ -121,8 +177,7 @@ def test_copy_construction_shares_the_value_but_writes_do_not_leak(cls, dtype):
 # ---- binary operators ------------------------------------------------------------------------
 
 def trunc_div(a, b):
-    if kind(a.dtype) == "f":
-        return a / b
+    """C++'s (and Dr.Jit's) integer quotient: toward zero, where NumPy floors."""
     q = a // b
     if np.issubdtype(a.dtype, np.signedinteger):
         q = q + ((a % b != 0) & ((a < 0) != (b < 0))).astype(a.dtype)
@@ -132,8 +187,8 @@ def trunc_div(a, b):
 # name: (Python operator, NumPy reference, kinds where defined)
 BINARY = {
     "add": (operator.add, np.add, "if"), "sub": (operator.sub, np.subtract, "if"),
-    "mul": (operator.mul, np.multiply, "if"), "truediv": (operator.truediv, trunc_div, "if"),
-    "mod": (operator.mod, np.fmod, "if"), "and": (operator.and_, np.bitwise_and, "bi"),
+    "mul": (operator.mul, np.multiply, "if"), "truediv": (operator.truediv, np.true_divide, "f"),
+    "floordiv": (operator.floordiv, trunc_div, "i"), "mod": (operator.mod, np.fmod, "i"), "and": (operator.and_, np.bitwise_and, "bi"),
     "or": (operator.or_, np.bitwise_or, "bi"), "xor": (operator.xor, np.bitwise_xor, "bi"),
     "lshift": (operator.lshift, np.left_shift, "i"), "rshift": (operator.rshift, np.right_shift, "i"),
     "eq": (operator.eq, np.equal, "bif"), "ne": (operator.ne, np.not_equal, "bif"),
@@ -141,13 +196,15 @@ BINARY = {
     "gt": (operator.gt, np.greater, "if"), "ge": (operator.ge, np.greater_equal, "if"),
 }
 DEFINED = [(t, d, op) for t, d in TYPES for op, (_, _, k) in BINARY.items() if kind(d) in k]
-UNDEFINED = [(t, d, op) for t, d in TYPES for op, (_, _, k) in BINARY.items() if kind(d) not in k]
+FLOAT_FLOOR_OPS = ("floordiv", "mod")  # defined for floats too, with Python's semantics: tested on their own
+UNDEFINED = [(t, d, op) for t, d in TYPES for op, (_, _, k) in BINARY.items()
+             if kind(d) not in k and not (kind(d) == "f" and op in FLOAT_FLOOR_OPS)]
 
 
 def operands(dtype, op):
     """(a, b, scalar for a ∘ s, scalar for s ∘ b) valid for `op` (no zero divisors, shift counts in range)."""
     a, b, s = sample(dtype, 10), sample(dtype, 11), SCALARS[dtype]
-    if op in ("truediv", "mod") and kind(dtype) == "i":
+    if op in ("floordiv", "mod") and kind(dtype) == "i":
         b[b == 0] = 1
         if np.issubdtype(dtype, np.signedinteger):
             b[(a == np.iinfo(dtype).min) & (b == -1)] = 3
@@ -186,22 +243,53 @@ def test_integer_division_truncates_toward_zero(cls, dtype, backend):
     signed = np.issubdtype(dtype, np.signedinteger)
     a = np.array([7, -7, 7, -7, 9, -9, 0, 5] if signed else [7, 8, 9, 100, 5, 0, 3, 1], dtype)
     b = np.array([2, 2, -2, -2, 4, 5, 3, -6] if signed else [2, 3, 4, 7, 6, 4, 5, 1], dtype)
-    q, r = (cls(a) / cls(b)).numpy(), (cls(a) % cls(b)).numpy()
+    q, r = (cls(a) // cls(b)).numpy(), (cls(a) % cls(b)).numpy()
     np.testing.assert_array_equal(q, np.fix(a.astype(np.float64) / b).astype(dtype))
     np.testing.assert_array_equal(r, np.fmod(a, b))
     np.testing.assert_array_equal(q * b + r, a)
 
 
+@pytest.mark.parametrize("cls", [kl.Int32, kl.UInt32, kl.Int64, kl.UInt64])
+def test_true_division_of_integers_raises_naming_floor_division(cls):
+    x = cls([7, 8])
+    for call in (lambda: x / x, lambda: x / 2, lambda: 2 / x, lambda: x / 2.0, lambda: x / np.array([1, 2])):
+        with pytest.raises(TypeError, match=r"no true division; use // .*truncated toward zero"):
+            call()
+    np.testing.assert_array_equal((kl.Float(x) / 2).numpy(), [3.5, 4.0])
+
+
+@pytest.mark.parametrize("cls, dtype", [(kl.Float, np.float32), (kl.Float64, np.float64)])
+def test_float_floor_division_and_remainder_follow_python(cls, dtype, backend):
+    """x // y rounds the quotient down and x % y takes the sign of y, as Python's and NumPy's."""
+    a = np.array([7.5, -7.5, 7.5, -7.5, 6.0, -0.25, 1e3, 0.0], dtype)
+    b = np.array([2.0, 2.0, -2.0, -2.0, 3.0, 1.0, 0.7, 5.0], dtype)
+    q, r = (cls(a) // cls(b)).numpy(), (cls(a) % cls(b)).numpy()
+    np.testing.assert_array_equal(q, np.floor_divide(a, b))
+    np.testing.assert_allclose(r, np.mod(a, b), rtol=1e-6, atol=1e-5)
+    np.testing.assert_allclose(q * b + r, a, rtol=1e-6)
+    np.testing.assert_array_equal((cls(a) // 2).numpy(), np.floor_divide(a, dtype(2)))
+    np.testing.assert_allclose((10 % cls(b)).numpy(), np.mod(dtype(10), b), rtol=1e-6)
+    assert [float(v) for v in (cls([-7.5]) // 2, cls([-7.5]) % 2)] == [-7.5 // 2, -7.5 % 2]
+
+
+def test_float_remainder_is_differentiable():
+    x = kl.Float([7.5, -1.25])
+    kl.enable_grad(x)
+    y = x % 2.0
+    kl.backward(kl.sum(y))
+    np.testing.assert_array_equal(kl.grad(x).numpy(), [1.0, 1.0])
+
+
 @pytest.mark.parametrize("cls, dtype", [t for t in TYPES if kind(t[1]) == "i"], ids=IDS[1:5])
 def test_integer_division_edge_cases(cls, dtype, backend):
-    """Documented: x / 0 == 0, x % 0 == x, INT_MIN / -1 == INT_MIN, INT_MIN % -1 == 0."""
+    """Documented: x // 0 == 0, x % 0 == x, INT_MIN // -1 == INT_MIN, INT_MIN % -1 == 0."""
     info = np.iinfo(dtype)
     a = cls([5, info.max, info.min])
-    np.testing.assert_array_equal((a / cls(0)).numpy(), [0, 0, 0])
+    np.testing.assert_array_equal((a // cls(0)).numpy(), [0, 0, 0])
     np.testing.assert_array_equal((a % cls(0)).numpy(), [5, info.max, info.min])
     if info.min < 0:
         m = cls([info.min, info.min])
-        np.testing.assert_array_equal((m / cls([-1, -1])).numpy(), [info.min, info.min])
+        np.testing.assert_array_equal((m // cls([-1, -1])).numpy(), [info.min, info.min])
         np.testing.assert_array_equal((m % cls([-1, -1])).numpy(), [0, 0])
 
 

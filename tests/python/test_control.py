@@ -555,6 +555,26 @@ def test_recorder_fields_are_views_of_its_memory():
     assert sorted(np.asarray(rec[1]).tolist()) == [float(v) for v in range(0, 20, 2)]
 
 
+def test_recorder_vector_and_matrix_fields_are_views_too():
+    """numpy() of a vector (n, N) or matrix (n, N, N) field shares the recorder's memory: the
+    components of a field are stored interleaved (they used to be copied into one array)."""
+    rec = kl.Recorder({"lane": kl.UInt32, "p": kl.Array3f, "m": kl.Matrix2f}, 32)
+    lane = kl.arange(kl.UInt32, 6)
+    x = kl.cast(kl.Float, lane)
+    rec.append(lane < 5, lane=lane, p=kl.Array3f(x, x * 2, x * 3), m=kl.Matrix2f(x, x + 1, x + 2, x + 3))
+    data, again = rec.numpy(), rec.numpy()
+    assert data["p"].shape == (5, 3) and data["m"].shape == (5, 2, 2)
+    assert np.shares_memory(data["p"], again["p"]) and np.shares_memory(data["m"], again["m"])
+    assert not data["p"].flags.owndata
+    order = np.argsort(data["lane"])
+    f = np.arange(5, dtype=np.float32)
+    assert_same(data["p"][order], np.stack([f, 2 * f, 3 * f], axis=1))
+    assert_same(data["m"][order], np.stack([f, f + 1, f + 2, f + 3], axis=1).reshape(5, 2, 2))
+    p = rec["p"]
+    assert isinstance(p, kl.Array3f) and sorted(p.y.numpy().tolist()) == [0.0, 2.0, 4.0, 6.0, 8.0]
+    assert isinstance(rec["m"], kl.Matrix2f) and sorted(rec["m"][1, 0].numpy().tolist()) == [2.0, 3.0, 4.0, 5.0, 6.0]
+
+
 def test_recorder_views_do_not_change_under_later_appends():
     rec = kl.Recorder([kl.UInt32], 64)
     lane = kl.arange(kl.UInt32, 10)

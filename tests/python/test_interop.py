@@ -62,6 +62,23 @@ def test_scatter_into_wrapped_array_writes_numpy_memory(dtype):
     assert address(x.numpy()) == address(a)
 
 
+def test_scatter_into_a_wrapped_array_with_an_exported_view_writes_a_copy():
+    """The documented rule: Kiln's writes reach the wrapped NumPy memory only while nothing
+    else refers to the array's value; an exported view is such a reference (the view must
+    keep its values), so the write goes to a copy and the NumPy array stops seeing x."""
+    a = np.zeros(4, np.float32)
+    x = kl.Float(a)
+    view = x.numpy()
+    x[1] = 5.0
+    kl.eval(x)
+    assert x.numpy().tolist() == [0.0, 5.0, 0.0, 0.0]
+    assert a.tolist() == [0.0] * 4 and view.tolist() == [0.0] * 4
+    del view
+    x[2] = 7.0  # x now owns the copy: the NumPy array stays unaliased
+    kl.eval(x)
+    assert a.tolist() == [0.0] * 4 and x.numpy().tolist() == [0.0, 5.0, 7.0, 0.0]
+
+
 def test_numpy_export_shares_memory_with_kiln():
     x = kl.arange(kl.Float, 6) * 2.0
     first, second = x.numpy(), x.numpy()

@@ -165,6 +165,17 @@ def test_bounded_with_one_bound_per_lane_and_a_plain_int():
     np.testing.assert_array_equal(got, [r.bounded(6) for r in refs])
 
 
+def test_bounded_zero_raises():
+    """[0, 0) holds no integer: a plain 0 and a zero in any lane raise (they used to give
+    unbounded draws)."""
+    rng = kl.PCG32(4)
+    with pytest.raises(ValueError, match="a bound is 0"):
+        rng.next_uint32_bounded(0)
+    with pytest.raises(ValueError, match="every bound must be positive"):
+        rng.next_uint32_bounded(kl.UInt32([5, 0, 3, 2]))
+    assert np.all(rng.next_uint32_bounded(kl.UInt32([5, 1, 3, 2])).numpy() < [5, 1, 3, 2])
+
+
 def test_bounded_has_no_modulo_bias():
     # With bound 2^31 + 1, a plain modulo would put 2/3 of the draws below 2^31 - 1.
     bound = 0x80000001

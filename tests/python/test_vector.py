@@ -128,11 +128,12 @@ def integer_divide(a, b):
     return np.floor_divide(a, b)  # operands are positive here: the same as C's truncation
 
 
+# op: (Kiln operator for floats, for integers, NumPy reference for floats, for integers)
 OPS = {
-    "+": (operator.add, np.add, np.add),
-    "-": (operator.sub, np.subtract, np.subtract),
-    "*": (operator.mul, np.multiply, np.multiply),
-    "/": (operator.truediv, np.true_divide, integer_divide),
+    "+": (operator.add, operator.add, np.add, np.add),
+    "-": (operator.sub, operator.sub, np.subtract, np.subtract),
+    "*": (operator.mul, operator.mul, np.multiply, np.multiply),
+    "/": (operator.truediv, operator.floordiv, np.true_divide, integer_divide),  # integers: // (truncating)
 }
 
 
@@ -140,7 +141,8 @@ OPS = {
 @pytest.mark.parametrize("op", list(OPS))
 def test_arithmetic_with_vectors_arrays_and_scalars(spec, op):
     _, size, _, dtype = spec
-    kiln_op, float_op, int_op = OPS[op]
+    float_kiln_op, int_kiln_op, float_op, int_op = OPS[op]
+    kiln_op = float_kiln_op if is_float(dtype) else int_kiln_op
     host_op = float_op if is_float(dtype) else int_op
     a, b = host(spec, 3), host(spec, 4)
     s = host(spec, 5)[:, :1]  # one value per lane
@@ -154,8 +156,12 @@ def test_arithmetic_with_vectors_arrays_and_scalars(spec, op):
 
 
 def test_integer_vector_division_truncates_towards_zero():
-    check(kl.Array3i(7, -7, 9) / 2, [[3, -3, 4]], np.int32)
-    check(kl.Array2u(7, 8) / kl.Array2u(2, 3), [[3, 2]], np.uint32)
+    check(kl.Array3i(7, -7, 9) // 2, [[3, -3, 4]], np.int32)
+    check(kl.Array2u(7, 8) // kl.Array2u(2, 3), [[3, 2]], np.uint32)
+    check(14 // kl.Array2u(7, 8), [[2, 1]], np.uint32)
+    for call in (lambda: kl.Array3i(7, -7, 9) / 2, lambda: kl.Int32(2) / kl.Array3i(1, 2, 3)):
+        with pytest.raises(TypeError, match="no true division; use //"):
+            call()
 
 
 @pytest.mark.parametrize("spec", SPECS)
@@ -339,7 +345,12 @@ def test_construct_from_numpy(spec):
     readonly.setflags(write=False)
     check(cls(readonly), values, dtype)
     check(cls(np.asfortranarray(values)), values, dtype)  # converted (a copy)
-    check(cls(values.astype(np.float64 if dtype != np.float64 else np.float32)), values, dtype)
+    if is_float(dtype):
+        check(cls(values.astype(np.float64 if dtype != np.float64 else np.float32)), values, dtype)
+    else:  # integers: another integer dtype converts when every element fits; floats do not
+        check(cls(values.astype(np.int64)), values, dtype)
+        with pytest.raises(TypeError, match="can change values"):
+            cls(values.astype(np.float64))
     with pytest.raises(TypeError):
         cls(np.zeros((4, size + 1), dtype))
     with pytest.raises(TypeError):

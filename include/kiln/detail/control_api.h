@@ -142,30 +142,38 @@ void print_async(const std::string& format, const Values& values, Index active);
 
 /// Per-lane records appended from anywhere (inside loops and calls too): one record per
 /// active lane per append, stored compactly in the order of an atomic counter.
+///
+/// A record is one value per column (`columns` lists their types). Consecutive columns form
+/// a field (`widths`: columns per field, all of one type; empty: one column per field), and
+/// a field's columns are stored interleaved, record i's column j at width * i + j, so that a
+/// vector or matrix field is one (n, width) block: NumPy views it without a copy.
 class RecorderCore {
  public:
-  RecorderCore(std::vector<VarType> fields, size_t capacity);
-  /// Appends one record (`values[k]` for field k) per lane where `active` is set.
+  RecorderCore(std::vector<VarType> columns, size_t capacity, std::vector<size_t> widths = {});
+  /// Appends one record (`values[k]` for column k) per lane where `active` is set.
   void append(Index active, const Values& values);
   /// Records appended so far, including any beyond the capacity (evaluates).
   size_t count() const;
   size_t capacity() const { return capacity_; }
-  const std::vector<VarType>& fields() const { return fields_; }
-  /// Field k's first count() records, sharing the recorder's memory (no copy). Throws
-  /// SizeError naming the capacity to use when more records were appended than fit.
-  Handle field(size_t k) const;
-  /// Field k's stored records: the first min(count(), capacity()), never an error.
-  Handle stored(size_t k) const;
+  const std::vector<VarType>& columns() const { return columns_; }
+  /// Field f's first count() records (count() * width elements, interleaved), sharing the
+  /// recorder's memory (no copy). Throws SizeError naming the capacity to use when more
+  /// records were appended than fit.
+  Handle field(size_t f) const;
+  /// Field f's stored records: the first min(count(), capacity()), never an error.
+  Handle stored(size_t f) const;
   /// True while appends are traced but have not run yet.
   bool pending() const;
   /// Forgets the records (the counter restarts at zero).
   void clear();
 
  private:
-  std::vector<VarType> fields_;
+  std::vector<VarType> columns_;
   size_t capacity_;
+  std::vector<size_t> widths_;           ///< columns per field
+  std::vector<size_t> field_of_column_;  ///< the field each column belongs to
   Handle counter_;
-  std::vector<Handle> columns_;
+  std::vector<Handle> fields_;           ///< one buffer of capacity * width elements per field
 };
 
 }  // namespace detail

@@ -39,8 +39,7 @@ assert np.array_equal(np.asarray(t @ t.T), np.array([[5, 14], [14, 50]], dtype=n
 
 def copy_tracked_sources(source, destination):
     """The files git tracks (as they are in the working tree, edits included), nothing built."""
-    listing = subprocess.run(["git", "-C", str(source), "ls-files", "-z"], capture_output=True, check=True)
-    for name in listing.stdout.decode().split("\0"):
+    for name in run(["git", "-C", source, "ls-files", "-z"]).stdout.split("\0"):
         path = source / name
         if name and path.is_file():
             (destination / name).parent.mkdir(parents=True, exist_ok=True)

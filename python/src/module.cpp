@@ -10,9 +10,9 @@ namespace kiln::python {
 namespace {
 /// `message` (written in C++ by the core) in Python's spelling: a value of an enum bound in
 /// `module` (`ControlMode::Evaluated`) as `kl.ControlMode.Evaluated`, a boolean argument
-/// (`retain_graph=true`) as `retain_graph=True`.
+/// (`retain_graph=true`) as `retain_graph=True`; environment variables (`KILN_X=true`) stay.
 std::string python_spelling(const std::string& message, nb::handle module) {
-  static const std::regex cpp_spelling(R"(\b([A-Z]\w*)::([A-Z]\w*)\b|\b(\w+)=(true|false)\b)");
+  static const std::regex cpp_spelling(R"(\b([A-Z]\w*)::([A-Z]\w*)\b|\b([a-z_][a-z0-9_]*)=(true|false)\b)");
   std::string out;
   auto rest = message.cbegin();
   for (std::sregex_iterator it(message.begin(), message.end(), cpp_spelling), end; it != end; ++it) {

@@ -4,7 +4,7 @@
 # package needs. Idempotent: it only installs what is missing. Usage: python_env.sh VENV
 set -euo pipefail
 venv="$1"
-python_packages=(nanobind scikit-build-core numpy pytest tqdm)
+python_packages=(nanobind scikit-build-core numpy pytest tqdm mypy)
 
 if [ ! -x "$venv/bin/python" ]; then
   python="$(command -v python3 || true)"

@@ -128,8 +128,8 @@ template <ArrayScalar T> class Array {
   /// The single value of a size-1 array.
   T item() const {
     if (size() != 1)
-      throw SizeError("Array::item(): the array has " + std::to_string(size()) +
-                      " elements, expected 1; use read(i) to read one of them");
+      throw SizeError("kiln: item(): the array has " + std::to_string(size()) +
+                      " elements, expected 1; read one of them by its index");
     return read(0);
   }
   /// Evaluates and returns a pointer to the elements (valid while the array lives).

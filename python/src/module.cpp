@@ -1,8 +1,32 @@
 // The extension module kiln._kiln: registers every binding topic and maps Kiln's C++
-// exceptions to Python's (TypeError, ValueError, IndexError, MemoryError, RuntimeError).
+// exceptions to Python's (TypeError, ValueError, IndexError, MemoryError, RuntimeError),
+// their messages respelled for Python.
 #include "binding.h"
 
+#include <regex>
+
 namespace kiln::python {
+
+namespace {
+/// `message` (written in C++ by the core) in Python's spelling: a value of an enum bound in
+/// `module` (`ControlMode::Evaluated`) as `kl.ControlMode.Evaluated`, a boolean argument
+/// (`retain_graph=true`) as `retain_graph=True`; environment variables (`KILN_X=true`) stay.
+std::string python_spelling(const std::string& message, nb::handle module) {
+  static const std::regex cpp_spelling(R"(\b([A-Z]\w*)::([A-Z]\w*)\b|\b([a-z_][a-z0-9_]*)=(true|false)\b)");
+  std::string out;
+  auto rest = message.cbegin();
+  for (std::sregex_iterator it(message.begin(), message.end(), cpp_spelling), end; it != end; ++it) {
+    const std::smatch& m = *it;
+    out.append(rest, m[0].first);
+    if (m[1].matched)
+      out += nb::hasattr(module, m.str(1).c_str()) ? "kl." + m.str(1) + "." + m.str(2) : m.str(0);
+    else
+      out += m.str(3) + (m.str(4) == "true" ? "=True" : "=False");
+    rest = m[0].second;
+  }
+  return out.append(rest, message.cend());
+}
+}  // namespace
 
 size_t to_size(int64_t size, const char* op) {
   if (size < 0)
@@ -32,23 +56,29 @@ NB_MODULE(_kiln, m) {
   using namespace kiln::python;
   m.doc() = "Kiln: a just-in-time compiler for differentiable array programs (C++ core).";
   nb::exception<kiln::SizeError>(m, "SizeError", PyExc_ValueError);
-  nb::register_exception_translator([](const std::exception_ptr& error, void*) {
+  nb::register_exception_translator([](const std::exception_ptr& error, void* module_ptr) {
+    nb::handle module(static_cast<PyObject*>(module_ptr));
+    auto raise = [&](nb::handle type, const std::exception& e) {
+      PyErr_SetString(type.ptr(), python_spelling(e.what(), module).c_str());
+    };
     try {
       std::rethrow_exception(error);
     } catch (const kiln::TypeError& e) {
-      PyErr_SetString(PyExc_TypeError, e.what());
+      raise(PyExc_TypeError, e);
+    } catch (const kiln::SizeError& e) {
+      raise(module.attr("SizeError"), e);
     } catch (const kiln::ValueError& e) {
-      PyErr_SetString(PyExc_ValueError, e.what());
+      raise(PyExc_ValueError, e);
     } catch (const kiln::IndexError& e) {
-      PyErr_SetString(PyExc_IndexError, e.what());
+      raise(PyExc_IndexError, e);
     } catch (const kiln::Interrupted& e) {
       // Kiln handed the signal to Python's handler, which raises KeyboardInterrupt here
       // (or runs the user's handler); if that handler returned, say what happened.
       if (PyErr_CheckSignals() == 0) PyErr_SetString(PyExc_KeyboardInterrupt, e.what());
     } catch (const kiln::InternalError& e) {
-      PyErr_SetString(PyExc_RuntimeError, e.what());
+      raise(PyExc_RuntimeError, e);
     }
-  });
+  }, m.ptr());
   bind_array(m);
   bind_construct(m);
   bind_math(m);

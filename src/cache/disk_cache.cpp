@@ -312,7 +312,7 @@ std::string refusal(const std::string& path, const std::string& reason, const st
 /// Creates `path` if missing and checks that it is a safe place to load code from;
 /// returns why it is refused, or "".
 std::string prepare_directory(const std::string& path) {
-  const std::string choose = "set KILN_CACHE_DIR (or call kiln::set_disk_cache_dir()) to a directory of your own";
+  const std::string choose = "set KILN_CACHE_DIR (or call set_disk_cache_dir()) to a directory of your own";
   if (path.empty())
     return "the disk cache has no directory (HOME is not set and the user has no home directory), so kernels are "
            "cached in memory only; " + choose + ".";

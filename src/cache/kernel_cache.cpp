@@ -254,7 +254,7 @@ CacheStats cache_stats() {
     stats.kernels = c.kernels.size();
   }
   if (!flag(Flag::DiskCache)) {  // never touch the directory then
-    stats.disk_problem = "turned off (Flag::DiskCache, KILN_DISK_CACHE=0)";
+    stats.disk_problem = "turned off (the DiskCache flag, KILN_DISK_CACHE=0)";
     return stats;
   }
   detail::DiskCache& disk = detail::disk_cache();

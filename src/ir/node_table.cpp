@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <vector>
 
 namespace kiln::detail {
 
@@ -59,9 +60,29 @@ void free_node(Index index) {
   if (loop_region) release_region(loop_region);
 }
 
+/// Frees the node when nothing references it, and then every node only it kept alive.
+/// Iterative: releasing the last reference to a chain of 100,000 unevaluated operations
+/// frees the whole chain, which recursion would do 100,000 frames deep. (Every caller
+/// holds the state lock, which guards the worklist.)
 void release_if_unused(Index index) {
   const Node& n = node(index);
-  if (n.ref_ext == 0 && n.ref_int == 0) free_node(index);
+  if (n.ref_ext != 0 || n.ref_int != 0) return;
+  static std::vector<Index> pending;
+  static bool draining = false;
+  pending.push_back(index);
+  if (draining) return;  // an outer call frees it
+  draining = true;
+  struct Reset {
+    ~Reset() {
+      draining = false;
+      pending.clear();
+    }
+  } reset;
+  while (!pending.empty()) {
+    Index next = pending.back();
+    pending.pop_back();
+    free_node(next);
+  }
 }
 
 

@@ -65,6 +65,23 @@ TEST_F(Eval, EvaluatedNodesCollapse) {
   EXPECT_EQ(y.read(3), 8.f);
 }
 
+// Releasing the last reference to a long unevaluated chain frees the whole chain, without
+// recursing once per node: that overflowed the stack at about 40,000 nodes. A child
+// process runs it, so the failure is a crash of the child, not of the test run.
+TEST_F(Eval, DroppingAVeryLongChainFreesItWithoutRecursion) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  size_t before = live_nodes();
+  EXPECT_EXIT(
+      {
+        {
+          Float x = iota(4);
+          for (int i = 0; i < 300000; ++i) x = x * 1.0001f + 1.f;
+        }
+        std::exit(live_nodes() == before ? 0 : 1);
+      },
+      ::testing::ExitedWithCode(0), "");
+}
+
 TEST_F(Eval, OneKernelPerSize) {
   Float a = iota(10) * 2.f, b = iota(20) + 1.f, c = iota(10) - 1.f;
   eval(a, b, c);

@@ -6,6 +6,7 @@
 
 #include "backend/backend.h"
 #include "cache/kernel_cache.h"
+#include "eval/growth_watch.h"
 #include "eval/history.h"
 #include "eval/schedule.h"
 #include "ir/verify.h"
@@ -159,6 +160,7 @@ void evaluate(const Index* indices, size_t count) {
   for (Index target : targets) node(target).dirty_size = 0;
   for (Index e : effects) dec_ref_int(e);
   for (Index i : scheduled) dec_ref_int(i);
+  watch_pending_growth(s.pending_nodes);
 #ifndef NDEBUG
   if (std::string problem = verify_ir(); !problem.empty())
     throw InternalError("kiln: IR verifier after evaluation: " + problem);

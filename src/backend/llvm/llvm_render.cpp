@@ -130,7 +130,8 @@ class Renderer {
   }
 
   // ---- pieces of a long kernel (backend/kernel_split.h) ----
-  static constexpr const char* kPieceArguments = "i64 %i, i64 %end, ptr %buffers, ptr %sizes, ptr %params, ptr %check, ptr %frame";
+  static constexpr const char* kPieceArguments =
+      "i64 %i, i64 %end, ptr %buffers, ptr %sizes, ptr %params, ptr %check, ptr %frame";
 
   /// Renders each piece as a function of its own (into pieces_) and calls them in order;
   /// then loads the outputs for store_outputs().
@@ -184,7 +185,8 @@ class Renderer {
     }
   }
   std::string frame_address(const KernelSplit& split, uint32_t position) {
-    return instr("getelementptr inbounds i8, ptr %frame, i64 " + std::to_string(uint64_t(split.frame_slot[position]) * width_ * 8));
+    uint64_t offset = uint64_t(split.frame_slot[position]) * width_ * 8;
+    return instr("getelementptr inbounds i8, ptr %frame, i64 " + std::to_string(offset));
   }
   uint32_t frame_alignment() const { return std::min(64u, width_ * 8); }
 

@@ -176,7 +176,7 @@ void bind_runtime(nb::module_& m) {
           set_kernel_split(uint32_t(count));
         },
         nb::arg("statements"),
-        "Kernels of more than this many statements compile as pieces of about this many (default 1000; "
+        "Kernels of more than this many statements compile as pieces of about this many (default 5000; "
         "0 never splits), so compile time grows linearly with kernel size. Results are the same.");
   m.def("kernel_split", &kernel_split, "See set_kernel_split().");
 }

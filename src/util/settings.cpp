@@ -55,7 +55,7 @@ struct Settings {
   std::atomic<uint32_t> threshold{env_threshold()};
   std::atomic<LogLevel> level{env_log_level()};
   std::atomic<size_t> block_size{16384};
-  std::atomic<uint32_t> kernel_split{1000};
+  std::atomic<uint32_t> kernel_split{5000};
 };
 Settings& settings() {
   static Settings instance;

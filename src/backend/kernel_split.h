@@ -1,7 +1,7 @@
 // Splitting a long kernel into pieces that compile separately. LLVM's instruction
 // scheduler and register allocator take time superlinear in the size of a basic block
-// (and in the uses of a value across it): a 20,000-op kernel compiled 8x slower than a
-// 5,000-op one. A backend renders each piece as a function of its own and calls them in
+// (and in the uses of a value across it): a 20,000-op kernel took 9x as long to compile
+// as a 5,000-op one. A backend renders each piece as a function of its own and calls them in
 // order for every packet, so compile time grows linearly; the values one piece computes
 // and a later one reads travel through a per-packet stack frame. Results are unchanged:
 // every statement is computed by the same instructions, only the function it sits in

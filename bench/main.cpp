@@ -33,6 +33,7 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -65,8 +66,8 @@ Plan make_plan(bool quick) {
   p.view.width = p.view.height = side;
   p.view.dx = p.view.dy = 3.0f / float(side);
   p.mandelbrot_reps = quick ? 3 : 7;
-  if (quick) p.compile_ops_and_reps = {{10, 5}, {100, 5}, {1000, 2}};
-  else p.compile_ops_and_reps = {{10, 9}, {100, 9}, {1000, 5}, {10000, 1}};
+  if (quick) p.compile_ops_and_reps = {{10, 5}, {100, 5}, {1000, 2}, {10000, 1}};
+  else p.compile_ops_and_reps = {{10, 9}, {100, 9}, {1000, 5}, {10000, 1}, {50000, 1}, {100000, 1}};
   p.round_trips = quick ? 2000 : 20000;
   return p;
 }
@@ -234,37 +235,72 @@ void run_mandelbrot(const Plan& plan, std::vector<Row>& rows) {
 
 // ---- 4: compile time against kernel size -------------------------------------------------
 
+/// Median codegen+LLVM seconds of compiling op_chain(ops) `reps` times, each a new kernel
+/// (`salt`); `note` gets how it was measured.
+double chain_compile_seconds(const kiln::Float& x, const kiln::Float& y, size_t ops, int reps, std::string& note) {
+  static uint32_t salt = 1;
+  std::vector<double> logged, difference, tracing;
+  size_t logged_ops = 0;
+  for (int r = 0; r < reps; ++r) {
+    kiln::flush_kernel_cache();
+    uint32_t s = salt++;
+    LaunchLog log;
+    kiln::Float a, b;
+    tracing.push_back(time_once([&] { a = op_chain(x, y, ops, s); }));
+    double first = time_once([&] { kiln::eval(a); });
+    b = op_chain(x, y, ops, s);  // the same kernel again: a cache hit
+    double cached = time_once([&] { kiln::eval(b); });
+    difference.push_back(first - cached);
+    for (const Launch& l : log.launches())
+      if (l.compiled) {
+        logged.push_back((l.codegen_ms + l.compile_ms) / 1e3);
+        logged_ops = l.ops;
+      }
+  }
+  note = "codegen+LLVM from the log (ops=" + std::to_string(logged_ops) + "); first-cached eval " +
+         format_seconds(median(difference)) + "; trace " + format_seconds(median(tracing)) +
+         (reps > 1 ? "; median of " + std::to_string(reps) : "; one run");
+  return median(logged);
+}
+
+std::string ms_per_op(double seconds, size_t ops) {
+  char text[64];
+  std::snprintf(text, sizeof(text), "%.4f ms/op", seconds * 1e3 / double(ops));
+  return text;
+}
+
+/// Rows per kernel size; then, for kernels of 10,000 ops and more, compile time per op
+/// against the 1000-op kernel's (linear growth keeps the ratio near 1), and the 10,000-op
+/// kernel compiled whole (kiln::set_kernel_split(0)) against in pieces.
 void run_compile_times(const Plan& plan, std::vector<Row>& rows) {
   ScopedFlag no_disk(kiln::Flag::DiskCache, false);  // a kernel from an earlier run would not compile
   const size_t n = 1024;  // small: the kernel's run time does not matter here
   HostFloats hx = random_floats(n, 4), hy = random_floats(n, 5);
   kiln::Float x = kiln::Float::wrap(hx.get(), n), y = kiln::Float::wrap(hy.get(), n);
-  static uint32_t salt = 1;
+  std::map<size_t, double> seconds;
   for (auto [ops, reps] : plan.compile_ops_and_reps) {
-    std::vector<double> logged, difference, tracing;
-    size_t logged_ops = 0;
-    for (int r = 0; r < reps; ++r) {
-      kiln::flush_kernel_cache();
-      uint32_t s = salt++;
-      LaunchLog log;
-      kiln::Float a, b;
-      tracing.push_back(time_once([&] { a = op_chain(x, y, ops, s); }));
-      double first = time_once([&] { kiln::eval(a); });
-      b = op_chain(x, y, ops, s);  // the same kernel again: a cache hit
-      double cached = time_once([&] { kiln::eval(b); });
-      difference.push_back(first - cached);
-      for (const Launch& l : log.launches())
-        if (l.compiled) {
-          logged.push_back((l.codegen_ms + l.compile_ms) / 1e3);
-          logged_ops = l.ops;
-        }
-    }
-    Row row{"compile " + std::to_string(ops) + "-op kernel", median(logged), kNone,
-            ops == 100 ? Goal::KilnAtMost : Goal::None, 5e-3, ""};
-    row.note = "codegen+LLVM from the log (ops=" + std::to_string(logged_ops) + "); first-cached eval " +
-               format_seconds(median(difference)) + "; trace " + format_seconds(median(tracing)) +
-               (reps > 1 ? "; median of " + std::to_string(reps) : "; one run");
+    Row row{"compile " + std::to_string(ops) + "-op kernel", 0, kNone, ops == 100 ? Goal::KilnAtMost : Goal::None,
+            5e-3, ""};
+    row.kiln_s = seconds[ops] = chain_compile_seconds(x, y, ops, reps, row.note);
     rows.push_back(row);
+  }
+  const double per_op_1000 = seconds.at(1000) / 1000;
+  for (auto [ops, compile_s] : seconds) {
+    if (ops < 10000) continue;
+    rows.push_back({"  compile per op, " + std::to_string(ops) + " vs 1000 ops", compile_s / double(ops), per_op_1000,
+                    Goal::RatioAtLeast, 0.5,
+                    ms_per_op(compile_s, ops) + " against " + ms_per_op(seconds.at(1000), 1000) +
+                        " (ratio near 1: compile time linear in kernel size)"});
+  }
+  if (seconds.count(10000)) {
+    uint32_t split = kiln::kernel_split();
+    kiln::set_kernel_split(0);
+    std::string note;
+    double whole_s = chain_compile_seconds(x, y, 10000, 1, note);
+    kiln::set_kernel_split(split);
+    rows.push_back({"  compile 10000-op kernel in pieces vs whole", seconds.at(10000), whole_s, Goal::None, 0,
+                    "pieces of " + std::to_string(split) + " statements (kiln::kernel_split()); whole: " +
+                        ms_per_op(whole_s, 10000)});
   }
 }
 

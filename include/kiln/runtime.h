@@ -117,6 +117,14 @@ int packet_width();
 /// Number of lanes each parallel task runs (a multiple of the packet width).
 void set_block_size(size_t lanes);
 size_t block_size();
+/// Kernels of more than this many statements compile as pieces of about this many, each
+/// a function of its own, so that compile time grows linearly with kernel size (LLVM's
+/// scheduling and register allocation grow faster than that within one function). Default
+/// 5000 (smaller pieces compile a little faster still, but each boundary costs run time);
+/// 0 never splits. Results are the same either way; kernels compiled before a change keep
+/// their form.
+void set_kernel_split(uint32_t statements);
+uint32_t kernel_split();
 
 /// Prints the pending IR (everything reachable from live arrays), deterministically.
 std::string ir_listing();

@@ -167,6 +167,18 @@ void bind_runtime(nb::module_& m) {
   m.def("set_block_size", [](int64_t lanes) { set_block_size(to_size(lanes, "set_block_size")); },
         nb::arg("lanes"), "Lanes per parallel task (a multiple of the packet width).");
   m.def("block_size", &block_size, "Lanes per parallel task.");
+  m.def("set_kernel_split",
+        [](int64_t statements) {
+          size_t count = to_size(statements, "set_kernel_split");
+          if (count > UINT32_MAX)
+            throw ValueError("kiln: set_kernel_split(): " + std::to_string(count) +
+                             " statements is more than 4294967295; use 0 to never split kernels");
+          set_kernel_split(uint32_t(count));
+        },
+        nb::arg("statements"),
+        "Kernels of more than this many statements compile as pieces of about this many (default 5000; "
+        "0 never splits), so compile time grows linearly with kernel size. Results are the same.");
+  m.def("kernel_split", &kernel_split, "See set_kernel_split().");
 }
 
 }  // namespace kiln::python

@@ -6,6 +6,7 @@
 
 #include "backend/backend.h"
 #include "cache/kernel_cache.h"
+#include "eval/growth_watch.h"
 #include "eval/history.h"
 #include "eval/interrupt.h"
 #include "eval/schedule.h"
@@ -177,6 +178,7 @@ void evaluate(const Index* indices, size_t count) {
     throw;
   }
   release();
+  watch_pending_growth(s.pending_nodes);
 #ifndef NDEBUG
   if (std::string problem = verify_ir(); !problem.empty())
     throw InternalError("kiln: IR verifier after evaluation: " + problem);

@@ -81,6 +81,7 @@ struct State {
   std::vector<Index> side_effects;  ///< pending, in program order (internal refs)
   std::vector<Index> scheduled;     ///< marked by schedule() (internal refs)
   uint64_t next_serial = 1;
+  size_t pending_nodes = 0;  ///< live nodes other than Data: traced work not evaluated yet
   uint64_t schedule_passes = 0;  ///< kernels scheduled so far (see Node::schedule_pass)
   std::unordered_map<uint32_t, Region> regions;  ///< recorded loop bodies by id
   std::vector<uint32_t> open_regions;  ///< being recorded, innermost last

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <vector>
 
 namespace kiln::detail {
 
@@ -47,6 +48,7 @@ void free_node(Index index) {
   Index operands[4];
   std::copy(n.operands, n.operands + 4, operands);
   if (n.labelled) s.notes.erase(index);
+  if (n.op != Op::Data) s.pending_nodes--;
   uint32_t loop_region = n.op == Op::Loop ? uint32_t(n.literal) : 0;
   n = Node{};
   s.free_list.push_back(index);
@@ -129,6 +131,7 @@ Index create_node(const Node& prototype) {
   n.ref_int = 0;
   n.serial = s.next_serial++;
   n.scope = scope;
+  if (n.op != Op::Data) s.pending_nodes++;
   for (Index op : n.operands)
     if (op) s.nodes[op].ref_int++;
   if (numbered) s.value_numbers.insert(key_of(n), index);
@@ -149,6 +152,7 @@ void collapse_to_data(Index index, std::shared_ptr<Buffer> buffer) {
   Node& n = node(index);
   Index operands[4];
   std::copy(n.operands, n.operands + 4, operands);
+  if (n.op != Op::Data) state().pending_nodes--;
   n.op = Op::Data;
   n.literal = 0;
   std::fill(n.operands, n.operands + 4, 0);

@@ -45,13 +45,18 @@ std::string verify_ir() {
     for (Index i : r.effects) int_refs[i]++;
   }
   for (Index e : s.scheduled) int_refs[e]++;
+  size_t pending = 0;
   for (Index i = 1; i < s.nodes.size(); ++i) {
     const Node& n = s.nodes[i];
     if (n.ref_ext + n.ref_int == 0) continue;
+    pending += n.op != Op::Data;
     if (n.ref_int != int_refs[i])
       return fail(i, "internal reference count " + std::to_string(n.ref_int) + " but " +
                          std::to_string(int_refs[i]) + " users");
   }
+  if (pending != s.pending_nodes)
+    return "the pending node count is " + std::to_string(s.pending_nodes) + " but " + std::to_string(pending) +
+           " live nodes are not Data";
   return {};
 }
 

@@ -55,6 +55,7 @@ struct Settings {
   std::atomic<uint32_t> threshold{env_threshold()};
   std::atomic<LogLevel> level{env_log_level()};
   std::atomic<size_t> block_size{16384};
+  std::atomic<uint32_t> kernel_split{5000};
 };
 Settings& settings() {
   static Settings instance;
@@ -95,6 +96,9 @@ void set_block_size(size_t lanes) {
   settings().block_size = lanes;
 }
 size_t block_size() { return settings().block_size; }
+
+void set_kernel_split(uint32_t statements) { settings().kernel_split = statements; }
+uint32_t kernel_split() { return settings().kernel_split; }
 
 void set_generalization_threshold(uint32_t variants) {
   if (variants == 0)

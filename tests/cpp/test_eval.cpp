@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "eval/growth_watch.h"
 #include "ir/verify.h"
 
 #include <algorithm>
@@ -63,6 +64,74 @@ TEST_F(Eval, EvaluatedNodesCollapse) {
   // Only y remains: its operands were released when it became Data.
   EXPECT_EQ(live_nodes(), before + 1);
   EXPECT_EQ(y.read(3), 8.f);
+}
+
+// Releasing the last reference to a long unevaluated chain frees the whole chain, without
+// recursing once per node: that overflowed the stack at about 40,000 nodes. A child
+// process runs it, so the failure is a crash of the child, not of the test run.
+TEST_F(Eval, DroppingAVeryLongChainFreesItWithoutRecursion) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  size_t before = live_nodes();
+  EXPECT_EXIT(
+      {
+        {
+          Float x = iota(4);
+          for (int i = 0; i < 300000; ++i) x = x * 1.0001f + 1.f;
+        }
+        std::exit(live_nodes() == before ? 0 : 1);
+      },
+      ::testing::ExitedWithCode(0), "");
+}
+
+/// Runs `iterations` evaluations of a small unrelated kernel while `state` gains
+/// `ops_per_iteration` operations per iteration (evaluated each time when `eval_state`),
+/// and an unevaluated computation of `held_ops` operations stays alive throughout;
+/// returns what Kiln printed to stderr.
+std::string loop_log(int iterations, int ops_per_iteration, bool eval_state, size_t held_ops = 0) {
+  detail::reset_growth_watch();
+  LogLevel saved = log_level();
+  set_log_level(LogLevel::Warn);
+  Float state = iota(64), unrelated = iota(64), held = iota(64);
+  for (size_t k = 0; k < held_ops; ++k) held = held + unrelated;
+  ::testing::internal::CaptureStderr();
+  for (int i = 0; i < iterations; ++i) {
+    for (int k = 0; k < ops_per_iteration; ++k) state = state * 0.5f + unrelated;
+    if (eval_state) eval(state);
+    Float printed = unrelated * float(i);
+    eval(printed);
+  }
+  std::string log = ::testing::internal::GetCapturedStderr();
+  set_log_level(saved);
+  return log;
+}
+
+size_t count_of(const std::string& text, const std::string& what) {
+  size_t count = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++count;
+  return count;
+}
+
+// A loop that updates an array and evaluates only something else: the array's pending
+// history grows at every evaluation, and Kiln says so once.
+TEST_F(Eval, PendingWorkGrowingAcrossEvaluationsWarnsOnce) {
+  int per_iteration = int(detail::kGrowingPendingNodes / detail::kGrowingEvaluations);
+  std::string log = loop_log(int(detail::kGrowingEvaluations) * 3, per_iteration, false);
+  EXPECT_EQ(count_of(log, "never evaluated kept piling up"), 1u) << log;
+  EXPECT_NE(log.find("eval(x)"), std::string::npos) << log;
+}
+
+// Pending work that is large but does not grow is not the pattern either.
+TEST_F(Eval, LoopThatEvaluatesItsStateDoesNotWarn) {
+  int per_iteration = int(detail::kGrowingPendingNodes / detail::kGrowingEvaluations);
+  std::string log =
+      loop_log(int(detail::kGrowingEvaluations) * 3, per_iteration, true, detail::kGrowingPendingNodes);
+  EXPECT_EQ(count_of(log, "piling up"), 0u) << log;
+}
+
+// Growth that stays small (a few pending operations per iteration) is not worth a warning.
+TEST_F(Eval, SmallPendingGrowthDoesNotWarn) {
+  std::string log = loop_log(int(detail::kGrowingEvaluations) * 3, 2, false);
+  EXPECT_EQ(count_of(log, "piling up"), 0u) << log;
 }
 
 TEST_F(Eval, OneKernelPerSize) {

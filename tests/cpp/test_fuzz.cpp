@@ -183,3 +183,25 @@ TEST(Fuzz, SymbolicLoopsMatchInterpreter) {
     if (HasFailure()) return;
   }
 }
+
+// Kernels split into pieces of a few statements (kernel_split(); long kernels compile that
+// way) must give the same results: nearly every value crosses between pieces. Straight-line
+// programs from seed 400001 and loop programs from seed 300001:
+//   KILN_FUZZ_SPLIT_PROGRAMS=N, KILN_FUZZ_SPLIT_LOOPS=N   how many of each
+// (a failing seed reproduces under Fuzz.JitMatchesInterpreter only with this test's split).
+TEST(Fuzz, SplitKernelsMatchInterpreter) {
+  uint32_t split = kernel_split();
+  bool disk = flag(Flag::DiskCache);
+  set_flag(Flag::DiskCache, false);  // kernels compiled whole elsewhere must not stand in
+  flush_kernel_cache();
+  set_kernel_split(3);
+  for (uint64_t seed = 400001; seed <= 400000 + env_number("KILN_FUZZ_SPLIT_PROGRAMS", 100); ++seed) {
+    check_seed(seed);
+    if (HasFailure()) break;
+  }
+  for (uint64_t seed = 300001; seed <= 300000 + env_number("KILN_FUZZ_SPLIT_LOOPS", 30) && !HasFailure(); ++seed)
+    check_loop_seed(seed);
+  set_kernel_split(split);
+  set_flag(Flag::DiskCache, disk);
+  flush_kernel_cache();
+}

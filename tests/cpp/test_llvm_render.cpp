@@ -43,8 +43,8 @@ KernelStatement output(KernelStatement s, uint32_t slot) {
   return s;
 }
 
-void check_golden(const std::string& name, const KernelForm& form) {
-  std::string text = render_llvm_ir(form, "kiln_kernel_" + name, 128);
+void check_golden(const std::string& name, const KernelForm& form, uint32_t split_statements = 0) {
+  std::string text = render_llvm_ir(form, "kiln_kernel_" + name, 128, split_statements);
   std::string path = std::string(KILN_GOLDEN_DIR) + "/llvm/" + name + ".ll";
   if (update_golden) {
     std::ofstream(path) << text;
@@ -154,6 +154,25 @@ TEST(LlvmRender, ParametersAreReadFromTheParameterBlock) {
                         statement(Op::Add, VarType::Float32, {2, 4}), flag,
                         output(statement(Op::Select, VarType::Float32, {6, 5, 0}), 1)},
                        1, 1));
+}
+
+TEST(LlvmRender, SplitIntoPieces) {
+  // Pieces of 3 statements: [0, 3) [3, 6) [6, 9) [9, 10). Products and a Bool cross pieces
+  // through the frame (one slot reused once its value is read); inputs and the literal are
+  // recomputed where they are read; outputs of any piece are stored by the kernel.
+  //   p = a * 2; c = p < b; s = c ? p + b : a; out2 = p; out3 = s; out4 = (s - 2) * a
+  KernelStatement less = statement(Op::Lt, VarType::Bool, {4, 2});
+  less.operand_type = VarType::Float32;
+  check_golden("split_pieces",
+               form_of({statement(Op::Literal, VarType::Bool), input(VarType::Float32, 0),
+                        input(VarType::Float32, 1, true), statement(Op::Literal, VarType::Float32, {}, 0x40000000),
+                        output(statement(Op::Mul, VarType::Float32, {1, 3}), 2),
+                        less, statement(Op::Add, VarType::Float32, {4, 2}),
+                        output(statement(Op::Select, VarType::Float32, {5, 6, 1}), 3),
+                        statement(Op::Sub, VarType::Float32, {7, 3}),
+                        output(statement(Op::Mul, VarType::Float32, {8, 1}), 4)},
+                       2, 3),
+               3);
 }
 
 int main(int argc, char** argv) {

@@ -397,3 +397,28 @@ def test_packet_width_and_block_size():
     width = kl.packet_width()
     assert width in (4, 8, 16)
     assert kl.block_size() % width == 0
+
+
+def test_kernel_split_gives_the_same_results():
+    saved = kl.kernel_split()
+    kl.set_flag(kl.Flag.DiskCache, False)  # a kernel compiled whole must not stand in (conftest restores it)
+    x = np.linspace(-1.0, 1.0, 100, dtype=np.float32)
+    try:
+        results = []
+        for split in (0, 3):  # whole, then pieces of 3 statements
+            kl.set_kernel_split(split)
+            assert kl.kernel_split() == split
+            kl.flush_kernel_cache()
+            v = kl.Float(x)
+            for k in range(40):
+                v = kl.select(v > 0.5, v * 0.5, v + 0.25) if k % 2 else v * 0.9 + 0.1
+            results.append(v.numpy())
+        np.testing.assert_array_equal(results[0], results[1])
+    finally:
+        kl.set_kernel_split(saved)
+
+
+@pytest.mark.parametrize("bad, message", [(-1, "must not be negative"), (2**40, "more than 4294967295")])
+def test_kernel_split_rejects_counts_out_of_range(bad, message):
+    with pytest.raises(ValueError, match=message):
+        kl.set_kernel_split(bad)

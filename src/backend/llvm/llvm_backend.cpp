@@ -224,7 +224,7 @@ class LlvmBackend final : public Backend {
     LlvmJit& j = jit();
     std::lock_guard<std::mutex> lock(j.mutex);
     auto t0 = std::chrono::steady_clock::now();
-    std::string ir = render_llvm_ir(form, symbol, j.vector_bits());
+    std::string ir = render_llvm_ir(form, symbol, j.vector_bits(), kernel_split());
     auto t1 = std::chrono::steady_clock::now();
     LLVMMemoryBufferRef buffer = j.compile_object(ir, symbol);
     const uint8_t* start = reinterpret_cast<const uint8_t*>(LLVMGetBufferStart(buffer));

@@ -7,8 +7,10 @@
 
 #include <kiln/errors.h>
 
+#include "backend/kernel_split.h"
 #include "ir/op_info.h"
 
+#include <algorithm>
 #include <set>
 #include <sstream>
 #include <vector>
@@ -40,26 +42,23 @@ unsigned bit_width(VarType t) { return t == VarType::Bool ? 1 : unsigned(type_si
 
 class Renderer {
  public:
-  Renderer(const KernelForm& form, int vector_bits)
-      : form_(form), width_(form.packet_width), vector_bits_(vector_bits),
+  Renderer(const KernelForm& form, int vector_bits, uint32_t split_statements)
+      : form_(form), width_(form.packet_width), vector_bits_(vector_bits), split_statements_(split_statements),
         names_(form.statements.size()) {}
 
   std::string render(const std::string& name) {
     find_value_uses();
+    KernelSplit split = plan_kernel_split(form_, split_statements_, kMaxFrameBytes / (width_ * 8));
     entry_ << "entry:\n";
-    for (uint32_t slot = 0; slot < form_.input_count + form_.output_count; ++slot) {
-      entry_ << "  %buf.p" << slot << " = getelementptr inbounds ptr, ptr %buffers, i64 " << slot << "\n";
-      entry_ << "  %buf" << slot << " = load ptr, ptr %buf.p" << slot << ", align 8\n";
-    }
+    for (uint32_t slot = 0; slot < form_.input_count + form_.output_count; ++slot) load_buffer(slot);
     splat(entry_, "end.v", "i64", "%end");
     block_ = "loop";
     body_ << "loop:\n";
     body_ << "  %i = phi i64 [ %start, %entry ], [ %i.next, %latch ]\n";
-    splat(body_, "i.v", "i64", "%i");
-    body_ << "  %lane = add " << vec("i64") << " %i.v, " << lane_offsets() << "\n";
-    body_ << "  %active = icmp ult " << vec("i64") << " %lane, %end.v\n";
+    lane_mask();
     body_ << "  %i.next = add i64 %i, " << width_ << "\n";
-    for (uint32_t i = 0; i < form_.statements.size(); ++i) emit(i);
+    if (split.pieces() > 1) call_pieces(name, split);
+    else for (uint32_t i = 0; i < form_.statements.size(); ++i) emit(i);
     store_outputs();
     body_ << "latch:\n";
     body_ << "  %more = icmp ult i64 %i.next, %end\n";
@@ -80,11 +79,11 @@ class Renderer {
     out << "define void @" << name
         << "(i64 %start, i64 %end, ptr noalias nocapture readonly %buffers, ptr noalias nocapture "
            "readonly %sizes, ptr noalias nocapture readonly %params, ptr %check, i64 %stream.flag) #0 {\n";
-    out << entry_.str() << body_.str() << "\n";
+    out << entry_.str() << body_.str() << pieces_ << "\n";
     for (const std::string& d : declarations_) out << d << "\n";
     if (form_.output_count) out << "\n!0 = !{i32 1}\n";
-    out << "\nattributes #0 = { nounwind \"min-legal-vector-width\"=\"" << vector_bits_
-        << "\" \"prefer-vector-width\"=\"" << vector_bits_ << "\" }\n";
+    out << "\nattributes #0 = { nounwind " << vector_width_attributes() << " }\n";
+    if (!pieces_.empty()) out << "attributes #1 = { noinline nounwind " << vector_width_attributes() << " }\n";
     return out.str();
   }
 
@@ -116,6 +115,82 @@ class Renderer {
     out << "  %" << tag << " = shufflevector " << vec(scalar) << " %" << tag << ".ins, "
         << vec(scalar) << " poison, " << vec("i32") << " zeroinitializer\n";
   }
+
+  std::string vector_width_attributes() const {
+    return "\"min-legal-vector-width\"=\"" + std::to_string(vector_bits_) + "\" \"prefer-vector-width\"=\"" +
+           std::to_string(vector_bits_) + "\"";
+  }
+  void load_buffer(uint32_t slot) {
+    entry_ << "  %buf.p" << slot << " = getelementptr inbounds ptr, ptr %buffers, i64 " << slot << "\n";
+    entry_ << "  %buf" << slot << " = load ptr, ptr %buf.p" << slot << ", align 8\n";
+  }
+  /// %lane (the packet's lane indices) and %active (those below %end), from %i.
+  void lane_mask() {
+    splat(body_, "i.v", "i64", "%i");
+    body_ << "  %lane = add " << vec("i64") << " %i.v, " << lane_offsets() << "\n";
+    body_ << "  %active = icmp ult " << vec("i64") << " %lane, %end.v\n";
+  }
+
+  // ---- pieces of a long kernel (backend/kernel_split.h) ----
+  static constexpr const char* kPieceArguments =
+      "i64 %i, i64 %end, ptr %buffers, ptr %sizes, ptr %params, ptr %check, ptr %frame";
+
+  /// Renders each piece as a function of its own (into pieces_) and calls them in order;
+  /// then loads the outputs for store_outputs().
+  void call_pieces(const std::string& name, const KernelSplit& split) {
+    entry_ << "  %frame = alloca [" << split.frame_slots * width_ * 8 << " x i8], align 64\n";
+    for (uint32_t k = 0; k < split.pieces(); ++k) {
+      std::string symbol = name + ".p" + std::to_string(k);
+      render_piece(symbol, split, k);
+      body_ << "  call void @" << symbol << "(" << kPieceArguments << ")\n";
+    }
+    import_values(split, split.imports.back());
+  }
+
+  /// `define internal void @symbol(i64 %i, i64 %end, ...)`: piece k's statements for the
+  /// packet at %i, with the values it imports at the top and those it exports at the end.
+  void render_piece(const std::string& symbol, const KernelSplit& split, uint32_t k) {
+    std::ostringstream kernel_entry, kernel_body;
+    std::swap(entry_, kernel_entry);
+    std::swap(body_, kernel_body);
+    entry_ << "entry:\n";
+    for (uint32_t slot : split.input_slots[k]) load_buffer(slot);
+    splat(entry_, "end.v", "i64", "%end");
+    block_ = "body";
+    body_ << "body:\n";
+    lane_mask();
+    import_values(split, split.imports[k]);
+    uint32_t end = k + 1 < split.pieces() ? split.starts[k + 1] : uint32_t(form_.statements.size());
+    for (uint32_t i = split.starts[k]; i < end; ++i) emit(i);
+    for (uint32_t p : split.exports[k]) {
+      std::string address = frame_address(split, p);
+      body_ << "  store " << vec(form_.statements[p].type) << " " << names_[p] << ", ptr " << address << ", align "
+            << frame_alignment() << "\n";
+    }
+    body_ << "  ret void\n}\n";
+    pieces_ += "\ndefine internal void @" + symbol +
+               "(i64 %i, i64 %end, ptr noalias nocapture readonly %buffers, ptr noalias nocapture readonly %sizes, "
+               "ptr noalias nocapture readonly %params, ptr %check, ptr noalias nocapture %frame) #1 {\n" +
+               entry_.str() + "  br label %body\n" + body_.str();
+    std::swap(entry_, kernel_entry);
+    std::swap(body_, kernel_body);
+    block_ = "loop";
+  }
+
+  /// Makes the values of `positions` (defined in earlier pieces) available here: leaves
+  /// are recomputed, the others loaded from the frame.
+  void import_values(const KernelSplit& split, const std::vector<uint32_t>& positions) {
+    for (uint32_t p : positions) {
+      if (is_leaf(form_.statements[p].op)) emit(p);
+      else names_[p] = instr("load " + vec(form_.statements[p].type) + ", ptr " + frame_address(split, p) +
+                             ", align " + std::to_string(frame_alignment()));
+    }
+  }
+  std::string frame_address(const KernelSplit& split, uint32_t position) {
+    uint64_t offset = uint64_t(split.frame_slot[position]) * width_ * 8;
+    return instr("getelementptr inbounds i8, ptr %frame, i64 " + std::to_string(offset));
+  }
+  uint32_t frame_alignment() const { return std::min(64u, width_ * 8); }
 
   std::string temp() { return "%t" + std::to_string(next_temp_++); }
   std::string label(uint32_t position, const char* what) {
@@ -734,9 +809,15 @@ class Renderer {
     });
   }
 
+  /// Frames (values crossing pieces) above this size are not worth a split: the kernel
+  /// compiles as one function instead (the frame lives on a worker thread's stack).
+  static constexpr uint32_t kMaxFrameBytes = 256 * 1024;
+
   const KernelForm& form_;
   const uint32_t width_;
   const int vector_bits_;
+  const uint32_t split_statements_;
+  std::string pieces_;  ///< the functions of a split kernel's pieces
   std::vector<std::string> names_;
   std::vector<bool> value_used_;
   std::ostringstream entry_, body_;
@@ -749,8 +830,9 @@ class Renderer {
 
 }  // namespace
 
-std::string render_llvm_ir(const KernelForm& form, const std::string& name, int vector_bits) {
-  return Renderer(form, vector_bits).render(name);
+std::string render_llvm_ir(const KernelForm& form, const std::string& name, int vector_bits,
+                           uint32_t split_statements) {
+  return Renderer(form, vector_bits, split_statements).render(name);
 }
 
 }  // namespace kiln::detail

@@ -10,7 +10,10 @@ namespace kiln::detail {
 
 /// LLVM IR of a function `name(i64 start, i64 end, ptr buffers, ptr sizes, ptr params,
 /// ptr check)` that runs lanes [start, end) of `form` in packets of form.packet_width
-/// lanes, with a masked tail. `vector_bits` is the widest native vector register.
-std::string render_llvm_ir(const KernelForm& form, const std::string& name, int vector_bits);
+/// lanes, with a masked tail. `vector_bits` is the widest native vector register. A form
+/// of more than `split_statements` statements (0: no limit) is rendered as pieces of about
+/// that many, each a function of its own that the packet loop calls (backend/kernel_split.h).
+std::string render_llvm_ir(const KernelForm& form, const std::string& name, int vector_bits,
+                           uint32_t split_statements = 0);
 
 }  // namespace kiln::detail

@@ -13,6 +13,7 @@
 #include <kiln/runtime.h>
 
 #include "eval/kernel_form.h"
+#include "util/env.h"
 #include "util/settings.h"
 
 #include <xxhash.h>
@@ -33,6 +34,7 @@
 #include <cstring>
 #include <ctime>
 #include <memory>
+#include <optional>
 #include <string_view>
 #include <tuple>
 
@@ -338,38 +340,16 @@ std::string prepare_directory(const std::string& path) {
 
 /// $KILN_CACHE_DIR, else $HOME/.cache/kiln (the password database's home when HOME is unset).
 std::string default_directory() {
-  if (const char* dir = std::getenv("KILN_CACHE_DIR"); dir && *dir) return dir;
+  if (std::optional<std::string> dir = env_text("KILN_CACHE_DIR")) return *dir;
   const char* home = std::getenv("HOME");
   if (!home || !*home)
     if (const passwd* user = getpwuid(geteuid())) home = user->pw_dir;
   return home && *home ? std::string(home) + "/.cache/kiln" : std::string();
 }
 
-/// $KILN_CACHE_LIMIT (bytes, with an optional K, M or G suffix), else 1 GiB.
-size_t env_limit() {
-  const char* text = std::getenv("KILN_CACHE_LIMIT");
-  if (!text || !*text) return kDefaultLimit;
-  char* end = nullptr;
-  errno = 0;
-  unsigned long long value = std::strtoull(text, &end, 10);
-  int shift = 0;
-  switch (std::toupper((unsigned char)*end)) {
-    case 'K': shift = 10; ++end; break;
-    case 'M': shift = 20; ++end; break;
-    case 'G': shift = 30; ++end; break;
-  }
-  if (!std::isdigit((unsigned char)text[0]) || errno == ERANGE || *end != '\0' || value > (SIZE_MAX >> shift)) {
-    log(LogLevel::Warn, std::string("KILN_CACHE_LIMIT=\"") + printable(text) +
-                            "\" is not a size (bytes with an optional K, M or G suffix, e.g. 512M); "
-                            "using the default 1G");
-    return kDefaultLimit;
-  }
-  return size_t(value) << shift;
-}
-
 }  // namespace
 
-DiskCache::DiskCache() : directory_(default_directory()), limit_(env_limit()) {}
+DiskCache::DiskCache() : directory_(default_directory()), limit_(env_bytes("KILN_CACHE_LIMIT", kDefaultLimit)) {}
 
 bool DiskCache::open_locked() {
   if (!opened_) {

@@ -1,58 +1,37 @@
 // Flags, log level and launch block size, initialized from KILN_* environment variables.
 #include "util/settings.h"
 
+#include "util/env.h"
+
 #include <kiln/errors.h>
 
 #include <atomic>
-#include <cstdlib>
-#include <cstring>
 #include <iostream>
 #include <mutex>
 
 namespace kiln {
 namespace {
 
-/// The boolean value of an environment variable ("1/true/on", "0/false/off"), or `fallback`.
-bool env_bool(const char* name, bool fallback) {
-  const char* value = std::getenv(name);
-  if (!value) return fallback;
-  for (const char* yes : {"1", "true", "on"})
-    if (std::strcmp(value, yes) == 0) return true;
-  for (const char* no : {"0", "false", "off"})
-    if (std::strcmp(value, no) == 0) return false;
-  return fallback;
-}
-
-uint32_t env_threshold() {
-  const char* value = std::getenv("KILN_GENERALIZE_AFTER");
-  if (!value) return 2;
-  char* end = nullptr;
-  unsigned long n = std::strtoul(value, &end, 10);
-  return end != value && *end == 0 && n >= 1 && n <= 1000000 ? uint32_t(n) : 2;
-}
-
 LogLevel env_log_level() {
-  const char* value = std::getenv("KILN_LOG");
-  if (!value) return LogLevel::Warn;
-  std::string v = value;
-  if (v == "error") return LogLevel::Error;
-  if (v == "info") return LogLevel::Info;
-  if (v == "debug") return LogLevel::Debug;
-  return LogLevel::Warn;
+  return LogLevel(detail::env_choice("KILN_LOG",
+                                     {{"error", int(LogLevel::Error)},
+                                      {"warn|warning", int(LogLevel::Warn)},
+                                      {"info", int(LogLevel::Info)},
+                                      {"debug", int(LogLevel::Debug)}},
+                                     int(LogLevel::Warn)));
 }
 
 bool env_interpreter() {
-  const char* value = std::getenv("KILN_BACKEND");
-  return value && std::strcmp(value, "interp") == 0;
+  return detail::env_choice("KILN_BACKEND", {{"llvm|cpu", 0}, {"interp|interpreter", 1}}, 0) == 1;
 }
 
 struct Settings {
-  std::atomic<bool> checks{env_bool("KILN_CHECKS", false)};
+  std::atomic<bool> checks{detail::env_flag("KILN_CHECKS", false)};
   std::atomic<bool> interpreter{env_interpreter()};
-  std::atomic<bool> generalize{env_bool("KILN_GENERALIZE", true)};
-  std::atomic<bool> disk_cache{env_bool("KILN_DISK_CACHE", true)};
-  std::atomic<bool> symbolic{env_bool("KILN_SYMBOLIC", true)};
-  std::atomic<uint32_t> threshold{env_threshold()};
+  std::atomic<bool> generalize{detail::env_flag("KILN_GENERALIZE", true)};
+  std::atomic<bool> disk_cache{detail::env_flag("KILN_DISK_CACHE", true)};
+  std::atomic<bool> symbolic{detail::env_flag("KILN_SYMBOLIC", true)};
+  std::atomic<uint32_t> threshold{uint32_t(detail::env_unsigned("KILN_GENERALIZE_AFTER", 1, 1000000, 2))};
   std::atomic<LogLevel> level{env_log_level()};
   std::atomic<size_t> block_size{16384};
   std::atomic<uint32_t> kernel_split{5000};

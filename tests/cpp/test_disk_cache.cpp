@@ -8,6 +8,7 @@
 
 #include "cache/disk_cache.h"
 #include "eval/kernel_form.h"
+#include "scoped_env.h"
 
 #include <fcntl.h>
 #include <pwd.h>
@@ -112,24 +113,6 @@ void fix_checksum(std::vector<uint8_t>& file) {
   uint64_t sum = expected_checksum(file);
   std::memcpy(file.data() + layout_of(file).checksum_at, &sum, sizeof(sum));
 }
-
-/// Sets (or, with nullptr, unsets) an environment variable until the end of the scope.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    if (value) setenv(name, value, 1);
-    else unsetenv(name);
-  }
-  ~ScopedEnv() {
-    if (old_) setenv(name_.c_str(), old_->c_str(), 1);
-    else unsetenv(name_.c_str());
-  }
-
- private:
-  std::string name_;
-  std::optional<std::string> old_;
-};
 
 /// Each test gets a fresh, not yet existing cache directory `dir_` under a temporary `root_`.
 class DiskCacheTest : public ::testing::Test {
@@ -489,18 +472,21 @@ TEST_F(DiskCacheTest, DirectoryOfAnotherUserIsRefused) {
 TEST(DiskCacheSettings, LimitComesFromTheEnvironment) {
   kiln::set_log_level(kiln::LogLevel::Warn);
   const std::pair<const char*, size_t> good[] = {
-      {"1234", 1234}, {"512K", 512u << 10}, {"2m", 2u << 20}, {"3G", size_t(3) << 30}, {"0", 0}};
+      {"1234", 1234}, {"512K", 512u << 10}, {"2m", 2u << 20}, {"3G", size_t(3) << 30}, {"0", 0}, {" 7", 7},
+      {"64MB", 64u << 20}};
   for (auto [text, bytes] : good) {
     ScopedEnv env("KILN_CACHE_LIMIT", text);
     EXPECT_EQ(DiskCache().limit(), bytes) << text;
   }
-  for (const char* text : {"12X", "-5", "K", "1.5G", " 7", "99999999999999999999", "20000000000G"}) {
+  for (const char* text : {"12X", "-5", "K", "1.5G", "99999999999999999999", "20000000000G"}) {
     ScopedEnv env("KILN_CACHE_LIMIT", text);
     testing::internal::CaptureStderr();
     size_t limit = DiskCache().limit();
     std::string err = testing::internal::GetCapturedStderr();
     EXPECT_EQ(limit, size_t(1) << 30) << text;
-    EXPECT_NE(err.find(std::string("KILN_CACHE_LIMIT=\"") + text + "\" is not a size"), std::string::npos) << err;
+    EXPECT_NE(err.find(std::string("KILN_CACHE_LIMIT=\"") + text + "\" is not a valid value (accepted: bytes"),
+              std::string::npos)
+        << err;
   }
   ScopedEnv unset("KILN_CACHE_LIMIT", nullptr);
   EXPECT_EQ(DiskCache().limit(), size_t(1) << 30);

@@ -422,3 +422,34 @@ def test_kernel_split_gives_the_same_results():
 def test_kernel_split_rejects_counts_out_of_range(bad, message):
     with pytest.raises(ValueError, match=message):
         kl.set_kernel_split(bad)
+
+
+def _child_settings(env_vars):
+    """Runs a child Python with the given KILN_* variables; returns (settings, stderr)."""
+    import json
+    import os
+    import subprocess
+    import sys
+    code = ("import json, kiln as kl; print(json.dumps({'log': kl.log_level().name, "
+            "'checks': kl.flag(kl.Flag.Checks), 'symbolic': kl.flag(kl.Flag.Symbolic), "
+            "'interpreter': kl.flag(kl.Flag.Interpreter)}))")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("KILN_") or k == "KILN_CACHE_DIR"}
+    env.update(env_vars)
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout), done.stderr
+
+
+def test_environment_variables_take_the_usual_spellings():
+    settings, err = _child_settings({"KILN_LOG": "INFO", "KILN_CHECKS": "True", "KILN_SYMBOLIC": "no",
+                                     "KILN_BACKEND": "Interpreter"})
+    assert settings == {"log": "Info", "checks": True, "symbolic": False, "interpreter": True}
+    assert "not a valid value" not in err
+
+
+def test_bad_environment_values_warn_with_the_accepted_ones():
+    settings, err = _child_settings({"KILN_BACKEND": "gpu", "KILN_CHECKS": "maybe", "KILN_LOG": "loud"})
+    assert settings == {"log": "Warn", "checks": False, "symbolic": True, "interpreter": False}
+    assert 'KILN_BACKEND="gpu" is not a valid value (accepted: llvm|cpu, interp|interpreter)' in err
+    assert 'KILN_CHECKS="maybe" is not a valid value' in err
+    assert 'KILN_LOG="loud" is not a valid value (accepted: error, warn|warning, info, debug)' in err

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <set>
 #include <sstream>
+#include <utility>
 #include <vector>
 
 namespace kiln::detail {
@@ -68,9 +69,7 @@ class Renderer {
       body_ << "  br i1 %stream, label %exit.fence, label %exit.return\nexit.fence:\n";
       body_ << "  fence seq_cst\n  br label %exit.return\nexit.return:\n";
     }
-    body_ << "  ret void\n";
-    if (polls_interrupt_) body_ << "interrupted:\n  ret void\n";
-    body_ << "}\n";
+    end_function();
     entry_ << "  %stream = icmp ne i64 %stream.flag, 0\n";
     entry_ << "  br label %loop\n";
 
@@ -131,6 +130,13 @@ class Renderer {
     body_ << "  %active = icmp ult " << vec("i64") << " %lane, %end.v\n";
   }
 
+  /// Returns from the function being rendered; a loop latch that saw Ctrl-C returns early.
+  void end_function() {
+    body_ << "  ret void\n";
+    if (polls_interrupt_) body_ << "interrupted:\n  ret void\n";
+    body_ << "}\n";
+  }
+
   // ---- pieces of a long kernel (backend/kernel_split.h) ----
   static constexpr const char* kPieceArguments =
       "i64 %i, i64 %end, ptr %buffers, ptr %sizes, ptr %params, ptr %check, ptr %frame";
@@ -153,6 +159,7 @@ class Renderer {
     std::ostringstream kernel_entry, kernel_body;
     std::swap(entry_, kernel_entry);
     std::swap(body_, kernel_body);
+    bool kernel_polls_interrupt = std::exchange(polls_interrupt_, false);
     entry_ << "entry:\n";
     for (uint32_t slot : split.input_slots[k]) load_buffer(slot);
     splat(entry_, "end.v", "i64", "%end");
@@ -167,13 +174,14 @@ class Renderer {
       body_ << "  store " << vec(form_.statements[p].type) << " " << names_[p] << ", ptr " << address << ", align "
             << frame_alignment() << "\n";
     }
-    body_ << "  ret void\n}\n";
+    end_function();
     pieces_ += "\ndefine internal void @" + symbol +
                "(i64 %i, i64 %end, ptr noalias nocapture readonly %buffers, ptr noalias nocapture readonly %sizes, "
                "ptr noalias nocapture readonly %params, ptr %check, ptr noalias nocapture %frame) #1 {\n" +
                entry_.str() + "  br label %body\n" + body_.str();
     std::swap(entry_, kernel_entry);
     std::swap(body_, kernel_body);
+    polls_interrupt_ = kernel_polls_interrupt;
     block_ = "loop";
   }
 

@@ -18,6 +18,8 @@ entry:
   %lit5.bits = bitcast i32 1073741824 to float
   %lit5.ins = insertelement <4 x float> poison, float %lit5.bits, i64 0
   %lit5 = shufflevector <4 x float> %lit5.ins, <4 x float> poison, <4 x i32> zeroinitializer
+  %interrupt.p = getelementptr inbounds ptr, ptr %check, i64 1
+  %interrupt = load ptr, ptr %interrupt.p, align 8
   %stream = icmp ne i64 %stream.flag, 0
   br label %loop
 loop:
@@ -49,7 +51,9 @@ L6.body:
   %s8.next = select <4 x i1> %L6.active, <4 x float> %t7, <4 x float> %s8
   br label %L6.latch
 L6.latch:
-  br label %L6.head
+  %L6.stop = load atomic i32, ptr %interrupt monotonic, align 4
+  %L6.go = icmp eq i32 %L6.stop, 0
+  br i1 %L6.go, label %L6.head, label %interrupted
 L6.exit:
   %t8 = getelementptr inbounds float, ptr %buf2, i64 %i
   %full = icmp ule i64 %i.next, %end
@@ -70,6 +74,8 @@ exit.fence:
   fence seq_cst
   br label %exit.return
 exit.return:
+  ret void
+interrupted:
   ret void
 }
 

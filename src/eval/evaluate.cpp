@@ -102,7 +102,11 @@ std::string run_group(const KernelGroup& group) {
     throw_if_interrupted();  // the outputs are incomplete: their nodes stay unevaluated
   }
 
+  // Collapsing an output releases its operands, which may hold the last reference to another
+  // output (a loop result read only by a value computed from it): hold them all meanwhile.
+  for (Index output : k.outputs) inc_ref_int(output);
   for (uint32_t i = 0; i < form.output_count; ++i) collapse_to_data(k.outputs[i], std::move(results[i]));
+  for (Index output : k.outputs) dec_ref_int(output);
   if (!check.failed) return {};
   std::string where = "kiln: " + describe_statement(k, check.statement) + "(): index " + std::to_string(check.index) +
                       " is out of range for an array of " + std::to_string(check.size) + " elements";

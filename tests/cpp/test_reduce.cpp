@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <limits>
 #include <random>
+#include <type_traits>
 #include <vector>
 
 using namespace kiln;
@@ -65,7 +66,10 @@ template <typename T> std::vector<T> host_block_reduce(ReduceOp op, const std::v
       switch (op) {
         case ReduceOp::None: break;
         case ReduceOp::Add: acc = T(acc + a[i]); break;
-        case ReduceOp::Mul: acc = T(acc * a[i]); break;
+        case ReduceOp::Mul:  // integers wrap, as in Kiln (and without signed overflow here)
+          if constexpr (std::is_integral_v<T>) acc = T(std::make_unsigned_t<T>(acc) * std::make_unsigned_t<T>(a[i]));
+          else acc = T(acc * a[i]);
+          break;
         case ReduceOp::Min: acc = std::min(acc, a[i]); break;
         case ReduceOp::Max: acc = std::max(acc, a[i]); break;
         case ReduceOp::And: if constexpr (std::is_integral_v<T>) acc = T(acc & a[i]); break;

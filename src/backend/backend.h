@@ -14,10 +14,10 @@
 
 namespace kiln::detail {
 
-/// Shared with generated code: the first member is called when gather or scatter lanes
-/// (`lanes` of one packet) have indices out of range. Those lanes read 0 or write nothing;
-/// the first report's details are kept, the lanes counted, and after the launch checked
-/// mode raises while fast mode warns.
+/// Shared with generated code: in checked mode the first member is called when gather or
+/// scatter lanes (`lanes` of one packet) have indices out of range (in any mode those lanes
+/// read 0 or write nothing); the first report's details are kept, the lanes counted, and
+/// IndexError raised after the launch.
 struct CheckState {
   void (*report)(CheckState* self, uint32_t statement, uint64_t index, uint64_t size, uint64_t lanes);
   /// Nonzero when the launch should stop (Ctrl-C): polled at every loop back edge and

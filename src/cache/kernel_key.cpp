@@ -6,7 +6,8 @@ namespace kiln::detail {
 KernelShape kernel_shape(const KernelForm& form, const Hash128& target) {
   // Slot statements of a scheduled form carry no value, so the statements are the shape.
   Hasher128 hasher;
-  uint32_t header[] = {kKernelFormatVersion, form.packet_width, form.input_count, form.output_count};
+  uint32_t header[] = {kKernelFormatVersion, form.packet_width, form.input_count, form.output_count,
+                       uint32_t(form.checks)};
   hasher.update(target);
   hasher.update(header);
   hasher.update(form.statements.data(), form.statements.size() * sizeof(KernelStatement));
@@ -28,6 +29,7 @@ KernelForm generic_form(const KernelForm& form, const KernelShape& shape, const 
   generic.statements = form.statements;
   generic.input_count = form.input_count;
   generic.output_count = form.output_count;
+  generic.checks = form.checks;
   generic.packet_width = form.packet_width;
   uint64_t parameter = 0;
   for (size_t k = 0; k < shape.slots.positions.size(); ++k) {

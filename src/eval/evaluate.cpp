@@ -63,7 +63,7 @@ StatementNotes statement_notes(const ScheduledKernel& k) {
 /// failed bounds check (empty when none) so the caller can finish collapsing first.
 std::string run_group(const KernelGroup& group) {
   Backend& backend = active_backend();
-  ScheduledKernel k = schedule_kernel(group, backend.packet_width());
+  ScheduledKernel k = schedule_kernel(group, flag(Flag::Checks), backend.packet_width());
   const KernelForm& form = k.form;
 
   std::vector<void*> buffers(form.input_count + form.output_count);
@@ -108,14 +108,10 @@ std::string run_group(const KernelGroup& group) {
   for (uint32_t i = 0; i < form.output_count; ++i) collapse_to_data(k.outputs[i], std::move(results[i]));
   for (Index output : k.outputs) dec_ref_int(output);
   if (!check.failed) return {};
-  std::string where = "kiln: " + describe_statement(k, check.statement) + "(): index " + std::to_string(check.index) +
-                      " is out of range for an array of " + std::to_string(check.size) + " elements";
-  if (flag(Flag::Checks))
-    return where + " (checked mode); the lane was skipped. Fix the index computation or mask the lane.";
-  log(LogLevel::Warn, where + " (" + std::to_string(check.lanes.load()) +
-                          " lanes out of range in this launch: they read 0 and wrote nothing). Fix the index "
-                          "computation or mask the lanes; KILN_CHECKS=1 (the Checks flag) raises IndexError instead.");
-  return {};
+  return "kiln: " + describe_statement(k, check.statement) + "(): index " + std::to_string(check.index) +
+         " is out of range for an array of " + std::to_string(check.size) + " elements (checked mode; " +
+         std::to_string(check.lanes.load()) + " lanes out of range in this launch, skipped). Fix the index "
+         "computation or mask the lanes.";
 }
 
 }  // namespace

@@ -36,7 +36,8 @@ std::string describe_origin(const StatementNote* note) {
 
 std::string print_kernel_form(const KernelForm& form, const StatementNotes& notes) {
   std::ostringstream out;
-  out << "kernel inputs=" << form.input_count << " outputs=" << form.output_count << "\n";
+  out << "kernel inputs=" << form.input_count << " outputs=" << form.output_count
+      << (form.checks ? " checked" : "") << "\n";
   std::string indent = "  ";  // two more spaces inside each loop
   for (size_t i = 0; i < form.statements.size(); ++i) {
     const KernelStatement& s = form.statements[i];

@@ -16,7 +16,7 @@ namespace kiln::detail {
 
 /// Version of the kernel form and of the code backends generate from it. Bump it when
 /// either changes meaning: it is part of every kernel's identity.
-inline constexpr uint32_t kKernelFormatVersion = 4;
+inline constexpr uint32_t kKernelFormatVersion = 5;
 
 inline constexpr uint32_t kNoSlot = UINT32_MAX;
 
@@ -55,6 +55,9 @@ struct KernelForm {
   LiteralSlots slots;         ///< scheduled forms only (compiled forms hold values in place)
   uint32_t input_count = 0;   ///< buffer slots [0, input_count) are inputs
   uint32_t output_count = 0;  ///< then output slots
+  /// Checked mode: out-of-range gather/scatter lanes are reported (and raise after the
+  /// launch). Either way they read 0 or write nothing.
+  bool checks = false;
   uint32_t packet_width = 1;  ///< SIMD lanes the backend generates
 
   /// Number of operations that do work (everything but leaves), for logs and tests.

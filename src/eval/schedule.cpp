@@ -27,7 +27,9 @@ namespace {
 
 class KernelBuilder {
  public:
-  KernelBuilder(uint32_t packet_width, size_t lanes) : pass_(++state().schedule_passes), lanes_(lanes) {
+  KernelBuilder(bool checks, uint32_t packet_width, size_t lanes)
+      : pass_(++state().schedule_passes), lanes_(lanes) {
+    kernel_.form.checks = checks;
     kernel_.form.packet_width = packet_width;
   }
 
@@ -235,8 +237,8 @@ class KernelBuilder {
 
 }  // namespace
 
-ScheduledKernel schedule_kernel(const KernelGroup& group, uint32_t packet_width) {
-  KernelBuilder builder(packet_width, group.size);
+ScheduledKernel schedule_kernel(const KernelGroup& group, bool checks, uint32_t packet_width) {
+  KernelBuilder builder(checks, packet_width, group.size);
   for (Index effect : group.effects) {
     builder.visit(effect);
     // A counter's old values outlive the kernel when anything still uses them.

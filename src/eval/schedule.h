@@ -31,6 +31,6 @@ std::vector<KernelGroup> group_by_size(const std::vector<Index>& roots,
                                        const std::vector<Index>& effects);
 
 /// Builds the canonical form of one group's kernel.
-ScheduledKernel schedule_kernel(const KernelGroup& group, uint32_t packet_width);
+ScheduledKernel schedule_kernel(const KernelGroup& group, bool checks, uint32_t packet_width);
 
 }  // namespace kiln::detail

@@ -57,11 +57,12 @@ void check_golden(const std::string& name, const KernelForm& form, uint32_t spli
   EXPECT_EQ(text, expected.str()) << "rendering of " << name << " changed; if intended, rerun with --update";
 }
 
-KernelForm form_of(std::vector<KernelStatement> statements, uint32_t inputs, uint32_t outputs) {
+KernelForm form_of(std::vector<KernelStatement> statements, uint32_t inputs, uint32_t outputs, bool checks = false) {
   KernelForm form;
   form.statements = std::move(statements);
   form.input_count = inputs;
   form.output_count = outputs;
+  form.checks = checks;
   form.packet_width = 4;
   return form;
 }
@@ -89,14 +90,14 @@ TEST(LlvmRender, IntegerEdgeCases) {
                        2, 3));
 }
 
-TEST(LlvmRender, GatherAndScatterAddSkipOutOfRangeLanes) {
+TEST(LlvmRender, CheckedGatherAndScatterAdd) {
   KernelStatement counter = statement(Op::Counter, VarType::UInt32);
-  check_golden("gather_scatter_add",
+  check_golden("checked_gather_scatter_add",
                form_of({statement(Op::Literal, VarType::Bool), input(VarType::Float32, 0), counter,
                         statement(Op::Literal, VarType::Bool, {}, 1),
                         statement(Op::Gather, VarType::Float32, {1, 2, 3}), input(VarType::Float32, 1),
                         statement(Op::Scatter, VarType::Float32, {5, 4, 2, 3}, uint64_t(ReduceOp::Add))},
-                       2, 0));
+                       2, 0, true));
 }
 
 TEST(LlvmRender, ScatterIncAppend) {

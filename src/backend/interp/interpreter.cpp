@@ -141,7 +141,7 @@ class InterpretedKernel final : public Kernel {
 
   bool in_range(uint32_t position, uint32_t slot, uint64_t index, const LaunchArgs& args) const {
     if (index < args.buffer_sizes[slot]) return true;
-    args.check->report(args.check, position, index, args.buffer_sizes[slot], 1);
+    if (form_.checks) args.check->report(args.check, position, index, args.buffer_sizes[slot], 1);
     return false;
   }
 

@@ -13,6 +13,17 @@ entry:
   %lit0 = shufflevector <4 x i1> %lit0.ins, <4 x i1> poison, <4 x i32> zeroinitializer
   %lit2.ins = insertelement <4 x i32> poison, i32 0, i64 0
   %lit2 = shufflevector <4 x i32> %lit2.ins, <4 x i32> poison, <4 x i32> zeroinitializer
+  %s4.size.p = getelementptr inbounds i64, ptr %sizes, i64 0
+  %s4.size = load i64, ptr %s4.size.p, align 8
+  %s4.small = icmp ult i64 %s4.size, 4294967296
+  %s4.count = select i1 %s4.small, i64 %s4.size, i64 4294967296
+  %s4.last64 = sub i64 %s4.count, 1
+  %s4.last.s = trunc i64 %s4.last64 to i32
+  %s4.empty.s = icmp eq i64 %s4.size, 0
+  %s4.last.ins = insertelement <4 x i32> poison, i32 %s4.last.s, i64 0
+  %s4.last = shufflevector <4 x i32> %s4.last.ins, <4 x i32> poison, <4 x i32> zeroinitializer
+  %s4.empty.ins = insertelement <4 x i1> poison, i1 %s4.empty.s, i64 0
+  %s4.empty = shufflevector <4 x i1> %s4.empty.ins, <4 x i1> poison, <4 x i32> zeroinitializer
   %stream = icmp ne i64 %stream.flag, 0
   br label %loop
 loop:
@@ -27,55 +38,39 @@ loop:
   %in3.b = icmp ne <4 x i8> %t1, zeroinitializer
   %t2 = zext <4 x i32> %lit2 to <4 x i64>
   %t3 = and <4 x i1> %active, %in3.b
-  %t4 = getelementptr inbounds i64, ptr %sizes, i64 0
-  %t5 = load i64, ptr %t4, align 8
-  %t6 = insertelement <4 x i64> poison, i64 %t5, i64 0
-  %t7 = shufflevector <4 x i64> %t6, <4 x i64> poison, <4 x i32> zeroinitializer
-  %t8 = icmp uge <4 x i64> %t2, %t7
-  %t9 = and <4 x i1> %t3, %t8
-  %t10 = call i1 @llvm.vector.reduce.or.v4i1(<4 x i1> %t9)
-  br i1 %t10, label %s4.report, label %s4.resume
-s4.report:
-  %t11 = bitcast <4 x i1> %t9 to i4
-  %t12 = zext i4 %t11 to i64
-  %t13 = call i64 @llvm.cttz.i64(i64 %t12, i1 true)
-  %t14 = extractelement <4 x i64> %t2, i64 %t13
-  %t15 = call i64 @llvm.ctpop.i64(i64 %t12)
-  %t16 = load ptr, ptr %check, align 8
-  call void %t16(ptr %check, i32 4, i64 %t14, i64 %t5, i64 %t15)
-  br label %s4.resume
-s4.resume:
-  %t17 = xor <4 x i1> %t8, <i1 true, i1 true, i1 true, i1 true>
-  %t18 = and <4 x i1> %t3, %t17
-  %t19 = bitcast <4 x i1> %t18 to i4
-  %t20 = zext i4 %t19 to i64
+  %t4 = icmp ugt <4 x i32> %lit2, %s4.last
+  %t5 = or <4 x i1> %t4, %s4.empty
+  %t6 = xor <4 x i1> %t5, <i1 true, i1 true, i1 true, i1 true>
+  %t7 = and <4 x i1> %t3, %t6
+  %t8 = bitcast <4 x i1> %t7 to i4
+  %t9 = zext i4 %t8 to i64
   br label %s4.head
 s4.head:
-  %s4.m = phi i64 [ %t20, %s4.resume ], [ %s4.mnext, %s4.next ]
-  %s4.acc = phi <4 x i32> [ zeroinitializer, %s4.resume ], [ %s4.accnext, %s4.next ]
+  %s4.m = phi i64 [ %t9, %loop ], [ %s4.mnext, %s4.next ]
+  %s4.acc = phi <4 x i32> [ zeroinitializer, %loop ], [ %s4.accnext, %s4.next ]
   %s4.none = icmp eq i64 %s4.m, 0
   br i1 %s4.none, label %s4.done, label %s4.lane
 s4.lane:
-  %t21 = call i64 @llvm.cttz.i64(i64 %s4.m, i1 true)
-  %t22 = sub i64 %s4.m, 1
-  %s4.mnext = and i64 %s4.m, %t22
-  %t23 = extractelement <4 x i64> %t2, i64 %t21
-  %t24 = getelementptr i32, ptr %buf0, i64 %t23
-  %t25 = atomicrmw add ptr %t24, i32 1 monotonic, align 4
+  %t10 = call i64 @llvm.cttz.i64(i64 %s4.m, i1 true)
+  %t11 = sub i64 %s4.m, 1
+  %s4.mnext = and i64 %s4.m, %t11
+  %t12 = extractelement <4 x i64> %t2, i64 %t10
+  %t13 = getelementptr i32, ptr %buf0, i64 %t12
+  %t14 = atomicrmw add ptr %t13, i32 1 monotonic, align 4
   br label %s4.next
 s4.next:
-  %s4.accnext = insertelement <4 x i32> %s4.acc, i32 %t25, i64 %t21
+  %s4.accnext = insertelement <4 x i32> %s4.acc, i32 %t14, i64 %t10
   br label %s4.head
 s4.done:
-  %t26 = getelementptr inbounds i32, ptr %buf2, i64 %i
+  %t15 = getelementptr inbounds i32, ptr %buf2, i64 %i
   %full = icmp ule i64 %i.next, %end
   %streaming = and i1 %full, %stream
   br i1 %streaming, label %store.stream, label %store.masked
 store.stream:
-  store <4 x i32> %s4.acc, ptr %t26, align 16, !nontemporal !0
+  store <4 x i32> %s4.acc, ptr %t15, align 16, !nontemporal !0
   br label %latch
 store.masked:
-  call void @llvm.masked.store.v4i32.p0(<4 x i32> %s4.acc, ptr %t26, i32 4, <4 x i1> %active)
+  call void @llvm.masked.store.v4i32.p0(<4 x i32> %s4.acc, ptr %t15, i32 4, <4 x i1> %active)
   br label %latch
 latch:
   %more = icmp ult i64 %i.next, %end
@@ -90,8 +85,6 @@ exit.return:
 }
 
 declare <4 x i8> @llvm.masked.load.v4i8.p0(ptr, i32, <4 x i1>, <4 x i8>)
-declare i1 @llvm.vector.reduce.or.v4i1(<4 x i1>)
-declare i64 @llvm.ctpop.i64(i64)
 declare i64 @llvm.cttz.i64(i64, i1)
 declare void @llvm.masked.store.v4i32.p0(<4 x i32>, ptr, i32, <4 x i1>)
 

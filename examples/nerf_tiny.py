@@ -77,13 +77,13 @@ def render_truth(origins, dirs):
 # ----------------------------------------------------------------------------- the model
 
 
-def make_model(width=64, n_freq=5):
+def make_model(seed, width=64, n_freq=5):
     pe = kl.nn.PositionalEncoding(n_freq)
     mlp = kl.nn.Sequential(
-        kl.nn.Linear(pe.out_features(3), width, seed=1), kl.nn.ReLU(),
-        kl.nn.Linear(width, width, seed=2), kl.nn.ReLU(),
-        kl.nn.Linear(width, width, seed=3), kl.nn.ReLU(),
-        kl.nn.Linear(width, 4, seed=4))
+        kl.nn.Linear(pe.out_features(3), width, seed=seed), kl.nn.ReLU(),
+        kl.nn.Linear(width, width, seed=seed + 1), kl.nn.ReLU(),
+        kl.nn.Linear(width, width, seed=seed + 2), kl.nn.ReLU(),
+        kl.nn.Linear(width, 4, seed=seed + 3))
     return pe, mlp
 
 
@@ -142,6 +142,7 @@ def main():
     parser.add_argument("--batch", type=int, default=512, help="rays per training step")
     parser.add_argument("--chunk", type=int, default=128, help="rays per chunk of chunked_map")
     parser.add_argument("--lr", type=float, default=3e-3)
+    parser.add_argument("--seed", type=int, default=5, help="the layers' initial values (seeds seed..seed+3)")
     parser.add_argument("--out", default="nerf_tiny.png")
     args = parser.parse_args()
     start = time.perf_counter()
@@ -154,7 +155,7 @@ def main():
     held_o, held_d = camera_rays(angles[0] + math.pi / args.views)   # between two training views
     held_truth = render_truth(held_o, held_d)
 
-    pe, mlp = make_model()
+    pe, mlp = make_model(args.seed)
     params = mlp.parameters()
     opt = kl.nn.Adam(params, lr=args.lr)
     train = make_render(pe, mlp, args.samples)

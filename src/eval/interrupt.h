@@ -1,5 +1,5 @@
-// Ctrl-C while kernels run: SIGINT is caught for the duration of an evaluation (or an
-// evaluated loop), kernels stop at their next loop iteration or block, and the caller gets
+// Ctrl-C while kernels run: SIGINT is caught for the duration of a launch that can run long
+// (or of an evaluated loop), kernels stop at their next loop iteration or block, and the caller gets
 // kiln::Interrupted with Kiln still usable; the signal then goes on to the handler that
 // was installed before (Python's, which raises KeyboardInterrupt).
 #pragma once

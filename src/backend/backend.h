@@ -2,7 +2,7 @@
 // CUDA), and the factory that picks one. Core code never includes a backend's headers.
 #pragma once
 
-#include "eval/kernel_form.h"
+#include "form/kernel_form.h"
 
 #include <atomic>
 #include <cstddef>

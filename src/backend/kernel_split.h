@@ -8,7 +8,7 @@
 // differs.
 #pragma once
 
-#include "eval/kernel_form.h"
+#include "form/kernel_form.h"
 
 #include <cstdint>
 #include <vector>

@@ -4,7 +4,7 @@
 #pragma once
 
 #include "cache/kernel_key.h"
-#include "eval/kernel_form.h"
+#include "form/kernel_form.h"
 
 #include <deque>
 #include <memory>

@@ -12,7 +12,7 @@
 
 #include <kiln/runtime.h>
 
-#include "eval/kernel_form.h"
+#include "form/kernel_form.h"
 #include "util/env.h"
 #include "util/settings.h"
 

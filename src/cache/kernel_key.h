@@ -5,7 +5,7 @@
 // the array size are not in the form, so they never change a kernel's identity.
 #pragma once
 
-#include "eval/kernel_form.h"
+#include "form/kernel_form.h"
 #include "util/hash.h"
 
 #include <cstdint>

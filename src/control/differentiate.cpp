@@ -16,7 +16,7 @@ bool is_float_value(const Handle& v) { return is_float(node_type(v.index())); }
 
 /// True while a symbolic statement is being recorded (no host reads of its values).
 bool inside_statement() {
-  StateLock lock(kState->mutex);
+  StateLock lock(state().mutex);
   return current_region() != 0;
 }
 
@@ -291,10 +291,10 @@ void check_trajectory(const Handle& iterations, size_t max_iterations, const std
   trace_scatter(ReduceOp::Max, target, iterations.index(), literal(VarType::UInt32, 0).index(),
                 literal(VarType::Bool, 1).index());
   if (target != longest.index()) longest = Handle::steal(target);
-  StateLock lock(kState->mutex);
+  StateLock lock(state().mutex);
   static bool hooked = false;
   if (!hooked) {
-    kState->after_evaluation.push_back(check_deferred_trajectories);
+    state().after_evaluation.push_back(check_deferred_trajectories);
     hooked = true;
   }
   deferred_checks().push_back({std::move(longest), max_iterations, what});
@@ -423,12 +423,12 @@ Values connect(std::shared_ptr<CustomCallbacks> op, const Values& inputs, const 
 bool derivatives_possible() { return ad_recording() && ad_node_count() > 0; }
 
 void ad_check_traversal_allowed(const char* what) {
-  StateLock lock(kState->mutex);
+  StateLock lock(state().mutex);
   std::string statement;
   if (uint32_t id = current_region()) {
     statement = statement_title(region(id).statement, region(id).name);
-  } else if (!kState->input_watches.empty() && kState->input_watches.back()) {
-    const InputWatch& watch = *kState->input_watches.back();
+  } else if (!state().input_watches.empty() && state().input_watches.back()) {
+    const InputWatch& watch = *state().input_watches.back();
     statement = statement_title(watch.statement, watch.name);
   } else {
     return;

@@ -101,7 +101,7 @@ void flush_prints() {
       const PendingPrint& p = prints[i];
       bool counter_pending = false;
       {
-        StateLock lock(kState->mutex);
+        StateLock lock(state().mutex);
         if (scope_open(p.region)) {
           ++i;
           continue;
@@ -143,7 +143,7 @@ void print_async(const std::string& format, const Values& values, Index active_i
   for (size_t k = 0; k < values.size(); ++k) p.specs.push_back(parse_format_spec(parsed.specs[k], fields[k + 2]));
   p.pieces = std::move(parsed.text);
   p.records = std::make_unique<RecorderCore>(fields, print_capacity(lanes));
-  StateLock lock(kState->mutex);
+  StateLock lock(state().mutex);
   Index sequence = sequence_counter().index();
   Handle first = literal(VarType::UInt32, 0, lanes);
   Values record{Handle::steal(make_counter(lanes)),
@@ -155,7 +155,7 @@ void print_async(const std::string& format, const Values& values, Index active_i
   p.region = current_region();
   static bool hooked = false;
   if (!hooked) {
-    kState->after_evaluation.push_back(flush_prints);
+    state().after_evaluation.push_back(flush_prints);
     hooked = true;
   }
   pending_prints().push_back(std::move(p));

@@ -72,7 +72,7 @@ void RecorderCore::append(Index active_index, const Values& values) {
 }
 
 bool RecorderCore::pending() const {
-  StateLock lock(kState->mutex);
+  StateLock lock(state().mutex);
   return node(counter_.index()).dirty_size != 0;
 }
 

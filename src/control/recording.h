@@ -15,7 +15,7 @@ namespace kiln::detail {
 /// Returns the state after the loop, then the outputs. With `once`, the body runs at most
 /// one iteration (a guarded branch or call) and the outputs are only defined on the lanes
 /// where `cond` held.
-Values record_region(const char* statement, const std::string& name, size_t lanes, const Values& state,
+Values record_region(const char* statement, const std::string& name, size_t lanes, const Values& initial,
                      const ConditionFn& cond, const std::function<Values(const Values&, Values& outputs)>& body,
                      bool once = false);
 

@@ -8,8 +8,10 @@
 #include "eval/interrupt.h"
 
 #include "ir/node.h"
+#include "ir/op_info.h"
 #include "util/settings.h"
 
+#include <algorithm>
 #include <optional>
 
 namespace kiln::detail {
@@ -46,31 +48,44 @@ Values symbolic_loop(const Values& state, const ConditionFn& cond, const BodyFn&
 
 /// Watches the first iteration of an evaluated body for per-lane arrays it reads from
 /// outside its state (which compaction could not shrink with the state).
-class CaptureScope {
+class CaptureScope : public CreationWatch {
  public:
-  CaptureScope(const Values& state, size_t lanes) {
-    StateLock lock(kState->mutex);
-    watch_.first_serial = kState->next_serial;
-    watch_.lanes = lanes;
-    allow_all(state);
-    previous_ = kState->capture_watch;
-    kState->capture_watch = &watch_;
+  CaptureScope(const Values& state_values, size_t lanes) : lanes_(lanes) {
+    StateLock lock(state().mutex);
+    first_serial_ = state().next_serial;
+    allow_all(state_values);
+    previous_ = state().creation_watch;
+    state().creation_watch = this;
   }
   /// Arrays the loop itself passes in (the state, the active lanes).
-  void allow(const Handle& value) { watch_.allowed.push_back(value.index()); }
+  void allow(const Handle& value) { allowed_.push_back(value.index()); }
   void allow_all(const Values& values) {
     for (const Handle& v : values) allow(v);
   }
-  ~CaptureScope() {
-    StateLock lock(kState->mutex);
-    kState->capture_watch = previous_;
-    if (previous_ && watch_.found) previous_->found = true;
+  ~CaptureScope() override {
+    StateLock lock(state().mutex);
+    state().creation_watch = previous_;
+    if (auto* outer = dynamic_cast<CaptureScope*>(previous_); outer && found_) outer->found_ = true;
   }
-  bool found() const { return watch_.found; }
+  bool found() const { return found_; }
+
+  /// Notes an operand that is a per-lane array created before the loop and not allowed.
+  void creating(const Node& prototype) override {
+    for (int k = op_has_buffer_operand(prototype.op) ? 1 : 0; k < 4; ++k) {
+      Index op = prototype.operands[k];
+      if (!op) continue;
+      const Node& o = node(op);
+      if (o.serial >= first_serial_ || o.size != lanes_) continue;
+      if (std::find(allowed_.begin(), allowed_.end(), op) == allowed_.end()) found_ = true;
+    }
+  }
 
  private:
-  CaptureWatch watch_;
-  CaptureWatch* previous_ = nullptr;
+  uint64_t first_serial_ = 0;
+  size_t lanes_;
+  std::vector<Index> allowed_;
+  bool found_ = false;
+  CreationWatch* previous_ = nullptr;
 };
 
 Values evaluated_loop(const Values& initial, const ConditionFn& cond, const BodyFn& body, const std::string& what,

@@ -9,7 +9,8 @@
 #include "eval/growth_watch.h"
 #include "eval/history.h"
 #include "eval/interrupt.h"
-#include "eval/schedule.h"
+#include "form/schedule.h"
+#include "ir/read_barrier.h"
 #include "ir/verify.h"
 #include "util/settings.h"
 
@@ -127,17 +128,10 @@ std::string run_group(const KernelGroup& group) {
          "computation or mask the lanes.";
 }
 
-}  // namespace
+/// The IR's read barrier evaluates through this driver.
+[[maybe_unused]] const bool kEvaluatorInstalled = (install_evaluator(&evaluate), true);
 
-void record_check_failure(CheckState* self, uint32_t statement, uint64_t index, uint64_t size, uint64_t lanes) {
-  self->lanes += lanes;
-  uint32_t expected = 0;
-  if (self->failed.compare_exchange_strong(expected, 1)) {
-    self->statement = statement;
-    self->index = index;
-    self->size = size;
-  }
-}
+}  // namespace
 
 void evaluate(const Index* indices, size_t count) {
   State& s = state();
@@ -235,10 +229,4 @@ void read(Index index, size_t i, void* out) {
   std::memcpy(out, p + i * type_size(node(index).type), type_size(node(index).type));
 }
 
-Backend& active_backend() { return flag(Flag::Interpreter) ? interpreter_backend() : llvm_backend(); }
-
 }  // namespace kiln::detail
-
-namespace kiln {
-int packet_width() { return int(detail::llvm_backend().packet_width()); }
-}  // namespace kiln

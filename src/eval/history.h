@@ -3,7 +3,7 @@
 #pragma once
 
 #include "cache/kernel_cache.h"
-#include "eval/kernel_form.h"
+#include "form/kernel_form.h"
 
 namespace kiln::detail {
 

@@ -62,13 +62,12 @@ struct NodeNote {
   bool derived = false;
 };
 
-/// Set while an evaluated loop traces its first iteration: notes whether the body reads
-/// arrays of `lanes` lanes created before it other than `allowed` (its state and mask).
-struct CaptureWatch {
-  uint64_t first_serial = 0;
-  size_t lanes = 0;
-  std::vector<Index> allowed;
-  bool found = false;
+/// Sees every node about to be created while it is installed (State::creation_watch). An
+/// evaluated loop installs one to find arrays its body reads from outside its state.
+class CreationWatch {
+ public:
+  virtual ~CreationWatch() = default;
+  virtual void creating(const Node& prototype) = 0;
 };
 
 /// All of Kiln's tracing state. One instance; every public entry point holds `mutex`.
@@ -89,15 +88,16 @@ struct State {
   std::vector<Index> masks;  ///< the mask stack (internal refs; 0 = all lanes)
   /// Run after every evaluation (e.g. to print what print_async() recorded).
   std::vector<void (*)()> after_evaluation;
-  CaptureWatch* capture_watch = nullptr;
+  CreationWatch* creation_watch = nullptr;  ///< innermost only
   std::vector<const InputWatch*> input_watches;  ///< innermost last; null: a barrier
   /// Nodes waiting to be freed, and whether a call is freeing them (node_table.cpp).
   std::vector<Index> unreferenced;
   bool freeing = false;
 };
-extern State* const kState;
+/// The one State, created when the library loads (use state()).
+extern State* const global_state;
 /// The one State (inline, a plain pointer: tracing and scheduling call this per node).
-inline State& state() { return *kState; }
+inline State& state() { return *global_state; }
 
 /// Locks the global state for the duration of a public entry point.
 using StateLock = std::lock_guard<std::recursive_mutex>;

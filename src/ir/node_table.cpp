@@ -11,7 +11,7 @@ namespace kiln::detail {
 
 // Created when the library is loaded, before any user code can trace (nothing in Kiln
 // traces during static initialization), and never destroyed: arrays may outlive main().
-State* const kState = new State();
+State* const global_state = new State();
 
 namespace {
 NodeKey key_of(const Node& n) {
@@ -91,23 +91,12 @@ void release_operands(const Index (&operands)[4]) {
     if (op) dec_ref_int(op);
 }
 
-/// Notes a read of a per-lane array from outside an evaluated loop's state (CaptureWatch).
-void watch_captures(CaptureWatch& watch, const Node& prototype) {
-  const State& s = state();
-  for (int k = op_has_buffer_operand(prototype.op) ? 1 : 0; k < 4; ++k) {
-    Index op = prototype.operands[k];
-    if (!op) continue;
-    const Node& o = s.nodes[op];
-    if (o.serial >= watch.first_serial || o.size != watch.lanes) continue;
-    if (std::find(watch.allowed.begin(), watch.allowed.end(), op) == watch.allowed.end()) watch.found = true;
-  }
-}
 }  // namespace
 
 Index create_node(const Node& prototype) {
   State& s = state();
   uint32_t scope = scope_of_operands(prototype.operands, 4, op_name(prototype.op));
-  if (s.capture_watch) watch_captures(*s.capture_watch, prototype);
+  if (s.creation_watch) s.creation_watch->creating(prototype);
   bool numbered = value_numbered(prototype.op);
   if (numbered) {
     if (Index existing = s.value_numbers.find(key_of(prototype))) {

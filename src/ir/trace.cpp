@@ -3,7 +3,7 @@
 #include <kiln/detail/trace_api.h>
 #include <kiln/errors.h>
 
-#include "eval/evaluate.h"
+#include "ir/read_barrier.h"
 #include "ir/node.h"
 #include "ir/scalar_ops.h"
 
@@ -52,7 +52,7 @@ size_t broadcast_size(const char* what, const Index* operands, int count) {
 void flush_dirty(const Index* operands, int count) {
   for (int i = 0; i < count; ++i)
     if (node(operands[i]).dirty_size && !node(operands[i]).dirty_scope) {
-      evaluate(nullptr, 0);
+      evaluate_for_read(nullptr, 0);
       return;
     }
 }
@@ -134,7 +134,7 @@ void label_folded(Index folded, const Index* operands, int arity) {
 /// write it in place (copy on write). While a node is dirty, its internal references come
 /// only from the pending scatters into it (any other use flushes them first).
 Index writable_target(Index target, size_t scatter_size) {
-  if (node(target).op != Op::Data) evaluate(&target, 1);
+  if (node(target).op != Op::Data) evaluate_for_read(&target, 1);
   const Node& n = node(target);
   bool shared = n.dirty_size ? n.ref_ext > 1
                              : n.ref_ext + n.ref_int > 1 || n.buffer.use_count() > 1;
@@ -146,7 +146,7 @@ Index writable_target(Index target, size_t scatter_size) {
     return target;
   }
   // Pending scatters of another size would land in another kernel: keep program order.
-  if ((shared || n.dirty_size != scatter_size) && n.dirty_size) evaluate(nullptr, 0);
+  if ((shared || n.dirty_size != scatter_size) && n.dirty_size) evaluate_for_read(nullptr, 0);
   if (!shared) return target;
   const Node& data = node(target);
   return make_copy(data.type, data.buffer->data(), data.size);
@@ -207,7 +207,7 @@ Index make_opaque(Index index) {
   check_live(index, "make_opaque");
   const Node& n = node(index);
   if (n.op == Op::Literal) return make_param(n.type, n.literal, n.size, n.created);
-  if (n.op != Op::Data || n.dirty_size) evaluate(&index, 1);
+  if (n.op != Op::Data || n.dirty_size) evaluate_for_read(&index, 1);
   inc_ref(index);
   return index;
 }
@@ -244,7 +244,7 @@ Index make_wrapped(VarType type, void* data, size_t count, std::shared_ptr<void>
 Index make_prefix(Index index, size_t count) {
   StateLock lock(state().mutex);
   check_live(index, "make_prefix");
-  if (node(index).op != Op::Data || node(index).dirty_size) evaluate(&index, 1);
+  if (node(index).op != Op::Data || node(index).dirty_size) evaluate_for_read(&index, 1);
   const Node& source = node(index);
   if (count > source.size)
     throw SizeError("kiln: make_prefix(): " + std::to_string(count) + " elements of an array of " +
@@ -277,7 +277,7 @@ Index trace(Op op, Index a, Index b, Index c, VarType type) {
     check_index_operands("gather", b, c);
     check_buffer_operand(a, "gathers from");
     flush_dirty(operands, 3);
-    if (node(a).op != Op::Data) evaluate(&a, 1);
+    if (node(a).op != Op::Data) evaluate_for_read(&a, 1);
     Node n;
     n.op = Op::Gather;
     n.type = node(a).type;

@@ -7,7 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "cache/disk_cache.h"
-#include "eval/kernel_form.h"
+#include "form/kernel_form.h"
 #include "scoped_env.h"
 
 #include <fcntl.h>

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "backend/llvm/llvm_render.h"
-#include "eval/kernel_form.h"
+#include "form/kernel_form.h"
 
 #include <cstdlib>
 #include <cstring>

@@ -2,7 +2,7 @@
 // calls), so it is golden-tested like any printer.
 #pragma once
 
-#include "eval/kernel_form.h"
+#include "form/kernel_form.h"
 
 #include <string>
 

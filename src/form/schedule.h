@@ -3,7 +3,7 @@
 // order, and build the canonical kernel form.
 #pragma once
 
-#include "eval/kernel_form.h"
+#include "form/kernel_form.h"
 #include "ir/node.h"
 
 #include <vector>

@@ -1,5 +1,5 @@
 // Op counts and printing of the canonical kernel form.
-#include "eval/kernel_form.h"
+#include "form/kernel_form.h"
 
 #include "ir/op_info.h"
 

@@ -1,6 +1,6 @@
 // Collects the statements of a kernel by depth-first traversal from its side effects (in
 // program order) and roots, stopping at evaluated Data nodes, which become inputs.
-#include "eval/schedule.h"
+#include "form/schedule.h"
 
 #include <algorithm>
 #include <unordered_set>

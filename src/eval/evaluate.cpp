@@ -13,9 +13,9 @@
 #include "ir/read_barrier.h"
 #include "ir/verify.h"
 #include "util/settings.h"
+#include "util/stopwatch.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <optional>
@@ -23,11 +23,6 @@
 
 namespace kiln::detail {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-double ms_since(Clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
 
 /// "Gather (array `label`, labelled at file:line)": the op that failed and the labelled
 /// array it accessed, so a checked-mode error points at user code.
@@ -95,10 +90,10 @@ std::string run_group(const KernelGroup& group) {
   check.report = record_check_failure;
   check.interrupt = &interrupt_flag();
   if (group.size > 0) {
-    auto lookup_start = Clock::now();
+    Stopwatch lookup;
     StatementNoteSource notes{[&] { return statement_notes(k); }, !state().notes.empty()};
     CachedKernel cached = find_or_compile(backend, form, notes);
-    double lookup_ms = ms_since(lookup_start) - cached.times.codegen_ms - cached.times.compile_ms;
+    double lookup_ms = lookup.elapsed_ms() - cached.times.codegen_ms - cached.times.compile_ms;
     LaunchArgs args;
     args.size = group.size;
     args.buffers = buffers.data();
@@ -110,9 +105,9 @@ std::string run_group(const KernelGroup& group) {
     // system calls, 8% of a cache-hit round trip).
     std::optional<InterruptScope> interrupt;
     if (may_run_long(form, group.size)) interrupt.emplace();
-    auto start = Clock::now();
+    Stopwatch launch;
     cached.kernel->launch(args);
-    record_launch(form, cached, group.size, lookup_ms, ms_since(start));
+    record_launch(form, cached, group.size, lookup_ms, launch.elapsed_ms());
     throw_if_interrupted();  // the outputs are incomplete: their nodes stay unevaluated
   }
 

@@ -11,13 +11,13 @@
 #include "eval/history.h"
 #include "ir/node.h"
 #include "memory/allocator.h"
+#include "util/stopwatch.h"
 
 #include <cblas.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstring>
 #include <string>
 
@@ -96,18 +96,17 @@ Index multiply(Index a, Index b, size_t m, size_t k, size_t n, bool transpose_a,
   const void* pb = data(b);
   Index c = make_empty(type, m * n);
   void* pc = const_cast<void*>(data(c));  // a fresh buffer that only `c` references
-  auto start = std::chrono::steady_clock::now();
-  if (m * n == 0) {
-  } else if (k == 0) {
+  Stopwatch stopwatch;
+  if (m * n > 0 && k == 0) {
     std::memset(pc, 0, m * n * type_size(type));
-  } else if (type == VarType::Float32) {
+  } else if (m * n > 0 && type == VarType::Float32) {
     product(static_cast<const float*>(pa), static_cast<const float*>(pb), static_cast<float*>(pc), m, k, n,
             transpose_a, transpose_b);
-  } else {
+  } else if (m * n > 0) {
     product(static_cast<const double*>(pa), static_cast<const double*>(pb), static_cast<double*>(pc), m, k, n,
             transpose_a, transpose_b);
   }
-  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  double ms = stopwatch.elapsed_ms();
   std::string what = std::string("matmul ") + dims(m, k) + (transpose_a ? "ᵀ" : "") + " · " + dims(k, n) +
                      (transpose_b ? "ᵀ" : "") + " (OpenBLAS " + (type == VarType::Float32 ? "sgemm" : "dgemm") +
                      "): operands evaluated, result materialized";

@@ -3,6 +3,7 @@
 // oneTBB. Every LLVM call in Kiln lives in src/backend/llvm/.
 #include "backend/backend.h"
 #include "backend/llvm/llvm_render.h"
+#include "util/stopwatch.h"
 
 #include <kiln/errors.h>
 #include <kiln/runtime.h>
@@ -22,7 +23,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstring>
 #include <mutex>
 #include <string>
@@ -65,10 +65,6 @@ std::string take_message(char* message) {
   return text;
 }
 std::string take_error(LLVMErrorRef error) { return take_message(LLVMGetErrorMessage(error)); }
-
-double ms_between(std::chrono::steady_clock::time_point a, std::chrono::steady_clock::time_point b) {
-  return std::chrono::duration<double, std::milli>(b - a).count();
-}
 
 /// A module parsed into its own context; both are freed when it goes out of scope.
 struct ParsedModule {
@@ -223,17 +219,15 @@ class LlvmBackend final : public Backend {
                                   std::vector<uint8_t>& object) override {
     LlvmJit& j = jit();
     std::lock_guard<std::mutex> lock(j.mutex);
-    auto t0 = std::chrono::steady_clock::now();
+    Stopwatch stopwatch;
     std::string ir = render_llvm_ir(form, symbol, j.vector_bits(), kernel_split());
-    auto t1 = std::chrono::steady_clock::now();
+    times.codegen_ms = stopwatch.lap_ms();
     LLVMMemoryBufferRef buffer = j.compile_object(ir, symbol);
     const uint8_t* start = reinterpret_cast<const uint8_t*>(LLVMGetBufferStart(buffer));
     object.assign(start, start + LLVMGetBufferSize(buffer));
     LLVMOrcResourceTrackerRef tracker = nullptr;
     KernelFunction entry = j.load(buffer, symbol, tracker);
-    auto t2 = std::chrono::steady_clock::now();
-    times.codegen_ms = ms_between(t0, t1);
-    times.compile_ms = ms_between(t1, t2);
+    times.compile_ms = stopwatch.lap_ms();
     return std::make_unique<LlvmKernel>(entry, tracker);
   }
 

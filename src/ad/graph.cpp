@@ -69,6 +69,19 @@ void release_unused(AdIndex index) {
     for (uint32_t e : in) work.push_back(unlink_edge(e));
   }
 }
+
+/// Adds a gradient of `contribution`'s width to the pending sums of a broadcast node (one
+/// per width, summed over the lanes by settle()).
+void add_wide(Node& n, Handle contribution) {
+  size_t size = node_size(contribution.index());
+  for (Handle& pending : n.wide)
+    if (node_size(pending.index()) == size) {
+      pending = Handle::steal(trace(Op::Add, pending.index(), contribution.index()));
+      return;
+    }
+  n.wide.push_back(std::move(contribution));
+}
+
 }  // namespace
 
 AdIndex new_node(VarType type, size_t size) {
@@ -140,23 +153,17 @@ void accumulate(AdIndex index, Handle contribution) {
     if (n.size != 1 && size != 1)
       throw InternalError("kiln: AD: a gradient of " + std::to_string(size) +
                           " lanes reached a node of " + std::to_string(n.size));
-    if (n.size == 1 && inside_region()) {
-      // kept lane by lane (see inside_region)
-    } else if (n.size == 1) {  // the node was broadcast: its gradient is the sum over the lanes
-      for (Handle& pending : n.wide)
-        if (node_size(pending.index()) == size) {
-          pending = Handle::steal(trace(Op::Add, pending.index(), contribution.index()));
-          return;
-        }
-      n.wide.push_back(std::move(contribution));
-      return;
-    } else  // a one-lane gradient (a seed, a sum's adjoint) of a wide node: gathers need every lane
+    // A one-lane node inside a loop body keeps its gradient lane by lane (see inside_region).
+    if (n.size != 1) {  // a one-lane gradient (a seed, a sum's adjoint) of a wide node: gathers need every lane
       contribution = Handle::steal(trace(Op::Add, contribution.index(),
                                          Handle::steal(make_literal(n.type, 0, n.size)).index()));
+    } else if (!inside_region()) {  // the node was broadcast: its gradient is the sum over the lanes
+      add_wide(n, std::move(contribution));
+      return;
+    }
   }
-  Node& m = graph().nodes[index];  // (n may dangle: tracing can grow no AD vector, but be safe)
-  m.grad = m.grad ? Handle::steal(trace(Op::Add, m.grad.index(), contribution.index()))
-                  : std::move(contribution);
+  // Tracing creates IR nodes only, never AD nodes, so `n` still refers to the node.
+  n.grad = n.grad ? Handle::steal(trace(Op::Add, n.grad.index(), contribution.index())) : std::move(contribution);
 }
 
 void settle(const std::vector<AdIndex>& nodes) {

@@ -418,6 +418,39 @@ Values connect(std::shared_ptr<CustomCallbacks> op, const Values& inputs, const 
   return result;
 }
 
+/// Runs the primal loop with an iteration counter in front of its state, storing each lane's
+/// state before every iteration in trajectory `t` (at most `max_iterations`); returns the
+/// loop's results without the counter.
+Values run_recording_trajectory(const Values& state, const ConditionFn& cond, const BodyFn& discover,
+                                const LoopRun& run, size_t max_iterations, const std::string& what,
+                                Trajectory& t) {
+  t.max_iterations = max_iterations;
+  t.lanes = common_size(state, what);
+  if (t.max_iterations > (size_t(1) << 32) / std::max<size_t>(t.lanes, 1))
+    throw SizeError("kiln: " + what + ": max_iterations=" + std::to_string(t.max_iterations) + " times " +
+                    std::to_string(t.lanes) + " lanes exceeds the 2^32 entries a trajectory can index; "
+                    "lower max_iterations or split the lanes");
+  for (const Handle& v : state)
+    t.buffers.push_back(Handle::steal(make_empty(node_type(v.index()), t.max_iterations * t.lanes)));
+  t.lane_ids = Handle::steal(make_counter(t.lanes));
+  ConditionFn counted_cond = [&cond](const Values& s) { return cond(Values(s.begin() + 1, s.end())); };
+  BodyFn counted_body = [&t, &discover](const Values& s) {
+    Handle stored = traced(Op::Lt, s[0], literal(VarType::UInt32, uint64_t(t.max_iterations)));
+    Handle position = t.position(s[0]);
+    for (size_t k = 0; k < t.buffers.size(); ++k) {
+      Index target = t.buffers[k].index();
+      trace_scatter(ReduceOp::None, target, s[1 + k].index(), position.index(), stored.index());
+      if (target != t.buffers[k].index()) t.buffers[k] = Handle::steal(target);
+    }
+    Values next{traced(Op::Add, s[0], literal(VarType::UInt32, 1))};
+    for (Handle& v : discover(Values(s.begin() + 1, s.end()))) next.push_back(std::move(v));
+    return next;
+  };
+  Values all = run(concat({literal(VarType::UInt32, 0, t.lanes)}, detached(state)), counted_cond, counted_body);
+  t.iterations = all[0];
+  return Values(all.begin() + 1, all.end());
+}
+
 }  // namespace
 
 bool derivatives_possible() { return ad_recording() && ad_node_count() > 0; }
@@ -453,34 +486,8 @@ Values differentiable_loop(const Values& state, const ConditionFn& cond, const B
   Trajectory trajectory;
   Values outputs;
   if (derivative.max_iterations && !derivative.sum_loop) {
-    // The primal loop also stores each lane's state before every iteration.
-    Trajectory& t = trajectory;
-    t.max_iterations = derivative.max_iterations;
-    t.lanes = common_size(state, what);
-    if (t.max_iterations > (size_t(1) << 32) / std::max<size_t>(t.lanes, 1))
-      throw SizeError("kiln: " + what + ": max_iterations=" + std::to_string(t.max_iterations) + " times " +
-                      std::to_string(t.lanes) + " lanes exceeds the 2^32 entries a trajectory can index; "
-                      "lower max_iterations or split the lanes");
-    for (const Handle& v : state)
-      t.buffers.push_back(Handle::steal(make_empty(node_type(v.index()), t.max_iterations * t.lanes)));
-    t.lane_ids = Handle::steal(make_counter(t.lanes));
-    BodyFn discover = discovering(body, captures);
-    ConditionFn counted_cond = [&cond](const Values& s) { return cond(Values(s.begin() + 1, s.end())); };
-    BodyFn counted_body = [&t, &discover](const Values& s) {
-      Handle stored = traced(Op::Lt, s[0], literal(VarType::UInt32, uint64_t(t.max_iterations)));
-      Handle position = t.position(s[0]);
-      for (size_t k = 0; k < t.buffers.size(); ++k) {
-        Index target = t.buffers[k].index();
-        trace_scatter(ReduceOp::None, target, s[1 + k].index(), position.index(), stored.index());
-        if (target != t.buffers[k].index()) t.buffers[k] = Handle::steal(target);
-      }
-      Values next{traced(Op::Add, s[0], literal(VarType::UInt32, 1))};
-      for (Handle& v : discover(Values(s.begin() + 1, s.end()))) next.push_back(std::move(v));
-      return next;
-    };
-    Values all = run(concat({literal(VarType::UInt32, 0, t.lanes)}, detached(state)), counted_cond, counted_body);
-    t.iterations = all[0];
-    outputs.assign(all.begin() + 1, all.end());
+    outputs = run_recording_trajectory(state, cond, discovering(body, captures), run, derivative.max_iterations, what,
+                                       trajectory);
   } else {
     outputs = run(detached(state), cond, discovering(body, captures));
   }

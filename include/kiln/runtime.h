@@ -22,7 +22,9 @@ void set_flag(Flag flag, bool value);
 bool flag(Flag flag);
 
 enum class LogLevel : uint8_t { Error, Warn, Info, Debug };
-/// KILN_LOG=info prints one line per kernel launch; debug also prints the kernel IR.
+/// KILN_LOG=info prints one line per kernel launch; debug also prints the lowering of each
+/// kernel: its form after scheduling (literal slots with their values), after
+/// generalization (parameters), and the backend's code (LLVM IR as rendered and optimized).
 void set_log_level(LogLevel level);
 LogLevel log_level();
 

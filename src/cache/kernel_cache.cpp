@@ -173,6 +173,10 @@ class Lookup {
     const Hash128& key = planned.key;
     auto compiled = listing(std::make_shared<const KernelForm>(generic_form(form_, shape_, plan.mask)));
     std::string why = reason(plan, compiled->notes);  // before this kernel joins the compiled ones
+    if (log_enabled(LogLevel::Debug))
+      log(LogLevel::Debug, "lowering " + symbol_for(key) + ", after generalization (" + std::to_string(std::count(plan.mask.begin(), plan.mask.end(), 1)) +
+                               " of " + std::to_string(shape_.slots.positions.size()) + " literal slots are parameters):\n" +
+                               print_kernel_form(*compiled->form, compiled->notes));
     std::vector<uint8_t> object;
     CompileTimes times;
     MemoryEntry entry{backend_.compile(*compiled->form, symbol_for(key), times, object), compiled};

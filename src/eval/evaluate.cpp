@@ -70,6 +70,9 @@ std::string run_group(const KernelGroup& group) {
   Backend& backend = active_backend();
   ScheduledKernel k = schedule_kernel(group, flag(Flag::Checks), backend.packet_width());
   const KernelForm& form = k.form;
+  if (log_enabled(LogLevel::Debug))
+    log(LogLevel::Debug, "lowering a kernel of " + std::to_string(group.size) + " lanes, after scheduling:\n" +
+                             print_kernel_form(form, statement_notes(k)));
 
   std::vector<void*> buffers(form.input_count + form.output_count);
   std::vector<uint64_t> sizes(buffers.size());

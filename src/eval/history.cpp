@@ -28,7 +28,6 @@ void log_launch(const KernelLaunch& launch) {
   else
     std::snprintf(line + n, sizeof(line) - n, " lookup=%.3f ms run=%.3f ms", launch.lookup_ms, launch.run_ms);
   log(LogLevel::Info, compiled ? std::string(line) + ": " + launch.reason : std::string(line));
-  if (log_enabled(LogLevel::Debug)) log(LogLevel::Debug, launch.ir());
 }
 
 void append(KernelLaunch launch) {

@@ -39,13 +39,20 @@ std::string print_kernel_form(const KernelForm& form, const StatementNotes& note
   out << "kernel inputs=" << form.input_count << " outputs=" << form.output_count
       << (form.checks ? " checked" : "") << "\n";
   std::string indent = "  ";  // two more spaces inside each loop
+  size_t next_slot = 0;        // a scheduled form's literal slots, in statement order
   for (size_t i = 0; i < form.statements.size(); ++i) {
     const KernelStatement& s = form.statements[i];
     if (s.op == Op::LoopEnd) indent.resize(indent.size() - 2);
     out << indent << "%" << i << " = " << type_name(s.type) << " " << op_name(s.op);
     if (s.op == Op::LoopBegin) indent += "  ";
     for (int k = 0; k < op_arity(s.op); ++k) out << (k ? ", %" : " %") << s.operands[k];
-    if (s.op == Op::Literal) out << " 0x" << std::hex << s.literal << std::dec;
+    if (s.op == Op::Literal && next_slot < form.slots.positions.size() && form.slots.positions[next_slot] == i) {
+      out << " 0x" << std::hex << form.slots.values[next_slot] << std::dec << " slot" << next_slot
+          << (form.slots.opaque[next_slot] ? " opaque" : "");
+      ++next_slot;
+    } else if (s.op == Op::Literal) {
+      out << " 0x" << std::hex << s.literal << std::dec;
+    }
     if (s.op == Op::Param) out << " #" << s.literal;
     if (s.op == Op::Scatter && s.literal) out << " reduce=" << s.literal;
     if (s.op == Op::Data) out << " in" << s.input_slot << (s.broadcast ? " broadcast" : "");

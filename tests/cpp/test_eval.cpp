@@ -515,3 +515,30 @@ TEST_F(Eval, LargeLaunchesStreamTheirOutputsExactly) {
   for (size_t k = 0; k < n; ++k) wrong += fp[k] != float(k) * 0.5f || up[k] != uint32_t(k) * 3u;
   EXPECT_EQ(wrong, 0u);
 }
+
+// KILN_LOG=debug is the lowering log: each compiled kernel's form after scheduling (with
+// its literal slots), after generalization (with its parameters), and the backend's code.
+TEST_F(Eval, DebugLogShowsEachLoweringStage) {
+  set_log_level(LogLevel::Debug);
+  set_flag(Flag::DiskCache, false);  // compiled here, not loaded
+  Float x = arange<Float>(100);
+  testing::internal::CaptureStderr();
+  Float first = fma(x, Float(3.25f), Float(17.5f)) * x;  // a shape no other test compiles
+  eval(first);
+  Float second = fma(x, Float(4.25f), Float(17.5f)) * x;  // the second variant generalizes slot 0
+  eval(second);
+  std::string err = testing::internal::GetCapturedStderr();
+  set_log_level(LogLevel::Warn);
+  set_flag(Flag::DiskCache, true);
+  size_t scheduled = err.find("after scheduling:\nkernel inputs=0 outputs=1");
+  size_t slot = err.find("Literal 0x40500000 slot0", scheduled);  // 3.25f, as a slot of the scheduled form
+  size_t baked = err.find("after generalization (0 of 2 literal slots are parameters)", scheduled);
+  size_t rendered = err.find("LLVM IR as rendered:\n", baked);
+  size_t optimized = err.find("LLVM IR after optimization:\n", rendered);
+  size_t launch = err.find("launch ", optimized);
+  size_t generic = err.find("after generalization (1 of 2 literal slots are parameters)", launch);
+  size_t param = err.find("Param #0", generic);
+  for (size_t position : {scheduled, slot, baked, rendered, optimized, launch, generic, param})
+    EXPECT_NE(position, std::string::npos) << err;
+  EXPECT_LT(slot, baked);
+}

@@ -3,6 +3,7 @@
 // oneTBB. Every LLVM call in Kiln lives in src/backend/llvm/.
 #include "backend/backend.h"
 #include "backend/llvm/llvm_render.h"
+#include "util/settings.h"
 #include "util/stopwatch.h"
 
 #include <kiln/errors.h>
@@ -132,6 +133,8 @@ class LlvmJit {
     LLVMDisposeTargetData(layout);
     if (LLVMErrorRef error = LLVMRunPasses(parsed.module, kPassPipeline, machine_, pass_options_))
       throw InternalError("kiln: LLVM optimization failed: " + take_error(error));
+    if (log_enabled(LogLevel::Debug))
+      log(LogLevel::Debug, "lowering " + name + ", LLVM IR after optimization:\n" + take_message(LLVMPrintModuleToString(parsed.module)));
     LLVMMemoryBufferRef object = nullptr;
     if (LLVMTargetMachineEmitToMemoryBuffer(machine_, parsed.module, LLVMObjectFile, &message, &object))
       throw InternalError("kiln: LLVM code generation failed: " + take_message(message));
@@ -222,6 +225,7 @@ class LlvmBackend final : public Backend {
     Stopwatch stopwatch;
     std::string ir = render_llvm_ir(form, symbol, j.vector_bits(), kernel_split());
     times.codegen_ms = stopwatch.lap_ms();
+    if (log_enabled(LogLevel::Debug)) log(LogLevel::Debug, "lowering " + symbol + ", LLVM IR as rendered:\n" + ir);
     LLVMMemoryBufferRef buffer = j.compile_object(ir, symbol);
     const uint8_t* start = reinterpret_cast<const uint8_t*>(LLVMGetBufferStart(buffer));
     object.assign(start, start + LLVMGetBufferSize(buffer));

@@ -7,7 +7,7 @@ CMAKE_FLAGS ?=
 VENV ?= $(BUILD)/venv
 PYTHON = $(abspath $(VENV))/bin/python
 
-.PHONY: all bootstrap python-env configure build install-python test demo bench sanitize clean
+.PHONY: all bootstrap python-env configure build install-python test demo bench sanitize format format-check clean
 
 all: build
 
@@ -54,6 +54,13 @@ sanitize: bootstrap
 	@cmake --build build-sanitize -j $(JOBS)
 	@cd build-sanitize && $(SANITIZE_ENV) ctest --output-on-failure -j $(JOBS) -E fuzz
 	@$(SANITIZE_ENV) KILN_FUZZ_PROGRAMS=500 build-sanitize/tests/test_fuzz
+
+# The C++ tree follows .clang-format (clang-format pinned in the environment).
+format: python-env
+	@bash scripts/format.sh $(abspath $(VENV))/bin/clang-format
+
+format-check: python-env
+	@bash scripts/format.sh $(abspath $(VENV))/bin/clang-format --check
 
 clean:
 	@rm -rf $(BUILD) build-sanitize

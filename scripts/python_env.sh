@@ -29,3 +29,10 @@ if [ ${#missing[@]} -gt 0 ]; then
   echo "python_env: installing ${missing[*]} into $venv"
   "$venv/bin/python" -m pip install -q --disable-pip-version-check "${missing[@]}"
 fi
+
+# clang-format is pinned: formatting must not depend on the distribution's version.
+clang_format_version=19.1.7
+if ! "$venv/bin/clang-format" --version 2>/dev/null | grep -q "version $clang_format_version"; then
+  echo "python_env: installing clang-format $clang_format_version into $venv"
+  "$venv/bin/python" -m pip install -q --disable-pip-version-check "clang-format==$clang_format_version"
+fi

@@ -246,7 +246,6 @@ class Renderer {
   }
 
   const std::string& arg(const KernelStatement& s, int k) const { return names_[s.operands[k]]; }
-  VarType arg_type(const KernelStatement& s, int k) const { return form_.statements[s.operands[k]].type; }
 
   void emit(uint32_t position) {
     const KernelStatement& s = form_.statements[position];

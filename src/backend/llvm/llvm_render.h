@@ -9,10 +9,12 @@
 namespace kiln::detail {
 
 /// LLVM IR of a function `name(i64 start, i64 end, ptr buffers, ptr sizes, ptr params,
-/// ptr check)` that runs lanes [start, end) of `form` in packets of form.packet_width
-/// lanes, with a masked tail. `vector_bits` is the widest native vector register. A form
-/// of more than `split_statements` statements (0: no limit) is rendered as pieces of about
-/// that many, each a function of its own that the packet loop calls (backend/kernel_split.h).
+/// ptr check, i64 stream)` that runs lanes [start, end) of `form` in packets of
+/// form.packet_width lanes, with a masked tail; when `stream` is nonzero, full packets
+/// store their outputs with non-temporal stores (and the function ends with a fence).
+/// `vector_bits` is the widest native vector register. A form of more than
+/// `split_statements` statements (0: no limit) is rendered as pieces of about that many,
+/// each a function of its own that the packet loop calls (backend/kernel_split.h).
 std::string render_llvm_ir(const KernelForm& form, const std::string& name, int vector_bits,
                            uint32_t split_statements = 0);
 

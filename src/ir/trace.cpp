@@ -168,9 +168,6 @@ Index record_scatter(Index& target, Node prototype) {
   return index;
 }
 
-}  // namespace
-
-namespace {
 /// Arrays are capped at 2^40 elements, so that no byte count overflows.
 void check_array_size(size_t count, const char* op) {
   if (count > (size_t(1) << 40))

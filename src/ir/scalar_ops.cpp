@@ -7,7 +7,9 @@
 #include "ir/type_dispatch.h"
 
 #include <cmath>
+#include <concepts>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <string>
 #include <type_traits>
@@ -40,13 +42,61 @@ template <typename To, typename From> To convert(From x) {
   }
 }
 
-template <typename T> T shift_left(T x, T count) {
+/// The operand types of the table's type rules (Numeric, Integer, Bitwise; Float is
+/// std::floating_point), as constraints on the parameters of each op's lambda in eval_scalar().
+template <typename T> concept Number = std::is_arithmetic_v<T> && !std::is_same_v<T, bool>;
+template <typename T> concept Integer = std::is_integral_v<T> && !std::is_same_v<T, bool>;
+template <typename T> concept Bits = std::is_integral_v<T>;  // Bool and the integers
+
+/// Integer arithmetic wraps: it runs in the unsigned type of the same width, where
+/// overflow is defined. Floats are left as they are.
+template <std::floating_point T> T wrapping(T x) { return x; }
+template <Integer T> std::make_unsigned_t<T> wrapping(T x) { return std::make_unsigned_t<T>(x); }
+
+template <std::floating_point T> T negate(T x) { return -x; }
+template <Integer T> T negate(T x) { return T(wrapping(T(0)) - wrapping(x)); }
+
+template <std::floating_point T> T absolute(T x) { return std::fabs(x); }
+template <Integer T> T absolute(T x) {
+  if constexpr (std::is_signed_v<T>) return x < 0 ? negate(x) : x;
+  return x;
+}
+
+bool complement(bool x) { return !x; }
+template <Integer T> T complement(T x) { return T(~x); }
+
+/// Floats: a NaN operand is ignored (IEEE minNum/maxNum), and the second operand wins ties.
+template <std::floating_point T> T minimum(T a, T b) { return (a < b || std::isnan(b)) ? a : b; }
+template <std::floating_point T> T maximum(T a, T b) { return (a > b || std::isnan(b)) ? a : b; }
+template <Integer T> T minimum(T a, T b) { return a < b ? a : b; }
+template <Integer T> T maximum(T a, T b) { return a > b ? a : b; }
+
+template <std::floating_point T> T divide(T a, T b) { return a / b; }
+template <Integer T> T divide(T a, T b) {
+  if (b == T(0)) return T(0);
+  if constexpr (std::is_signed_v<T>)
+    if (a == std::numeric_limits<T>::min() && b == T(-1)) return a;
+  return T(a / b);
+}
+
+template <std::floating_point T> T modulo(T a, T b) { return std::fmod(a, b); }
+template <Integer T> T modulo(T a, T b) {
+  if (b == T(0)) return a;
+  if constexpr (std::is_signed_v<T>)
+    if (a == std::numeric_limits<T>::min() && b == T(-1)) return T(0);
+  return T(a % b);
+}
+
+template <std::floating_point T> T multiply_add(T a, T b, T c) { return std::fma(a, b, c); }
+template <Integer T> T multiply_add(T a, T b, T c) { return T(wrapping(a) * wrapping(b) + wrapping(c)); }
+
+template <Integer T> T shift_left(T x, T count) {
   using U = std::make_unsigned_t<T>;
   constexpr U bits = sizeof(T) * 8;
   if (U(count) >= bits) return T(0);
   return T(U(x) << U(count));
 }
-template <typename T> T shift_right(T x, T count) {
+template <Integer T> T shift_right(T x, T count) {
   using U = std::make_unsigned_t<T>;
   constexpr U bits = sizeof(T) * 8;
   if constexpr (std::is_signed_v<T>) {
@@ -56,84 +106,34 @@ template <typename T> T shift_right(T x, T count) {
   }
 }
 
-template <typename T> T divide(T a, T b) {
-  if constexpr (std::is_floating_point_v<T>) {
-    return a / b;
-  } else {
-    if (b == T(0)) return T(0);
-    if constexpr (std::is_signed_v<T>)
-      if (a == std::numeric_limits<T>::min() && b == T(-1)) return a;
-    return T(a / b);
-  }
-}
-template <typename T> T modulo(T a, T b) {
-  if (b == T(0)) return a;
-  if constexpr (std::is_signed_v<T>)
-    if (a == std::numeric_limits<T>::min() && b == T(-1)) return T(0);
-  return T(a % b);
+/// Calls `fn` on the operands read as lanes of `type`, the op's result type, with as many
+/// of them as `fn` takes. The constraints on `fn`'s parameters say which types the op is
+/// defined for; trace() refuses the others (TypeRule), so meeting one here is a bug.
+template <typename Fn> uint64_t lanewise(Op op, VarType type, uint64_t a, uint64_t b, uint64_t c, Fn fn) {
+  return dispatch_type(type, [&](auto t) -> uint64_t {
+    using T = decltype(t);
+    T x = from_bits<T>(a), y = from_bits<T>(b), z = from_bits<T>(c);
+    if constexpr (std::is_invocable_v<Fn&, T>) return to_lane(T(fn(x)));
+    else if constexpr (std::is_invocable_v<Fn&, T, T>) return to_lane(T(fn(x, y)));
+    else if constexpr (std::is_invocable_v<Fn&, T, T, T>) return to_lane(T(fn(x, y, z)));
+    else throw InternalError(std::string("kiln: op ") + op_name(op) + " is not defined for " + type_name(type));
+  });
 }
 
-/// The type integer arithmetic wraps in (unsigned, so overflow is defined).
-template <typename T> struct wrapping { using type = T; };
-template <> struct wrapping<int32_t> { using type = uint32_t; };
-template <> struct wrapping<int64_t> { using type = uint64_t; };
-
-template <typename T> uint64_t arithmetic(Op op, uint64_t ab, uint64_t bb, uint64_t cb) {
-  T a = from_bits<T>(ab), b = from_bits<T>(bb), c = from_bits<T>(cb);
-  using W = typename wrapping<T>::type;
-  constexpr bool is_fp = std::is_floating_point_v<T>;
-  constexpr bool is_bool = std::is_same_v<T, bool>;
-  switch (op) {
-    case Op::Add: if constexpr (!is_bool) { if constexpr (is_fp) return to_lane(T(a + b)); else return to_lane(T(W(a) + W(b))); } break;
-    case Op::Sub: if constexpr (!is_bool) { if constexpr (is_fp) return to_lane(T(a - b)); else return to_lane(T(W(a) - W(b))); } break;
-    case Op::Mul: if constexpr (!is_bool) { if constexpr (is_fp) return to_lane(T(a * b)); else return to_lane(T(W(a) * W(b))); } break;
-    case Op::Div: if constexpr (!is_bool) return to_lane(divide(a, b)); break;
-    case Op::Mod:
-      if constexpr (is_fp) return to_lane(T(std::fmod(a, b)));
-      else if constexpr (!is_bool) return to_lane(modulo(a, b));
-      break;
-    case Op::Fma:
-      if constexpr (is_fp) return to_lane(T(std::fma(a, b, c)));
-      else if constexpr (!is_bool) return to_lane(T(W(a) * W(b) + W(c)));
-      break;
-    case Op::Min: if constexpr (is_fp) return to_lane((a < b || std::isnan(b)) ? a : b); else if constexpr (!is_bool) return to_lane(a < b ? a : b); break;
-    case Op::Max: if constexpr (is_fp) return to_lane((a > b || std::isnan(b)) ? a : b); else if constexpr (!is_bool) return to_lane(a > b ? a : b); break;
-    case Op::Neg: if constexpr (is_fp) return to_lane(T(-a)); else if constexpr (!is_bool) return to_lane(T(W(0) - W(a))); break;
-    case Op::Abs:
-      if constexpr (is_fp) return to_lane(T(std::fabs(a)));
-      else if constexpr (std::is_signed_v<T>) return to_lane(a < 0 ? T(W(0) - W(a)) : a);
-      else if constexpr (!is_bool) return to_lane(a);
-      break;
-    case Op::Not: if constexpr (is_bool) return to_lane(!a); else if constexpr (!is_fp) return to_lane(T(~a)); break;
-    case Op::And: if constexpr (is_bool) return to_lane(bool(a && b)); else if constexpr (!is_fp) return to_lane(T(a & b)); break;
-    case Op::Or: if constexpr (is_bool) return to_lane(bool(a || b)); else if constexpr (!is_fp) return to_lane(T(a | b)); break;
-    case Op::Xor: if constexpr (is_bool) return to_lane(bool(a != b)); else if constexpr (!is_fp) return to_lane(T(a ^ b)); break;
-    case Op::Shl: if constexpr (!is_bool && !is_fp) return to_lane(shift_left(a, b)); break;
-    case Op::Shr: if constexpr (!is_bool && !is_fp) return to_lane(shift_right(a, b)); break;
-    case Op::Sqrt: if constexpr (is_fp) return to_lane(T(std::sqrt(a))); break;
-    case Op::Rcp: if constexpr (is_fp) return to_lane(T(T(1) / a)); break;
-    case Op::Rsqrt: if constexpr (is_fp) return to_lane(T(T(1) / std::sqrt(a))); break;
-    case Op::Floor: if constexpr (is_fp) return to_lane(T(std::floor(a))); break;
-    case Op::Ceil: if constexpr (is_fp) return to_lane(T(std::ceil(a))); break;
-    case Op::Round: if constexpr (is_fp) return to_lane(T(std::nearbyint(a))); break;
-    case Op::Trunc: if constexpr (is_fp) return to_lane(T(std::trunc(a))); break;
-    case Op::Select: return from_bits<bool>(ab) ? bb : cb;
-    default: break;
-  }
-  throw InternalError(std::string("kiln: op ") + op_name(op) + " is not defined for this type");
+/// `compare(x, y)` on two lanes of type `in`, as a Bool lane.
+template <typename Compare> uint64_t comparison(VarType in, uint64_t a, uint64_t b, Compare compare) {
+  return dispatch_type(in, [&](auto t) -> uint64_t {
+    using T = decltype(t);
+    return compare(from_bits<T>(a), from_bits<T>(b));
+  });
 }
 
-template <typename T> bool compare(Op op, uint64_t ab, uint64_t bb) {
-  T a = from_bits<T>(ab), b = from_bits<T>(bb);
-  switch (op) {
-    case Op::Eq: return a == b;
-    case Op::Ne: return a != b;
-    case Op::Lt: return a < b;
-    case Op::Le: return a <= b;
-    case Op::Gt: return a > b;
-    case Op::Ge: return a >= b;
-    default: throw InternalError("kiln: not a comparison");
-  }
+uint64_t cast(VarType to, VarType from, uint64_t bits) {
+  return dispatch_type(to, [&](auto to_type) {
+    return dispatch_type(from, [&](auto from_type) {
+      return to_lane(convert<decltype(to_type)>(from_bits<decltype(from_type)>(bits)));
+    });
+  });
 }
 
 }  // namespace
@@ -143,18 +143,48 @@ bool is_scalar_evaluable(Op op) {
 }
 
 uint64_t eval_scalar(Op op, VarType type, VarType in, uint64_t a, uint64_t b, uint64_t c) {
-  if (op_is_comparison(op))
-    return dispatch_type(in, [&](auto t) { return uint64_t(compare<decltype(t)>(op, a, b)); });
-  if (op == Op::Bitcast) return a;
-  if (op == Op::Cast)
-    return dispatch_type(type, [&](auto to) {
-      return dispatch_type(in, [&](auto from) {
-        return to_lane(convert<decltype(to)>(from_bits<decltype(from)>(a)));
-      });
-    });
-  if (op == Op::Select)
-    return from_bits<bool>(a) ? b : c;
-  return dispatch_type(type, [&](auto t) { return arithmetic<decltype(t)>(op, a, b, c); });
+  auto on_lanes = [&](auto fn) { return lanewise(op, type, a, b, c, fn); };
+  switch (op) {
+    case Op::Neg: return on_lanes([](Number auto x) { return negate(x); });
+    case Op::Not: return on_lanes([](Bits auto x) { return complement(x); });
+    case Op::Abs: return on_lanes([](Number auto x) { return absolute(x); });
+    case Op::Sqrt: return on_lanes([](std::floating_point auto x) { return std::sqrt(x); });
+    case Op::Rcp: return on_lanes([](std::floating_point auto x) { return 1 / x; });
+    case Op::Rsqrt: return on_lanes([](std::floating_point auto x) { return 1 / std::sqrt(x); });
+    case Op::Floor: return on_lanes([](std::floating_point auto x) { return std::floor(x); });
+    case Op::Ceil: return on_lanes([](std::floating_point auto x) { return std::ceil(x); });
+    case Op::Round: return on_lanes([](std::floating_point auto x) { return std::nearbyint(x); });
+    case Op::Trunc: return on_lanes([](std::floating_point auto x) { return std::trunc(x); });
+    case Op::Cast: return cast(type, in, a);
+    case Op::Bitcast: return a;
+    case Op::Add: return on_lanes([](Number auto x, Number auto y) { return wrapping(x) + wrapping(y); });
+    case Op::Sub: return on_lanes([](Number auto x, Number auto y) { return wrapping(x) - wrapping(y); });
+    case Op::Mul: return on_lanes([](Number auto x, Number auto y) { return wrapping(x) * wrapping(y); });
+    case Op::Div: return on_lanes([](Number auto x, Number auto y) { return divide(x, y); });
+    case Op::Mod: return on_lanes([](Number auto x, Number auto y) { return modulo(x, y); });
+    case Op::Min: return on_lanes([](Number auto x, Number auto y) { return minimum(x, y); });
+    case Op::Max: return on_lanes([](Number auto x, Number auto y) { return maximum(x, y); });
+    case Op::And: return on_lanes([](Bits auto x, Bits auto y) { return x & y; });
+    case Op::Or: return on_lanes([](Bits auto x, Bits auto y) { return x | y; });
+    case Op::Xor: return on_lanes([](Bits auto x, Bits auto y) { return x ^ y; });
+    case Op::Shl: return on_lanes([](Integer auto x, Integer auto y) { return shift_left(x, y); });
+    case Op::Shr: return on_lanes([](Integer auto x, Integer auto y) { return shift_right(x, y); });
+    case Op::Eq: return comparison(in, a, b, std::equal_to<>());
+    case Op::Ne: return comparison(in, a, b, std::not_equal_to<>());
+    case Op::Lt: return comparison(in, a, b, std::less<>());
+    case Op::Le: return comparison(in, a, b, std::less_equal<>());
+    case Op::Gt: return comparison(in, a, b, std::greater<>());
+    case Op::Ge: return comparison(in, a, b, std::greater_equal<>());
+    case Op::Fma: return on_lanes([](Number auto x, Number auto y, Number auto z) { return multiply_add(x, y, z); });
+    case Op::Select: return from_bits<bool>(a) ? b : c;
+    // Leaves, memory and loops: the interpreter and the backends run these themselves.
+    case Op::Literal: case Op::Param: case Op::Data: case Op::Counter:
+    case Op::Gather: case Op::Scatter: case Op::ScatterInc:
+    case Op::LoopPhi: case Op::LoopCond: case Op::Loop: case Op::LoopResult:
+    case Op::LoopBegin: case Op::LoopUpdate: case Op::LoopEnd:
+      break;
+  }
+  throw InternalError(std::string("kiln: op ") + op_name(op) + " has no scalar semantics");
 }
 
 uint64_t reduce_scalar(ReduceOp op, VarType type, uint64_t old_value, uint64_t value) {

@@ -5,6 +5,7 @@
 
 #include "ir/read_barrier.h"
 #include "ir/node.h"
+#include "ir/op_info.h"
 #include "ir/scalar_ops.h"
 
 #include <algorithm>
@@ -57,7 +58,7 @@ void flush_dirty(const Index* operands, int count) {
     }
 }
 
-/// Result type of `op`, after checking its operand types.
+/// Result type of `op` by its type rule (op_info.h), after checking its operand types.
 VarType result_type(Op op, const Index* operands, VarType cast_type) {
   VarType a = node(operands[0]).type;
   auto require_same = [&](int first, int last) {
@@ -66,39 +67,35 @@ VarType result_type(Op op, const Index* operands, VarType cast_type) {
         type_error(op, "operands have different types (" + describe(operands[first]) + " and " +
                            describe(operands[i]) + "); convert one with cast<T>()");
   };
-  switch (op) {
-    case Op::Cast: return cast_type;
-    case Op::Bitcast:
+  /// The operands' one type, which must be one the op is `defined_for`.
+  auto common_type = [&](bool defined_for) {
+    require_same(0, op_arity(op) - 1);
+    if (!defined_for) type_error(op, std::string("not defined for ") + type_name(a) + " arrays");
+    return a;
+  };
+  switch (op_type_rule(op)) {
+    case TypeRule::Numeric: return common_type(a != VarType::Bool);
+    case TypeRule::Bitwise: return common_type(!is_float(a));
+    case TypeRule::Integer: return common_type(is_int(a));
+    case TypeRule::Float: return common_type(is_float(a));
+    case TypeRule::Equality: common_type(true); return VarType::Bool;
+    case TypeRule::Ordering:
+      require_same(0, 1);
+      if (a == VarType::Bool) type_error(op, "Bool values can only be compared with == and !=");
+      return VarType::Bool;
+    case TypeRule::Cast: return cast_type;
+    case TypeRule::Bitcast:
       if (type_size(a) != type_size(cast_type) || a == VarType::Bool || cast_type == VarType::Bool)
         type_error(op, std::string("cannot reinterpret ") + type_name(a) + " as " +
                            type_name(cast_type) + "; the widths differ");
       return cast_type;
-    case Op::Select:
+    case TypeRule::Select:
       if (a != VarType::Bool) type_error(op, "the mask must be Bool, not " + describe(operands[0]));
       require_same(1, 2);
       return node(operands[1]).type;
-    case Op::Fma:
-      require_same(0, 2);
-      if (a == VarType::Bool) type_error(op, "not defined for Bool");
-      return a;
-    default: break;
+    case TypeRule::Own: break;
   }
-  if (op_arity(op) == 2) require_same(0, 1);
-  if (op_is_comparison(op)) {
-    if (a == VarType::Bool && op != Op::Eq && op != Op::Ne)
-      type_error(op, "Bool values can only be compared with == and !=");
-    return VarType::Bool;
-  }
-  bool ok = true;
-  switch (op) {
-    case Op::And: case Op::Or: case Op::Xor: case Op::Not: ok = !is_float(a); break;
-    case Op::Shl: case Op::Shr: ok = is_int(a); break;
-    case Op::Sqrt: case Op::Rcp: case Op::Rsqrt: case Op::Floor: case Op::Ceil:
-    case Op::Round: case Op::Trunc: ok = is_float(a); break;
-    default: ok = a != VarType::Bool; break;
-  }
-  if (!ok) type_error(op, std::string("not defined for ") + type_name(a) + " arrays");
-  return a;
+  throw InternalError(std::string("kiln: ") + op_name(op) + " is typed where it is created, not by its operands");
 }
 
 void check_index_operands(const char* what, Index index, Index mask) {
@@ -171,9 +168,6 @@ Index record_scatter(Index& target, Node prototype) {
   return index;
 }
 
-}  // namespace
-
-namespace {
 /// Arrays are capped at 2^40 elements, so that no byte count overflows.
 void check_array_size(size_t count, const char* op) {
   if (count > (size_t(1) << 40))

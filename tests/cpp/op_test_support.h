@@ -57,8 +57,8 @@ inline std::vector<uint64_t> edge_values(VarType type) {
   return {};
 }
 
-/// True when elementwise `op` accepts operands of type `t` (mirrors the type rules of
-/// src/ir/trace.cpp; the op and error tests check both sides).
+/// True when elementwise `op` accepts operands of type `t`: the expectation that the op
+/// table's type rules are checked against (OpTable tests in test_ops.cpp).
 inline bool op_defined_for(Op op, VarType t) {
   switch (op) {
     case Op::And: case Op::Or: case Op::Xor: case Op::Not: return !is_float(t);

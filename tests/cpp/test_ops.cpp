@@ -177,3 +177,95 @@ TEST(Ops, ValueNumberingMergesIdenticalExpressions) {
   // Equal literal values stay distinct nodes: a kernel's structure never depends on them.
   EXPECT_NE((sqrt(x) + 1.f).index(), (sqrt(x) + 1.f).index());
 }
+
+// ---- the op table: what the compiler cannot check ------------------------------------------
+
+namespace {
+
+using detail::TypeRule;
+
+/// The arities an op of type rule `rule` may have.
+bool arity_fits(TypeRule rule, int arity) {
+  switch (rule) {
+    case TypeRule::Own: return true;
+    case TypeRule::Numeric: return arity >= 1 && arity <= 3;
+    case TypeRule::Bitwise: return arity == 1 || arity == 2;
+    case TypeRule::Integer: case TypeRule::Equality: case TypeRule::Ordering: return arity == 2;
+    case TypeRule::Float: case TypeRule::Cast: case TypeRule::Bitcast: return arity == 1;
+    case TypeRule::Select: return arity == 3;
+  }
+  return false;
+}
+
+/// Rules under which an op takes operands of one type and its result has that type or Bool.
+bool checks_operand_types(TypeRule rule) {
+  return rule != TypeRule::Own && rule != TypeRule::Cast && rule != TypeRule::Bitcast;
+}
+
+}  // namespace
+
+TEST(OpTable, EveryRowIsConsistent) {
+  for (int i = 0; i < detail::kOpCount; ++i) {
+    Op op = Op(i);
+    TypeRule rule = detail::op_type_rule(op);
+    SCOPED_TRACE(detail::op_name(op));
+    EXPECT_TRUE(arity_fits(rule, detail::op_arity(op))) << "arity " << detail::op_arity(op);
+    // trace() types exactly the ops that have scalar semantics (elementwise ops).
+    EXPECT_EQ(rule != TypeRule::Own, detail::is_scalar_evaluable(op));
+    EXPECT_FALSE(detail::op_is_pure(op) && detail::op_is_side_effect(op));
+    if (detail::op_has_buffer_operand(op)) {
+      EXPECT_EQ(rule, TypeRule::Own);
+      EXPECT_FALSE(detail::op_is_pure(op));
+      EXPECT_GE(detail::op_arity(op), 1);
+    }
+  }
+  EXPECT_TRUE(detail::op_is_comparison(Op::Eq) && detail::op_is_comparison(Op::Ge));
+  EXPECT_FALSE(detail::op_is_comparison(Op::Select));
+  EXPECT_TRUE(detail::op_has_buffer_operand(Op::Gather) && detail::op_has_buffer_operand(Op::ScatterInc));
+  EXPECT_FALSE(detail::op_has_buffer_operand(Op::LoopPhi));
+}
+
+/// The table's type rule, as trace() applies it, admits exactly the types the op tests run
+/// every op on (op_defined_for), and gives comparisons a Bool result.
+TEST(OpTable, TraceAcceptsExactlyTheTypesOfTheTypeRule) {
+  for (int i = 0; i < detail::kOpCount; ++i) {
+    Op op = Op(i);
+    if (!checks_operand_types(detail::op_type_rule(op))) continue;
+    for (VarType t : kAllTypes) {
+      SCOPED_TRACE(std::string(detail::op_name(op)) + " on " + type_name(t));
+      Index x = upload(t, {1, 0}), mask = upload(VarType::Bool, {1, 0});
+      Index first = op == Op::Select ? mask : x;
+      int arity = detail::op_arity(op);
+      try {
+        Index result = detail::trace(op, first, arity > 1 ? x : 0, arity > 2 ? x : 0);
+        EXPECT_TRUE(op_defined_for(op, t)) << "accepted";
+        EXPECT_EQ(detail::node_type(result), detail::op_is_comparison(op) ? VarType::Bool : t);
+        detail::dec_ref(result);
+      } catch (const TypeError& e) {
+        EXPECT_FALSE(op_defined_for(op, t)) << "refused: " << e.what();
+        EXPECT_NE(std::string(e.what()).find(detail::op_name(op)), std::string::npos) << e.what();
+      }
+      detail::dec_ref(x);
+      detail::dec_ref(mask);
+    }
+  }
+}
+
+/// The scalar semantics of an op (scalar_ops.cpp) is defined for exactly the types its type
+/// rule admits: the interpreter and literal folding never meet a type it lacks.
+TEST(OpTable, ScalarSemanticsCoverExactlyTheTypesOfTheTypeRule) {
+  for (int i = 0; i < detail::kOpCount; ++i) {
+    Op op = Op(i);
+    TypeRule rule = detail::op_type_rule(op);
+    if (!checks_operand_types(rule)) continue;
+    for (VarType t : kAllTypes) {
+      SCOPED_TRACE(std::string(detail::op_name(op)) + " on " + type_name(t));
+      VarType result = detail::op_is_comparison(op) ? VarType::Bool : t;
+      if (op_defined_for(op, t)) {
+        EXPECT_NO_THROW(detail::eval_scalar(op, result, t, 1, 1, 1));
+      } else if (!detail::op_is_comparison(op)) {  // Lt on Bool compares false < true; trace() refuses it
+        EXPECT_THROW(detail::eval_scalar(op, result, t, 1, 1, 1), InternalError);
+      }
+    }
+  }
+}

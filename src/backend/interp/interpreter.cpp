@@ -1,10 +1,13 @@
 // The reference interpreter: runs a kernel form one lane at a time with the scalar op
 // semantics of src/ir/scalar_ops.h. It is slow and obviously correct, the oracle that the
 // LLVM backend is fuzzed against. Lanes run in order on one thread.
+#include <kiln/errors.h>
+
 #include "backend/backend.h"
 #include "ir/op_info.h"
 #include "ir/scalar_ops.h"
 
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -33,13 +36,33 @@ class InterpretedKernel final : public Kernel {
   /// Runs the statement at `position` for one lane; returns the next position.
   uint32_t step(uint32_t position, size_t lane, std::vector<uint64_t>& values, const LaunchArgs& args) const {
     const KernelStatement& s = form_.statements[position];
+    uint64_t& value = values[position];
+    auto operand = [&](int k) { return k < op_arity(s.op) ? values[s.operands[k]] : 0; };
     switch (s.op) {
-      case Op::LoopBegin: return position + 1;
-      case Op::LoopPhi: values[position] = values[s.operands[0]]; return position + 1;
+      case Op::Literal: value = s.literal; break;
+      case Op::Param: value = args.params[s.literal]; break;
+      case Op::Counter: value = lane; break;
+      case Op::Data: {
+        size_t element = s.broadcast ? 0 : lane;
+        value = value_used_[position] ? load_lane(s.type, slot_pointer(args, s.input_slot, s.type, element)) : 0;
+        break;
+      }
+      case Op::Neg: case Op::Not: case Op::Abs: case Op::Sqrt: case Op::Rcp: case Op::Rsqrt: case Op::Floor:
+      case Op::Ceil: case Op::Round: case Op::Trunc: case Op::Cast: case Op::Bitcast: case Op::Add: case Op::Sub:
+      case Op::Mul: case Op::Div: case Op::Mod: case Op::Min: case Op::Max: case Op::And: case Op::Or: case Op::Xor:
+      case Op::Shl: case Op::Shr: case Op::Eq: case Op::Ne: case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge:
+      case Op::Fma: case Op::Select:
+        value = eval_scalar(s.op, s.type, s.operand_type, operand(0), operand(1), operand(2));
+        break;
+      case Op::Gather: value = gather(position, values, args); break;
+      case Op::Scatter: value = scatter(position, values, args); break;
+      case Op::ScatterInc: value = scatter_inc(position, values, args); break;
+      case Op::LoopBegin: break;
+      case Op::LoopPhi: value = values[s.operands[0]]; break;
       case Op::LoopCond:  // a lane leaves the loop the first time its condition fails
-        values[position] = values[s.operands[0]];
-        return values[position] ? position + 1 : loop_end_of_cond_.at(position) + 1;
-      case Op::LoopUpdate: values[position] = values[s.operands[1]]; return position + 1;
+        value = values[s.operands[0]];
+        return value ? position + 1 : loop_end_of_cond_.at(position) + 1;
+      case Op::LoopUpdate: value = values[s.operands[1]]; break;
       case Op::LoopEnd: {
         const LoopShape& loop = loops_.at(s.operands[0]);
         for (uint32_t update : loop.updates) values[form_.statements[update].operands[0]] = values[update];
@@ -47,8 +70,10 @@ class InterpretedKernel final : public Kernel {
         if (args.check->interrupt->load(std::memory_order_relaxed)) return uint32_t(form_.statements.size());
         return loop.head;
       }
-      default: values[position] = run(position, lane, values, args); return position + 1;
+      case Op::Loop: case Op::LoopResult:  // trace only, never in a form
+        throw InternalError(std::string("kiln: interpreter: ") + op_name(s.op) + " in a kernel form");
     }
+    return position + 1;
   }
 
   struct LoopShape {
@@ -77,51 +102,40 @@ class InterpretedKernel final : public Kernel {
     }
   }
 
-  uint64_t run(uint32_t position, size_t lane, const std::vector<uint64_t>& values,
-               const LaunchArgs& args) const {
+  /// A gather's value: the element at the index, or 0 on a masked or out-of-range lane.
+  uint64_t gather(uint32_t position, const std::vector<uint64_t>& values, const LaunchArgs& args) const {
     const KernelStatement& s = form_.statements[position];
-    auto operand = [&](int k) { return values[s.operands[k]]; };
-    auto buffer = [&](int k) -> const KernelStatement& { return form_.statements[s.operands[k]]; };
-    switch (s.op) {
-      case Op::Literal: return s.literal;
-      case Op::Param: return args.params[s.literal];
-      case Op::Counter: return lane;
-      case Op::Data: {
-        if (!value_used_[position]) return 0;
-        size_t element = s.broadcast ? 0 : lane;
-        return load_lane(s.type, slot_pointer(args, s.input_slot, s.type, element));
-      }
-      case Op::Gather: {
-        uint32_t slot = buffer(0).input_slot;
-        if (!operand(2) || !in_range(position, slot, operand(1), args)) return 0;
-        return load_lane(s.type, slot_pointer(args, slot, s.type, operand(1)));
-      }
-      case Op::Scatter: {
-        uint32_t slot = buffer(0).input_slot;
-        if (operand(3) && in_range(position, slot, operand(2), args)) {
-          void* p = slot_pointer(args, slot, s.type, operand(2));
-          uint64_t old_value = load_lane(s.type, p);
-          store_lane(s.type, p, reduce_scalar(ReduceOp(s.literal), s.type, old_value, operand(1)));
-        }
-        return 0;
-      }
-      case Op::ScatterInc: {
-        uint32_t slot = buffer(0).input_slot;
-        uint64_t old_value = 0;
-        if (operand(2) && in_range(position, slot, operand(1), args)) {
-          void* p = slot_pointer(args, slot, VarType::UInt32, operand(1));
-          old_value = load_lane(VarType::UInt32, p);
-          store_lane(VarType::UInt32, p, uint32_t(old_value + 1));
-        }
-        return old_value;
-      }
-      default: {
-        uint64_t a = op_arity(s.op) > 0 ? operand(0) : 0;
-        uint64_t b = op_arity(s.op) > 1 ? operand(1) : 0;
-        uint64_t c = op_arity(s.op) > 2 ? operand(2) : 0;
-        return eval_scalar(s.op, s.type, s.operand_type, a, b, c);
-      }
+    uint32_t slot = form_.statements[s.operands[0]].input_slot;
+    uint64_t index = values[s.operands[1]];
+    if (!values[s.operands[2]] || !in_range(position, slot, index, args)) return 0;
+    return load_lane(s.type, slot_pointer(args, slot, s.type, index));
+  }
+
+  /// Stores (or reduces) the value at the index; a scatter has no value of its own (0).
+  uint64_t scatter(uint32_t position, const std::vector<uint64_t>& values, const LaunchArgs& args) const {
+    const KernelStatement& s = form_.statements[position];
+    uint32_t slot = form_.statements[s.operands[0]].input_slot;
+    uint64_t index = values[s.operands[2]];
+    if (values[s.operands[3]] && in_range(position, slot, index, args)) {
+      void* p = slot_pointer(args, slot, s.type, index);
+      uint64_t old_value = load_lane(s.type, p);
+      store_lane(s.type, p, reduce_scalar(ReduceOp(s.literal), s.type, old_value, values[s.operands[1]]));
     }
+    return 0;
+  }
+
+  /// Increments the UInt32 counter at the index; the value is the counter before.
+  uint64_t scatter_inc(uint32_t position, const std::vector<uint64_t>& values, const LaunchArgs& args) const {
+    const KernelStatement& s = form_.statements[position];
+    uint32_t slot = form_.statements[s.operands[0]].input_slot;
+    uint64_t index = values[s.operands[1]];
+    uint64_t old_value = 0;
+    if (values[s.operands[2]] && in_range(position, slot, index, args)) {
+      void* p = slot_pointer(args, slot, VarType::UInt32, index);
+      old_value = load_lane(VarType::UInt32, p);
+      store_lane(VarType::UInt32, p, uint32_t(old_value + 1));
+    }
+    return old_value;
   }
 
   /// Marks the statements whose values are read: an operand other than a buffer, or an output.

@@ -3,9 +3,10 @@
 Array code on ``kiln.Float``, ``kiln.Array3f`` ... is traced, fused into kernels, compiled
 with LLVM to vectorized multi-core CPU code and cached (in memory and on disk). The C++
 core does the work; this package adds only what is plain Python: ``repr``, the NumPy array
-protocol, DLPack export, ``torch()``, (``control.py``) control flow over Python
-containers of Kiln values: ``while_loop``, ``if_stmt``, ``dispatch``, ``print_async`` and
-``Recorder``, (``autodiff.py``) automatic differentiation over such containers:
+protocol, DLPack export, ``torch()``, (``tree.py``) the flattening of Python containers
+of Kiln values into the C++ cores' flat lists of arrays, (``control.py``) control flow
+over such containers: ``while_loop``, ``if_stmt``, ``dispatch``, ``print_async`` and
+``Recorder``, (``autodiff.py``) automatic differentiation over them:
 ``enable_grad``, ``grad``, ``backward``, ``forward``, the gradient scopes, ``CustomOp`` and
 ``check_grads``, and (``torch_interop.py``, imported on first use) ``wrap_torch`` and
 ``torch_op`` between Kiln's and PyTorch's autograd.

@@ -3,8 +3,8 @@ the gradient scopes, CustomOp and check_grads.
 
 The C++ core (``kiln._kiln.grad``, ``._backward_from`` ...) works per Kiln value (array,
 vector, matrix) or on flat lists of arrays. The functions here take any nesting of
-tuples, lists, dicts and dataclasses of Kiln values -- flattened and rebuilt with the
-helpers of control.py -- and run one traversal for all of them.
+tuples, lists, dicts and dataclasses of Kiln values -- flattened and rebuilt with
+tree.py -- and run one traversal for all of them.
 
     x = kl.Float([1, 2, 3])
     kl.enable_grad(x)
@@ -19,7 +19,7 @@ import contextlib
 from . import _kiln
 from ._kiln import (Float, Float64, Array2f, Array3f, Array4f, Array3f64, Matrix2f, Matrix3f, Matrix4f, TensorXf, TensorXd,
                     SizeError)
-from .control import _VECTORS, _MATRICES, _flatten, _flatten_like, _unflatten, _describe
+from .tree import flatten, flatten_like, unflatten, describe, kiln_values, array_paths
 
 __all__ = ["enable_grad", "grad", "set_grad", "accumulate_grad", "clear_grad", "detach", "grad_enabled",
            "backward", "backward_from", "forward", "forward_from", "forward_to", "backward_to", "suspend_grad",
@@ -27,50 +27,12 @@ __all__ = ["enable_grad", "grad", "set_grad", "accumulate_grad", "clear_grad", "
 
 _FLOAT_ARRAYS = (Float, Float64)
 # Kiln values that can carry derivatives: float arrays and the vectors and matrices of them.
-_FLOAT_VALUES = (Float, Float64, Array2f, Array3f, Array4f, Array3f64, Matrix2f, Matrix3f, Matrix4f, TensorXf,
+FLOAT_VALUES = (Float, Float64, Array2f, Array3f, Array4f, Array3f64, Matrix2f, Matrix3f, Matrix4f, TensorXf,
                  TensorXd)
 
 
 # ---------------------------------------------------------------------------------------
 # Walking Python values
-
-def _kiln_values(node, value, path):
-    """(path, Kiln value) for each array, vector, matrix or PCG32 inside `value`, whose
-    structure `node` is (control._flatten's), in flattening order."""
-    kind = node.kind
-    if kind in ("array", "vector", "matrix", "pcg32", "tensor"):
-        yield path, value
-    elif kind in ("tuple", "list"):
-        for i, (child, item) in enumerate(zip(node.children, value)):
-            yield from _kiln_values(child, item, f"{path}[{i}]")
-    elif kind == "dict":
-        for key, child in zip(node.keys, node.children):
-            yield from _kiln_values(child, value[key], f"{path}[{key!r}]")
-    elif kind == "dataclass":
-        for key, child in zip(node.keys, node.children):
-            yield from _kiln_values(child, getattr(value, key), f"{path}.{key}")
-
-
-def _array_paths(node, path):
-    """The path of each array _flatten() writes for structure `node` (vector components
-    as `.x`, matrix entries as `[r, c]`), for error messages."""
-    kind = node.kind
-    if kind in ("array", "tensor"):
-        yield path
-    elif kind == "vector":
-        yield from (f"{path}.{c}" for c in "xyzw"[:_VECTORS[node.type][1]])
-    elif kind == "matrix":
-        n = {4: 2, 9: 3, 16: 4}[_MATRICES[node.type][1]]
-        yield from (f"{path}[{r}, {c}]" for r in range(n) for c in range(n))
-    elif kind == "pcg32":
-        yield from (f"{path}.state", f"{path}.inc")
-    elif kind in ("tuple", "list"):
-        for i, child in enumerate(node.children):
-            yield from _array_paths(child, f"{path}[{i}]")
-    elif kind in ("dict", "dataclass"):
-        for key, child in zip(node.keys, node.children):
-            yield from _array_paths(child, f"{path}[{key!r}]" if kind == "dict" else f"{path}.{key}")
-
 
 class _Tree:
     """A flattened value: its structure, its Kiln values and its arrays."""
@@ -80,19 +42,19 @@ class _Tree:
         self.path = path
         self.what = what
         self.arrays = []
-        self.node = _flatten(value, path, self.arrays, what)
+        self.node = flatten(value, path, self.arrays, what)
 
     def values(self):
-        return _kiln_values(self.node, self.value, self.path)
+        return kiln_values(self.node, self.value, self.path)
 
     def paths(self):
-        return list(_array_paths(self.node, self.path))
+        return list(array_paths(self.node, self.path))
 
     def require_float(self):
         """TypeError naming the first value that cannot carry derivatives."""
         for path, value in self.values():
-            if type(value) not in _FLOAT_VALUES:
-                raise TypeError(f"kiln: {self.what}: {path} is {_describe(value)}; only Float and Float64 "
+            if type(value) not in FLOAT_VALUES:
+                raise TypeError(f"kiln: {self.what}: {path} is {describe(value)}; only Float and Float64 "
                                 "arrays (and vectors and matrices of them) have gradients")
         return self
 
@@ -102,11 +64,11 @@ class _Tree:
         if isinstance(other, (int, float)) and not isinstance(other, bool):
             return [type(a)(float(other)) for a in self.arrays]
         out = []
-        _flatten_like(self.node, other, path, out, self.what, reference)
+        flatten_like(self.node, other, path, out, self.what, reference)
         return out
 
     def rebuild(self, arrays):
-        return _unflatten(self.node, arrays)
+        return unflatten(self.node, arrays)
 
 
 # ---------------------------------------------------------------------------------------
@@ -123,7 +85,7 @@ def enable_grad(*args):
 
 def grad(value):
     """The gradient accumulated for ``value`` (same structure; zeros where there is none)."""
-    if type(value) in _FLOAT_VALUES:
+    if type(value) in FLOAT_VALUES:
         return _kiln.grad(value)
     tree = _Tree(value, "value", "grad()").require_float()
     return tree.rebuild([_kiln.grad(a) for a in tree.arrays])
@@ -153,7 +115,7 @@ def clear_grad(value):
 
 def detach(value):
     """``value`` (same structure) without derivatives: the same nodes, no AD nodes."""
-    if type(value) in _FLOAT_VALUES:
+    if type(value) in FLOAT_VALUES:
         return _kiln.detach(value)
     tree = _Tree(value, "value", "detach()")
     return tree.rebuild([_kiln.detach(a) for a in tree.arrays])
@@ -314,11 +276,11 @@ def _spread(value):
 
 
 def _array_count(node):
-    return sum(1 for _ in _array_paths(node, ""))
+    return sum(1 for _ in array_paths(node, ""))
 
 
 def _grads_like(node, value, path, out, what, reference):
-    """_flatten_like() for a gradient a CustomOp returned: None anywhere inside stands for
+    """flatten_like() for a gradient a CustomOp returned: None anywhere inside stands for
     zeros (no gradient, 0 for the core)."""
     kind = node.kind
     if value is None:
@@ -333,7 +295,7 @@ def _grads_like(node, value, path, out, what, reference):
         for key, child in zip(node.keys, node.children):
             _grads_like(child, getattr(value, key), f"{path}.{key}", out, what, reference)
     else:  # a Kiln value, or the error for a mismatch
-        _flatten_like(node, value, path, out, what, reference)
+        flatten_like(node, value, path, out, what, reference)
 
 
 class _Side:
@@ -351,7 +313,7 @@ class _Side:
     def values(self, grads):
         """The gradients the C++ core passed (None: zero) as Python values of this structure."""
         arrays = [g if g is not None else _kiln.zeros(cls, size) for g, (cls, size) in zip(grads, self.leaves)]
-        return _unflatten(self.node, arrays)
+        return unflatten(self.node, arrays)
 
     def flatten(self, value, what, reference):
         """The arrays of a returned gradient (None where there is none)."""
@@ -405,7 +367,7 @@ def custom(op, *args):
     instance = op() if isinstance(op, type) else op
     if not isinstance(instance, CustomOp):
         raise TypeError(f"kiln: custom(): the first argument must be a kl.CustomOp subclass or instance, "
-                        f"not {_describe(op)}")
+                        f"not {describe(op)}")
     what = f"custom({instance.name()})"
     inputs = _Tree(args, "args", what)
     with suspend_grad():

@@ -4,7 +4,7 @@ tuples, lists, dicts and dataclasses of Kiln arrays, vectors, matrices, tensors 
 generators. flatten() writes a value's arrays and returns its structure (a Node);
 unflatten() rebuilds a value of that structure; flatten_like() checks that a value has a
 given structure, naming the place (``state['depth']``) and the fix when it does not.
-control.py, autodiff.py and map.py use these names."""
+control.py, autodiff.py, map.py and record.py use these names."""
 
 import copy
 import dataclasses

@@ -106,7 +106,8 @@ template <typename... Layers> class Sequential {
 
 /// What SGD and Adam share: the parameters they update in place (each made an AD leaf
 /// when the optimizer is built, so gradients flow to it), the learning rate, and the
-/// commit of one step's new values.
+/// commit of one step's new values. Hyperparameters are doubles, rounded to float where
+/// they meet the tensors (as Python's floats are).
 class Optimizer {
  public:
   /// Clears the parameters' gradients (before the next backward pass).
@@ -114,12 +115,12 @@ class Optimizer {
     for (TensorXf* p : params_) clear_grad(*p);
   }
   const std::vector<TensorXf*>& parameters() const { return params_; }
-  float lr() const { return lr_; }
+  double lr() const { return lr_; }
   /// A new learning rate, used from the next step on (a schedule).
-  void set_lr(float lr) { lr_ = lr; }
+  void set_lr(double lr) { lr_ = lr; }
 
  protected:
-  Optimizer(std::vector<TensorXf*> params, float lr) : params_(std::move(params)), lr_(lr) {
+  Optimizer(std::vector<TensorXf*> params, double lr) : params_(std::move(params)), lr_(lr) {
     for (TensorXf* p : params_) enable_grad(*p);
   }
   /// Evaluates every new value together, then makes each target refer to it; parameters
@@ -133,17 +134,17 @@ class Optimizer {
   }
 
   std::vector<TensorXf*> params_;
-  float lr_;
+  double lr_;
 };
 
 /// p ← p − lr · grad(p).
 class SGD : public Optimizer {
  public:
-  SGD(std::vector<TensorXf*> params, float lr) : Optimizer(std::move(params), lr) {}
+  SGD(std::vector<TensorXf*> params, double lr) : Optimizer(std::move(params), lr) {}
   void step() {
     GradScope scope = suspend_grad();
     std::vector<std::pair<TensorXf*, TensorXf>> updates;
-    for (TensorXf* p : params_) updates.emplace_back(p, *p - grad(*p) * lr_);
+    for (TensorXf* p : params_) updates.emplace_back(p, *p - grad(*p) * float(lr_));
     commit(updates);
   }
 };
@@ -152,7 +153,7 @@ class SGD : public Optimizer {
 /// so the update kernels compile once.
 class Adam : public Optimizer {
  public:
-  Adam(std::vector<TensorXf*> params, float lr = 1e-3f, float beta1 = 0.9f, float beta2 = 0.999f, float eps = 1e-8f)
+  Adam(std::vector<TensorXf*> params, double lr = 1e-3, double beta1 = 0.9, double beta2 = 0.999, double eps = 1e-8)
       : Optimizer(std::move(params), lr), beta1_(beta1), beta2_(beta2), eps_(eps) {
     for (TensorXf* p : params_) {
       m_.push_back(TensorXf::zeros(p->shape()));
@@ -162,24 +163,23 @@ class Adam : public Optimizer {
   void step() {
     GradScope scope = suspend_grad();
     ++t_;
-    double bias_correction =
-        std::sqrt(1.0 - std::pow(double(beta2_), double(t_))) / (1.0 - std::pow(double(beta1_), double(t_)));
-    TensorXf step_size(opaque<Float>(float(lr_ * bias_correction)), Shape{});
+    double scale = lr_ * std::sqrt(1.0 - std::pow(beta2_, double(t_))) / (1.0 - std::pow(beta1_, double(t_)));
+    TensorXf step_size(opaque<Float>(float(scale)), Shape{});
     std::vector<std::pair<TensorXf*, TensorXf>> updates;
     for (size_t k = 0; k < params_.size(); ++k) {
       TensorXf g = grad(*params_[k]);
-      TensorXf m = m_[k] * beta1_ + g * (1.0f - beta1_);
-      TensorXf v = v_[k] * beta2_ + g * g * (1.0f - beta2_);
+      TensorXf m = m_[k] * float(beta1_) + g * float(1.0 - beta1_);
+      TensorXf v = v_[k] * float(beta2_) + g * g * float(1.0 - beta2_);
       updates.emplace_back(&m_[k], m);
       updates.emplace_back(&v_[k], v);
-      updates.emplace_back(params_[k], *params_[k] - step_size * m / (sqrt(v) + eps_));
+      updates.emplace_back(params_[k], *params_[k] - step_size * m / (sqrt(v) + float(eps_)));
     }
     commit(updates);
   }
 
  private:
   std::vector<TensorXf> m_, v_;
-  float beta1_, beta2_, eps_;
+  double beta1_, beta2_, eps_;
   size_t t_ = 0;
 };
 

@@ -43,16 +43,16 @@ void bind_nn(nb::module_& m) {
       .def_prop_rw("lr", &nn::Optimizer::lr, &nn::Optimizer::set_lr, "The learning rate of the next steps.");
   nb::class_<nn::SGD, nn::Optimizer>(m, "_SGD", "kiln::nn::SGD: p ← p − lr · grad(p).")
       .def("__init__",
-           [](nn::SGD* self, nb::handle params, float lr) { new (self) nn::SGD(parameter_pointers(params, "SGD"), lr); },
+           [](nn::SGD* self, nb::handle params, double lr) { new (self) nn::SGD(parameter_pointers(params, "SGD"), lr); },
            nb::arg("params"), nb::arg("lr"), nb::keep_alive<1, 2>())
       .def("step", &nn::SGD::step, "One step: every parameter becomes p − lr · grad(p), a fresh AD leaf.");
   nb::class_<nn::Adam, nn::Optimizer>(m, "_Adam", "kiln::nn::Adam (Kingma & Ba) with bias correction.")
       .def("__init__",
-           [](nn::Adam* self, nb::handle params, float lr, std::pair<float, float> betas, float eps) {
+           [](nn::Adam* self, nb::handle params, double lr, std::pair<double, double> betas, double eps) {
              new (self) nn::Adam(parameter_pointers(params, "Adam"), lr, betas.first, betas.second, eps);
            },
-           nb::arg("params"), nb::arg("lr") = 1e-3f, nb::arg("betas") = std::make_pair(0.9f, 0.999f),
-           nb::arg("eps") = 1e-8f, nb::keep_alive<1, 2>())
+           nb::arg("params"), nb::arg("lr") = 1e-3, nb::arg("betas") = std::make_pair(0.9, 0.999),
+           nb::arg("eps") = 1e-8, nb::keep_alive<1, 2>())
       .def("step", &nn::Adam::step, "One step of Adam: parameters and moments are updated in place.");
 }
 

@@ -97,12 +97,12 @@ struct Report {
   }
 };
 
-/// Runs f on the inputs with the float ones (at `floats`) replaced by new arrays holding
-/// `values` (carrying derivatives when `differentiable`); returns those inputs and the
-/// float outputs.
+/// What one call of f used and returned: its float inputs and its float outputs.
 struct Call {
   Values float_inputs, float_outputs;
 };
+/// Runs f on the inputs with the float ones (at `floats`) replaced by new arrays holding
+/// `values` (carrying derivatives when `differentiable`).
 Call call(const GradCheckFn& f, const Values& inputs, const std::vector<size_t>& floats, const Lanes& values,
           bool differentiable) {
   Values args = inputs;
@@ -121,6 +121,7 @@ Call call(const GradCheckFn& f, const Values& inputs, const std::vector<size_t>&
   if (out.float_outputs.empty()) throw ValueError("kiln: check_grads(): f returned no Float or Float64 array");
   return out;
 }
+/// The lanes of each of `values`.
 Lanes lanes_of(const Values& values) {
   Lanes out;
   for (const Handle& value : values) out.push_back(lanes_of(value.index()));

@@ -1,9 +1,9 @@
 // Small networks over TensorXf (the C++ side of Python's kl.nn, same names): Linear (a
 // matmul through OpenBLAS plus a broadcast bias), ReLU, LeakyReLU, Sigmoid, Exp,
-// Sequential, NeRF's PositionalEncoding, and the optimizers SGD and Adam, which update
-// parameters in place: every new parameter and moment is evaluated in one eval() (one
-// kernel per distinct parameter size) and each parameter becomes a fresh AD leaf, so the
-// graph does not grow across steps.
+// Sequential, NeRF's PositionalEncoding, and the optimizers SGD and Adam (which Python's
+// kl.nn.SGD / kl.nn.Adam forward to), which update parameters in place: every new
+// parameter and moment is evaluated in one eval() (one kernel per distinct parameter size)
+// and each parameter becomes a fresh AD leaf, so the graph does not grow across steps.
 #pragma once
 
 #include <kiln/tensor.h>
@@ -104,39 +104,57 @@ template <typename... Layers> class Sequential {
   std::tuple<Layers...> layers_;
 };
 
-namespace detail {
-/// Evaluates every new value together, then makes each target refer to it as a fresh leaf.
-inline void commit(std::vector<std::pair<TensorXf*, TensorXf>>& updates, const std::vector<TensorXf*>& params) {
-  std::vector<kiln::detail::Index> indices;
-  for (auto& [target, value] : updates) indices.push_back(value.array().index());
-  kiln::detail::eval(indices.data(), indices.size());
-  for (auto& [target, value] : updates) *target = kiln::detach(value);
-  for (TensorXf* p : params) kiln::enable_grad(*p);
-}
-}  // namespace detail
+/// What SGD and Adam share: the parameters they update in place (each made an AD leaf
+/// when the optimizer is built, so gradients flow to it), the learning rate, and the
+/// commit of one step's new values. Hyperparameters are doubles, rounded to float where
+/// they meet the tensors (as Python's floats are).
+class Optimizer {
+ public:
+  /// Clears the parameters' gradients (before the next backward pass).
+  void zero_grad() {
+    for (TensorXf* p : params_) clear_grad(*p);
+  }
+  const std::vector<TensorXf*>& parameters() const { return params_; }
+  double lr() const { return lr_; }
+  /// A new learning rate, used from the next step on (a schedule).
+  void set_lr(double lr) { lr_ = lr; }
+
+ protected:
+  Optimizer(std::vector<TensorXf*> params, double lr) : params_(std::move(params)), lr_(lr) {
+    for (TensorXf* p : params_) enable_grad(*p);
+  }
+  /// Evaluates every new value together, then makes each target refer to it; parameters
+  /// become fresh AD leaves (their gradients start from zero).
+  void commit(std::vector<std::pair<TensorXf*, TensorXf>>& updates) {
+    std::vector<kiln::detail::Index> indices;
+    for (auto& [target, value] : updates) indices.push_back(value.array().index());
+    kiln::detail::eval(indices.data(), indices.size());
+    for (auto& [target, value] : updates) *target = kiln::detach(value);
+    for (TensorXf* p : params_) enable_grad(*p);
+  }
+
+  std::vector<TensorXf*> params_;
+  double lr_;
+};
 
 /// p ← p − lr · grad(p).
-class SGD {
+class SGD : public Optimizer {
  public:
-  SGD(std::vector<TensorXf*> params, float lr) : params_(std::move(params)), lr_(lr) {}
+  SGD(std::vector<TensorXf*> params, double lr) : Optimizer(std::move(params), lr) {}
   void step() {
     GradScope scope = suspend_grad();
     std::vector<std::pair<TensorXf*, TensorXf>> updates;
-    for (TensorXf* p : params_) updates.emplace_back(p, *p - grad(*p) * lr_);
-    detail::commit(updates, params_);
+    for (TensorXf* p : params_) updates.emplace_back(p, *p - grad(*p) * float(lr_));
+    commit(updates);
   }
-
- private:
-  std::vector<TensorXf*> params_;
-  float lr_;
 };
 
 /// Adam (Kingma & Ba) with bias correction; the step size is an opaque launch parameter,
 /// so the update kernels compile once.
-class Adam {
+class Adam : public Optimizer {
  public:
-  Adam(std::vector<TensorXf*> params, float lr = 1e-3f, float beta1 = 0.9f, float beta2 = 0.999f, float eps = 1e-8f)
-      : params_(std::move(params)), lr_(lr), beta1_(beta1), beta2_(beta2), eps_(eps) {
+  Adam(std::vector<TensorXf*> params, double lr = 1e-3, double beta1 = 0.9, double beta2 = 0.999, double eps = 1e-8)
+      : Optimizer(std::move(params), lr), beta1_(beta1), beta2_(beta2), eps_(eps) {
     for (TensorXf* p : params_) {
       m_.push_back(TensorXf::zeros(p->shape()));
       v_.push_back(TensorXf::zeros(p->shape()));
@@ -145,24 +163,23 @@ class Adam {
   void step() {
     GradScope scope = suspend_grad();
     ++t_;
-    float scale = lr_ * std::sqrt(1.0f - std::pow(beta2_, float(t_))) / (1.0f - std::pow(beta1_, float(t_)));
-    TensorXf step_size(opaque<Float>(scale), Shape{});
+    double scale = lr_ * std::sqrt(1.0 - std::pow(beta2_, double(t_))) / (1.0 - std::pow(beta1_, double(t_)));
+    TensorXf step_size(opaque<Float>(float(scale)), Shape{});
     std::vector<std::pair<TensorXf*, TensorXf>> updates;
     for (size_t k = 0; k < params_.size(); ++k) {
       TensorXf g = grad(*params_[k]);
-      TensorXf m = m_[k] * beta1_ + g * (1.0f - beta1_);
-      TensorXf v = v_[k] * beta2_ + g * g * (1.0f - beta2_);
+      TensorXf m = m_[k] * float(beta1_) + g * float(1.0 - beta1_);
+      TensorXf v = v_[k] * float(beta2_) + g * g * float(1.0 - beta2_);
       updates.emplace_back(&m_[k], m);
       updates.emplace_back(&v_[k], v);
-      updates.emplace_back(params_[k], *params_[k] - step_size * m / (sqrt(v) + eps_));
+      updates.emplace_back(params_[k], *params_[k] - step_size * m / (sqrt(v) + float(eps_)));
     }
-    detail::commit(updates, params_);
+    commit(updates);
   }
 
  private:
-  std::vector<TensorXf*> params_;
   std::vector<TensorXf> m_, v_;
-  float lr_, beta1_, beta2_, eps_;
+  double beta1_, beta2_, eps_;
   size_t t_ = 0;
 };
 

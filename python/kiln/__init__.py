@@ -3,9 +3,10 @@
 Array code on ``kiln.Float``, ``kiln.Array3f`` ... is traced, fused into kernels, compiled
 with LLVM to vectorized multi-core CPU code and cached (in memory and on disk). The C++
 core does the work; this package adds only what is plain Python: ``repr``, the NumPy array
-protocol, DLPack export, ``torch()``, (``control.py``) control flow over Python
-containers of Kiln values: ``while_loop``, ``if_stmt``, ``dispatch``, ``print_async`` and
-``Recorder``, (``autodiff.py``) automatic differentiation over such containers:
+protocol, DLPack export, ``torch()``, (``tree.py``) the flattening of Python containers
+of Kiln values into the C++ cores' flat lists of arrays, (``control.py``) control flow
+over such containers: ``while_loop``, ``if_stmt``, ``dispatch``, ``print_async``,
+(``record.py``) ``Recorder``, (``autodiff.py``) automatic differentiation over them:
 ``enable_grad``, ``grad``, ``backward``, ``forward``, the gradient scopes, ``CustomOp`` and
 ``check_grads``, and (``torch_interop.py``, imported on first use) ``wrap_torch`` and
 ``torch_op`` between Kiln's and PyTorch's autograd.
@@ -20,7 +21,8 @@ from ._kiln import *  # noqa: F401,F403  (the whole C++ API)
 from ._kiln import (Bool, Int32, UInt32, Int64, UInt64, Float, Float64, Array2f, Array3f,
                     Array4f, Array2u, Array3u, Array2i, Array3i, Array3f64, Matrix2f, Matrix3f,
                     Matrix4f)
-from .control import while_loop, if_stmt, Registry, dispatch, print_async, Recorder  # noqa: F401
+from .control import while_loop, if_stmt, Registry, dispatch, print_async  # noqa: F401
+from .record import Recorder  # noqa: F401
 from .autodiff import (enable_grad, grad, set_grad, accumulate_grad, clear_grad, detach,  # noqa: F401
                        grad_enabled, backward, backward_from, backward_to, forward, forward_from, forward_to,
                        suspend_grad, resume_grad, isolate_grad, CustomOp, custom, check_grads)

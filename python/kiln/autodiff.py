@@ -3,8 +3,8 @@ the gradient scopes, CustomOp and check_grads.
 
 The C++ core (``kiln._kiln.grad``, ``._backward_from`` ...) works per Kiln value (array,
 vector, matrix) or on flat lists of arrays. The functions here take any nesting of
-tuples, lists, dicts and dataclasses of Kiln values -- flattened and rebuilt with the
-helpers of control.py -- and run one traversal for all of them.
+tuples, lists, dicts and dataclasses of Kiln values -- flattened and rebuilt with
+tree.py -- and run one traversal for all of them.
 
     x = kl.Float([1, 2, 3])
     kl.enable_grad(x)
@@ -19,7 +19,7 @@ import contextlib
 from . import _kiln
 from ._kiln import (Float, Float64, Array2f, Array3f, Array4f, Array3f64, Matrix2f, Matrix3f, Matrix4f, TensorXf, TensorXd,
                     SizeError)
-from .control import _VECTORS, _MATRICES, _flatten, _flatten_like, _unflatten, _describe
+from .tree import flatten, flatten_like, unflatten, describe, kiln_values, array_paths
 
 __all__ = ["enable_grad", "grad", "set_grad", "accumulate_grad", "clear_grad", "detach", "grad_enabled",
            "backward", "backward_from", "forward", "forward_from", "forward_to", "backward_to", "suspend_grad",
@@ -27,50 +27,12 @@ __all__ = ["enable_grad", "grad", "set_grad", "accumulate_grad", "clear_grad", "
 
 _FLOAT_ARRAYS = (Float, Float64)
 # Kiln values that can carry derivatives: float arrays and the vectors and matrices of them.
-_FLOAT_VALUES = (Float, Float64, Array2f, Array3f, Array4f, Array3f64, Matrix2f, Matrix3f, Matrix4f, TensorXf,
+FLOAT_VALUES = (Float, Float64, Array2f, Array3f, Array4f, Array3f64, Matrix2f, Matrix3f, Matrix4f, TensorXf,
                  TensorXd)
 
 
 # ---------------------------------------------------------------------------------------
 # Walking Python values
-
-def _kiln_values(node, value, path):
-    """(path, Kiln value) for each array, vector, matrix or PCG32 inside `value`, whose
-    structure `node` is (control._flatten's), in flattening order."""
-    kind = node.kind
-    if kind in ("array", "vector", "matrix", "pcg32", "tensor"):
-        yield path, value
-    elif kind in ("tuple", "list"):
-        for i, (child, item) in enumerate(zip(node.children, value)):
-            yield from _kiln_values(child, item, f"{path}[{i}]")
-    elif kind == "dict":
-        for key, child in zip(node.keys, node.children):
-            yield from _kiln_values(child, value[key], f"{path}[{key!r}]")
-    elif kind == "dataclass":
-        for key, child in zip(node.keys, node.children):
-            yield from _kiln_values(child, getattr(value, key), f"{path}.{key}")
-
-
-def _array_paths(node, path):
-    """The path of each array _flatten() writes for structure `node` (vector components
-    as `.x`, matrix entries as `[r, c]`), for error messages."""
-    kind = node.kind
-    if kind in ("array", "tensor"):
-        yield path
-    elif kind == "vector":
-        yield from (f"{path}.{c}" for c in "xyzw"[:_VECTORS[node.type][1]])
-    elif kind == "matrix":
-        n = {4: 2, 9: 3, 16: 4}[_MATRICES[node.type][1]]
-        yield from (f"{path}[{r}, {c}]" for r in range(n) for c in range(n))
-    elif kind == "pcg32":
-        yield from (f"{path}.state", f"{path}.inc")
-    elif kind in ("tuple", "list"):
-        for i, child in enumerate(node.children):
-            yield from _array_paths(child, f"{path}[{i}]")
-    elif kind in ("dict", "dataclass"):
-        for key, child in zip(node.keys, node.children):
-            yield from _array_paths(child, f"{path}[{key!r}]" if kind == "dict" else f"{path}.{key}")
-
 
 class _Tree:
     """A flattened value: its structure, its Kiln values and its arrays."""
@@ -80,19 +42,19 @@ class _Tree:
         self.path = path
         self.what = what
         self.arrays = []
-        self.node = _flatten(value, path, self.arrays, what)
+        self.node = flatten(value, path, self.arrays, what)
 
     def values(self):
-        return _kiln_values(self.node, self.value, self.path)
+        return kiln_values(self.node, self.value, self.path)
 
     def paths(self):
-        return list(_array_paths(self.node, self.path))
+        return list(array_paths(self.node, self.path))
 
     def require_float(self):
         """TypeError naming the first value that cannot carry derivatives."""
         for path, value in self.values():
-            if type(value) not in _FLOAT_VALUES:
-                raise TypeError(f"kiln: {self.what}: {path} is {_describe(value)}; only Float and Float64 "
+            if type(value) not in FLOAT_VALUES:
+                raise TypeError(f"kiln: {self.what}: {path} is {describe(value)}; only Float and Float64 "
                                 "arrays (and vectors and matrices of them) have gradients")
         return self
 
@@ -102,11 +64,11 @@ class _Tree:
         if isinstance(other, (int, float)) and not isinstance(other, bool):
             return [type(a)(float(other)) for a in self.arrays]
         out = []
-        _flatten_like(self.node, other, path, out, self.what, reference)
+        flatten_like(self.node, other, path, out, self.what, reference)
         return out
 
     def rebuild(self, arrays):
-        return _unflatten(self.node, arrays)
+        return unflatten(self.node, arrays)
 
 
 # ---------------------------------------------------------------------------------------
@@ -123,7 +85,7 @@ def enable_grad(*args):
 
 def grad(value):
     """The gradient accumulated for ``value`` (same structure; zeros where there is none)."""
-    if type(value) in _FLOAT_VALUES:
+    if type(value) in FLOAT_VALUES:
         return _kiln.grad(value)
     tree = _Tree(value, "value", "grad()").require_float()
     return tree.rebuild([_kiln.grad(a) for a in tree.arrays])
@@ -153,7 +115,7 @@ def clear_grad(value):
 
 def detach(value):
     """``value`` (same structure) without derivatives: the same nodes, no AD nodes."""
-    if type(value) in _FLOAT_VALUES:
+    if type(value) in FLOAT_VALUES:
         return _kiln.detach(value)
     tree = _Tree(value, "value", "detach()")
     return tree.rebuild([_kiln.detach(a) for a in tree.arrays])
@@ -314,11 +276,11 @@ def _spread(value):
 
 
 def _array_count(node):
-    return sum(1 for _ in _array_paths(node, ""))
+    return sum(1 for _ in array_paths(node, ""))
 
 
 def _grads_like(node, value, path, out, what, reference):
-    """_flatten_like() for a gradient a CustomOp returned: None anywhere inside stands for
+    """flatten_like() for a gradient a CustomOp returned: None anywhere inside stands for
     zeros (no gradient, 0 for the core)."""
     kind = node.kind
     if value is None:
@@ -333,7 +295,7 @@ def _grads_like(node, value, path, out, what, reference):
         for key, child in zip(node.keys, node.children):
             _grads_like(child, getattr(value, key), f"{path}.{key}", out, what, reference)
     else:  # a Kiln value, or the error for a mismatch
-        _flatten_like(node, value, path, out, what, reference)
+        flatten_like(node, value, path, out, what, reference)
 
 
 class _Side:
@@ -351,7 +313,7 @@ class _Side:
     def values(self, grads):
         """The gradients the C++ core passed (None: zero) as Python values of this structure."""
         arrays = [g if g is not None else _kiln.zeros(cls, size) for g, (cls, size) in zip(grads, self.leaves)]
-        return _unflatten(self.node, arrays)
+        return unflatten(self.node, arrays)
 
     def flatten(self, value, what, reference):
         """The arrays of a returned gradient (None where there is none)."""
@@ -405,7 +367,7 @@ def custom(op, *args):
     instance = op() if isinstance(op, type) else op
     if not isinstance(instance, CustomOp):
         raise TypeError(f"kiln: custom(): the first argument must be a kl.CustomOp subclass or instance, "
-                        f"not {_describe(op)}")
+                        f"not {describe(op)}")
     what = f"custom({instance.name()})"
     inputs = _Tree(args, "args", what)
     with suspend_grad():
@@ -419,23 +381,10 @@ def custom(op, *args):
 # ---------------------------------------------------------------------------------------
 # Gradient checks
 
-def _numpy_of(array):
-    import numpy as np
-
-    return np.asarray(array).astype(np.float64)
-
-
-def _with_values(template, values):
-    """An array of `template`'s type holding `values` (float64 NumPy), a fresh node."""
-    import numpy as np
-
-    dtype = np.float32 if type(template) is Float else np.float64
-    return type(template)(np.ascontiguousarray(values, dtype=dtype))
-
-
 def check_grads(f, inputs, modes=("fwd", "rev"), eps=None, rtol=None, atol=None, seed=0):
     """Checks the derivatives of ``f(*inputs)`` against central finite differences in
-    float64, along a random direction ``u`` of the float inputs:
+    float64 (C++'s check_grads, grad_check.h), along a random direction ``u`` of the float
+    inputs (``|u_i| <= max(1, |x_i|)``):
 
     - ``"fwd"``: the forward-mode tangent J·u of every output lane;
     - ``"rev"``: ⟨Jᵀv, u⟩ from reverse mode against ⟨v, J·u⟩ from the differences, for a
@@ -443,82 +392,20 @@ def check_grads(f, inputs, modes=("fwd", "rev"), eps=None, rtol=None, atol=None,
     - both: forward and reverse agree (⟨v, J·u⟩ = ⟨Jᵀv, u⟩).
 
     ``inputs`` is a tuple of arguments (any structure of Kiln values; non-float arrays
-    such as indices pass through unchanged). Defaults: eps 1e-6, rtol/atol 1e-5 when every
-    float input is Float64, else eps 1e-3, rtol/atol 1e-2. Raises AssertionError naming
-    the mode, the output, the values and the tolerance."""
-    import numpy as np
-
+    such as indices pass through unchanged). Defaults: eps 1e-6, rtol 1e-5, atol 1e-8 when
+    every float input is Float64, else eps 1e-3, rtol/atol 1e-2. Raises AssertionError with
+    one line per failed check, naming the mode, the output, the values and the tolerance."""
     modes = (modes,) if isinstance(modes, str) else tuple(modes)
     for mode in modes:
         if mode not in ("fwd", "rev"):
             raise ValueError(f"kiln: check_grads(): unknown mode {mode!r}; use 'fwd' and/or 'rev'")
     args = tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)
     tree = _Tree(args, "inputs", "check_grads()")
-    floats = [k for k, a in enumerate(tree.arrays) if type(a) in _FLOAT_ARRAYS]
-    if not floats:
-        raise ValueError("kiln: check_grads(): the inputs hold no Float or Float64 array to differentiate")
-    double = all(type(tree.arrays[k]) is Float64 for k in floats)
-    eps = eps if eps is not None else (1e-6 if double else 1e-3)
-    rtol = rtol if rtol is not None else (1e-5 if double else 1e-2)
-    atol = atol if atol is not None else (1e-5 if double else 1e-2)
 
-    rng = np.random.default_rng(seed)
-    base = {k: _numpy_of(tree.arrays[k]) for k in floats}
-    direction = {k: rng.uniform(-1, 1, base[k].shape) for k in floats}
-
-    def call(values, grad_inputs=False):
-        """f on fresh input arrays holding `values` (float input k: values[k]); returns the
-        inputs, the outputs' tree and its float arrays."""
-        arrays = list(tree.arrays)
-        for k in floats:
-            arrays[k] = _with_values(tree.arrays[k], values[k])
-            if grad_inputs:
-                _kiln.enable_grad(arrays[k])
+    def flat_f(arrays):
         result = f(*tree.rebuild([type(a)(a) for a in arrays]))  # copies: f may scatter into its inputs
-        out = _Tree(result, "output", "check_grads(): f")
-        return arrays, out, [(p, a) for p, a in zip(out.paths(), out.arrays) if type(a) in _FLOAT_ARRAYS]
+        return _Tree(result, "output", "check_grads(): f").arrays
 
-    _, out, plain = call(base)
-    if not plain:
-        raise ValueError("kiln: check_grads(): f returned no Float or Float64 array")
-    plus = call({k: base[k] + eps * direction[k] for k in floats})[2]
-    minus = call({k: base[k] - eps * direction[k] for k in floats})[2]
-    # J·u by central differences, per output array (broadcast to the output's lanes)
-    fd = [(_numpy_of(p[1]) - _numpy_of(m[1])) / (2 * eps) for p, m in zip(plus, minus)]
-    v = [rng.uniform(-1, 1, d.shape) for d in fd]
-    fd_vju = sum(float(np.dot(vi, di)) for vi, di in zip(v, fd))
-
-    def close(actual, expected):
-        return np.abs(actual - expected) <= atol + rtol * np.abs(expected)
-
-    def fail(mode, message):
-        raise AssertionError(f"kiln: check_grads(): {mode}: {message} (eps={eps}, rtol={rtol}, atol={atol}, "
-                             f"seed={seed})")
-
-    fwd_vju = rev_vju = None
-    if "fwd" in modes:
-        inputs_ad, _, outputs = call(base, grad_inputs=True)
-        _kiln._forward_from([inputs_ad[k] for k in floats],
-                            [_with_values(tree.arrays[k], direction[k]) for k in floats])
-        fwd_vju = 0.0
-        for (path, array), expected, vi in zip(outputs, fd, v):
-            tangent = np.broadcast_to(_numpy_of(_kiln.grad(array)), expected.shape)
-            ok = close(tangent, expected)
-            if not ok.all():
-                lane = int(np.argmin(ok))
-                fail("forward mode", f"{path} lane {lane}: AD J·u = {tangent[lane]:.10g}, finite differences = "
-                     f"{expected[lane]:.10g} (|difference| {abs(tangent[lane] - expected[lane]):.3g} > tolerance "
-                     f"{atol + rtol * abs(expected[lane]):.3g})")
-            fwd_vju += float(np.dot(vi, tangent))
-    if "rev" in modes:
-        inputs_ad, _, outputs = call(base, grad_inputs=True)
-        carrying = [(a, _with_values(a, vi)) for (_, a), vi in zip(outputs, v) if _kiln.grad_enabled(a)]
-        if carrying:
-            _kiln._backward_from([a for a, _ in carrying], [s for _, s in carrying], False)
-        rev_vju = sum(float(np.dot(_numpy_of(_kiln.grad(inputs_ad[k])), direction[k])) for k in floats)
-        if not close(rev_vju, fd_vju):
-            fail("reverse mode", f"<J^T v, u> = {rev_vju:.10g} from AD, <v, J·u> = {fd_vju:.10g} from finite differences "
-                 f"(|difference| {abs(rev_vju - fd_vju):.3g} > tolerance {atol + rtol * abs(fd_vju):.3g})")
-    if fwd_vju is not None and rev_vju is not None and not close(rev_vju, fwd_vju):
-        fail("forward vs reverse", f"<v, J·u> = {fwd_vju:.10g} from forward mode, <J^T v, u> = {rev_vju:.10g} from "
-             f"reverse mode (|difference| {abs(rev_vju - fwd_vju):.3g})")
+    ok, message = _kiln._check_grads(flat_f, tree.arrays, "fwd" in modes, "rev" in modes, eps, rtol, atol, seed)
+    if not ok:
+        raise AssertionError(message.rstrip("\n"))

@@ -1,229 +1,22 @@
-"""Control flow over Python values: while_loop, if_stmt, dispatch, print_async and Recorder.
+"""Control flow over Python values: while_loop, if_stmt, dispatch and print_async.
 
 The C++ core (``kiln._kiln._while_loop`` ...) works on flat lists of plain arrays. This
 module turns the values Python code passes around -- any nesting of tuples, lists, dicts
 and dataclasses of Kiln arrays, vectors, matrices and PCG32 generators -- into such lists
-and rebuilds them on the way back, checking that a body returns what it was given and
-naming the place (``state['depth']``) when it does not.
+(with tree.py) and rebuilds them on the way back, checking that a body returns what it was
+given and naming the place (``state['depth']``) when it does not.
 
     i, total = kl.while_loop((i, total), lambda i, t: i < n,
                              lambda i, t: (i + 1, t + kl.cast(kl.Float, i)))
 """
 
-import copy
-import dataclasses
-
 from . import _kiln
-from ._kiln import (Bool, Int32, UInt32, Int64, UInt64, Float, Float64, Array2f, Array3f, Array4f,
-                    Array2u, Array3u, Array2i, Array3i, Array3f64, Matrix2f, Matrix3f, Matrix4f, PCG32,
-                    ControlMode, RecorderCore, TensorXf, TensorXd, TensorXu, TensorXi, TensorXb)
+from ._kiln import Bool, UInt32, ControlMode
+from .tree import flatten, flatten_like, unflatten, describe
 
-__all__ = ["while_loop", "if_stmt", "Registry", "dispatch", "print_async", "Recorder"]
-
-_ARRAYS = (Float, Float64, UInt32, Int32, Bool, UInt64, Int64)
-# Vector and matrix classes: (component class, number of arrays).
-_VECTORS = {Array2f: (Float, 2), Array3f: (Float, 3), Array4f: (Float, 4), Array2u: (UInt32, 2),
-            Array3u: (UInt32, 3), Array2i: (Int32, 2), Array3i: (Int32, 3), Array3f64: (Float64, 3)}
-_MATRICES = {Matrix2f: (Float, 4), Matrix3f: (Float, 9), Matrix4f: (Float, 16)}
-_TENSORS = (TensorXf, TensorXd, TensorXu, TensorXi, TensorXb)
-_MISSING = object()  # a Recorder field without a value
-_NUMPY_CLASSES = {"float32": "Float", "float64": "Float64", "uint32": "UInt32", "int32": "Int32",
-                  "bool": "Bool", "uint64": "UInt64", "int64": "Int64"}
+__all__ = ["while_loop", "if_stmt", "Registry", "dispatch", "print_async"]
 
 
-# ---------------------------------------------------------------------------------------
-# Flattening values into arrays and rebuilding them
-
-class _Node:
-    """The structure of a flattened value: its kind, class, keys and children (no arrays)."""
-
-    __slots__ = ("kind", "type", "keys", "children", "template")
-
-    def __init__(self, kind, type_, keys=None, children=(), template=None):
-        self.kind = kind          # "array", "vector", "matrix", "pcg32", "tensor", "none", "tuple", "list", "dict", "dataclass"
-        self.type = type_
-        self.keys = keys          # dict keys / dataclass field names
-        self.children = children
-        self.template = template  # a dataclass instance to copy when rebuilding; a tensor's shape
-
-
-def _name(type_):
-    return f"kl.{type_.__name__}" if type_.__module__.startswith("kiln") else type_.__name__
-
-
-def _describe(value):
-    """How an error message names a value: 'kl.Float', 'a tuple of 2', 'int'."""
-    if isinstance(value, tuple) and not hasattr(value, "_fields"):
-        return f"a tuple of {len(value)}"
-    if isinstance(value, list):
-        return f"a list of {len(value)}"
-    if isinstance(value, dict):
-        return f"a dict with keys {list(value)}"
-    return "None" if value is None else _name(type(value))
-
-
-def _describe_node(node):
-    if node.kind in ("tuple", "list") and node.type in (tuple, list):
-        return f"a {node.kind} of {len(node.children)}"
-    if node.kind == "dict":
-        return f"a dict with keys {list(node.keys)}"
-    return "None" if node.kind == "none" else _name(node.type)
-
-
-def _wrap_hint(value, expected=None):
-    """How to turn a non-Kiln value into a Kiln one, for error messages."""
-    if expected is not None and expected.kind == "array" and isinstance(value, (bool, int, float)):
-        if expected.type in (Float, Float64):
-            value = float(value)
-        return f"wrap it in a Kiln array such as kl.{expected.type.__name__}({value!r})"
-    if isinstance(value, bool):
-        return f"wrap it in a Kiln array such as kl.Bool({value})"
-    if isinstance(value, int):
-        return f"wrap it in a Kiln array such as kl.{'UInt32' if value >= 0 else 'Int32'}({value})"
-    if isinstance(value, float):
-        return f"wrap it in a Kiln array such as kl.Float({value!r})"
-    if type(value).__module__ == "numpy" and hasattr(value, "dtype"):
-        return f"wrap it in a Kiln array such as kl.{_NUMPY_CLASSES.get(str(value.dtype), 'Float')}(array)"
-    if value is None:
-        return "give it a Kiln value such as kl.Float(0.0)"
-    return ("control flow carries Kiln arrays, vectors, matrices and PCG32, inside tuples, lists, dicts "
-            "and dataclasses")
-
-
-def _kind_of(value):
-    return "a NumPy array" if type(value).__module__ == "numpy" else _describe(value)
-
-
-def _not_kiln(path, value, what):
-    """The TypeError for a value that is not a Kiln value, with the wrapping to use."""
-    return TypeError(f"kiln: {what}: {path} is {_kind_of(value)}; {_wrap_hint(value)}")
-
-
-def _leaf_arrays(value):
-    """(kind, arrays) of a Kiln value, or None when `value` is not one."""
-    cls = type(value)
-    if cls in _ARRAYS:
-        return "array", [value]
-    if cls in _VECTORS:
-        return "vector", [value[i] for i in range(len(value))]
-    if cls in _MATRICES:
-        n = len(value)
-        return "matrix", [value[r, c] for r in range(n) for c in range(n)]
-    if cls is PCG32:
-        return "pcg32", [value.state, value.inc]
-    if cls in _TENSORS:
-        return "tensor", [value.array]
-    return None
-
-
-def _add_arrays(arrays, path, what, out):
-    for array in arrays:
-        if array.index == 0:
-            raise ValueError(f"kiln: {what}: {path} has no value (default-constructed); assign it first")
-    out.extend(arrays)
-
-
-def _is_dataclass(value):
-    return dataclasses.is_dataclass(value) and not isinstance(value, type)
-
-
-def _flatten(value, path, out, what, allow_none=False):
-    """Appends the arrays inside `value` to `out` and returns its structure."""
-    leaf = _leaf_arrays(value)
-    if leaf is not None:
-        _add_arrays(leaf[1], path, what, out)
-        return _Node(leaf[0], type(value), template=value.shape if leaf[0] == "tensor" else None)
-    if isinstance(value, (tuple, list)):
-        children = tuple(_flatten(v, f"{path}[{i}]", out, what) for i, v in enumerate(value))
-        return _Node("list" if isinstance(value, list) else "tuple", type(value), children=children)
-    if isinstance(value, dict):
-        keys = tuple(value)
-        children = tuple(_flatten(value[k], f"{path}[{k!r}]", out, what) for k in keys)
-        return _Node("dict", type(value), keys, children)
-    if _is_dataclass(value):
-        keys = tuple(f.name for f in dataclasses.fields(value))
-        children = tuple(_flatten(getattr(value, k), f"{path}.{k}", out, what) for k in keys)
-        return _Node("dataclass", type(value), keys, children, template=value)
-    if value is None and allow_none:
-        return _Node("none", type(None))
-    raise _not_kiln(path, value, what)
-
-
-def _flatten_like(node, value, path, out, what, reference):
-    """Appends the arrays inside `value`, which must have the structure `node`, to `out`."""
-    def mismatch():
-        message = f"kiln: {what} returned {_kind_of(value)} at {path}, expected {_describe_node(node)} ({reference})"
-        kiln_or_container = (_leaf_arrays(value) is not None or isinstance(value, (tuple, list, dict))
-                             or _is_dataclass(value))
-        if not kiln_or_container and node.kind != "none":
-            message += "; " + _wrap_hint(value, node)
-        return TypeError(message)
-
-    if node.kind in ("array", "vector", "matrix", "pcg32", "tensor"):
-        if type(value) is not node.type:
-            raise mismatch()
-        _add_arrays(_leaf_arrays(value)[1], path, what, out)
-    elif node.kind == "none":
-        if value is not None:
-            raise mismatch()
-    elif node.kind in ("tuple", "list"):
-        plain = node.type in (tuple, list)
-        if not (isinstance(value, (tuple, list)) and (plain or type(value) is node.type)):
-            raise mismatch()
-        if len(value) != len(node.children):
-            raise mismatch()
-        for i, (child, v) in enumerate(zip(node.children, value)):
-            _flatten_like(child, v, f"{path}[{i}]", out, what, reference)
-    elif node.kind == "dict":
-        if not isinstance(value, dict):
-            raise mismatch()
-        if set(value) != set(node.keys):
-            raise mismatch()
-        for k, child in zip(node.keys, node.children):
-            _flatten_like(child, value[k], f"{path}[{k!r}]", out, what, reference)
-    else:  # dataclass
-        if type(value) is not node.type:
-            raise mismatch()
-        for k, child in zip(node.keys, node.children):
-            _flatten_like(child, getattr(value, k), f"{path}.{k}", out, what, reference)
-
-
-def _build(node, arrays):
-    """The value of structure `node` over `arrays` (an iterator)."""
-    kind = node.kind
-    if kind == "array":
-        return next(arrays)
-    if kind == "vector":
-        return node.type(*[next(arrays) for _ in range(_VECTORS[node.type][1])])
-    if kind == "matrix":
-        return node.type(*[next(arrays) for _ in range(_MATRICES[node.type][1])])
-    if kind == "pcg32":
-        rng = PCG32(1)
-        rng.state = next(arrays)
-        rng.inc = next(arrays)
-        return rng
-    if kind == "tensor":
-        return node.type(next(arrays), list(node.template))
-    if kind == "none":
-        return None
-    children = [_build(child, arrays) for child in node.children]
-    if kind == "list":
-        return node.type(children) if node.type is not list else children
-    if kind == "tuple":
-        if node.type is tuple:
-            return tuple(children)
-        return node.type(*children) if hasattr(node.type, "_fields") else node.type(children)
-    if kind == "dict":
-        return node.type(zip(node.keys, children))
-    result = copy.copy(node.template)
-    for k, child in zip(node.keys, children):
-        object.__setattr__(result, k, child)
-    return result
-
-
-def _unflatten(node, arrays):
-    """The value of structure `node` over the list `arrays` (what _flatten() wrote)."""
-    return _build(node, iter(arrays))
 
 
 class _Results:
@@ -238,14 +31,14 @@ class _Results:
     def flatten(self, value, caller):
         out = []
         if self.node is None:
-            self.node = _flatten(value, "result", out, f"{self.what}: {caller}", allow_none=True)
+            self.node = flatten(value, "result", out, f"{self.what}: {caller}", allow_none=True)
             self.first = caller
         else:
-            _flatten_like(self.node, value, "result", out, f"{self.what} {caller}", f"as {self.first} returned")
+            flatten_like(self.node, value, "result", out, f"{self.what} {caller}", f"as {self.first} returned")
         return out
 
     def rebuild(self, arrays):
-        return _unflatten(self.node, arrays)
+        return unflatten(self.node, arrays)
 
 
 def _mode(mode):
@@ -257,7 +50,7 @@ def _mode(mode):
         if mode.lower() in modes:
             return modes[mode.lower()]
         raise ValueError(f"kiln: mode must be 'symbolic' or 'evaluated' (or a kl.ControlMode), not {mode!r}")
-    raise TypeError(f"kiln: mode must be None, a kl.ControlMode or 'symbolic' / 'evaluated', not {_describe(mode)}")
+    raise TypeError(f"kiln: mode must be None, a kl.ControlMode or 'symbolic' / 'evaluated', not {describe(mode)}")
 
 
 def _title(statement, name):
@@ -301,17 +94,17 @@ def while_loop(state, cond, body, mode=None, name=None, max_iterations=None, sum
     if max_iterations is not None and (not isinstance(max_iterations, int) or max_iterations < 1):
         raise ValueError(f"kiln: {what}: max_iterations must be a positive int, not {max_iterations!r}")
     leaves = []
-    node = _flatten(state, "state", leaves, what)
+    node = flatten(state, "state", leaves, what)
     spread = isinstance(state, (tuple, list))
 
     def call(fn, arrays):
-        value = _unflatten(node, arrays)
+        value = unflatten(node, arrays)
         return fn(*value) if spread else fn(value)
 
     def cond_fn(arrays):
         active = call(cond, arrays)
         if type(active) is not Bool:
-            raise TypeError(f"kiln: {what}: cond must return a kl.Bool array, not {_describe(active)}")
+            raise TypeError(f"kiln: {what}: cond must return a kl.Bool array, not {describe(active)}")
         return active
 
     def body_fn(arrays):
@@ -319,12 +112,12 @@ def while_loop(state, cond, body, mode=None, name=None, max_iterations=None, sum
         if spread and len(node.children) == 1 and not isinstance(result, (tuple, list)):
             result = (result,)
         out = []
-        _flatten_like(node, result, "state", out, f"{what} body", "the structure and types of the state")
+        flatten_like(node, result, "state", out, f"{what} body", "the structure and types of the state")
         return out
 
     arrays = _kiln._while_loop(leaves, cond_fn, body_fn, _mode(mode), name or "", max_iterations or 0,
                                bool(sum_loop))
-    return _unflatten(node, arrays)
+    return unflatten(node, arrays)
 
 
 def if_stmt(cond, true_fn, false_fn, args=(), mode=None, name=None):
@@ -341,14 +134,14 @@ def if_stmt(cond, true_fn, false_fn, args=(), mode=None, name=None):
     """
     what = _title("if_stmt", name)
     if type(cond) is not Bool:
-        raise TypeError(f"kiln: {what}: the condition must be a kl.Bool array, not {_describe(cond)}")
+        raise TypeError(f"kiln: {what}: the condition must be a kl.Bool array, not {describe(cond)}")
     args = _as_args(args)
     leaves = []
-    node = _flatten(args, "args", leaves, what)
+    node = flatten(args, "args", leaves, what)
     results = _Results(what)
 
     def branch(fn, caller):
-        return lambda arrays: results.flatten(fn(*_unflatten(node, arrays)), caller)
+        return lambda arrays: results.flatten(fn(*unflatten(node, arrays)), caller)
 
     arrays = _kiln._if_stmt(cond, branch(true_fn, "true_fn"), branch(false_fn, "false_fn"), leaves,
                             _mode(mode), name or "")
@@ -400,15 +193,15 @@ def dispatch(registry, ids, fn, *args, mode=None, name=None):
     """
     what = _title("dispatch", name)
     if not isinstance(registry, Registry):
-        raise TypeError(f"kiln: {what}: the first argument must be a kl.Registry, not {_describe(registry)}")
+        raise TypeError(f"kiln: {what}: the first argument must be a kl.Registry, not {describe(registry)}")
     if type(ids) is not UInt32:
-        raise TypeError(f"kiln: {what}: instance ids must be a kl.UInt32 array, not {_describe(ids)}")
+        raise TypeError(f"kiln: {what}: instance ids must be a kl.UInt32 array, not {describe(ids)}")
     leaves = []
-    node = _flatten(args, "args", leaves, what)
+    node = flatten(args, "args", leaves, what)
     results = _Results(what)
 
     def call(id, arrays):
-        return results.flatten(fn(registry.get(id), *_unflatten(node, arrays)), f"instance {id}")
+        return results.flatten(fn(registry.get(id), *unflatten(node, arrays)), f"instance {id}")
 
     arrays = _kiln._dispatch(ids, registry.ids(), call, leaves, _mode(mode), name or "")
     return results.rebuild(arrays)
@@ -431,152 +224,9 @@ def print_async(fmt, values=(), active=True):
     """
     values = _as_args(values)
     leaves = []
-    _flatten(values, "values", leaves, "print_async()")
+    flatten(values, "values", leaves, "print_async()")
     if active is True:
         active = None
     elif type(active) is not Bool:
         active = Bool(active)
     _kiln._print_async(fmt, leaves, active)
-
-
-# ---------------------------------------------------------------------------------------
-# Recorder
-
-def _columns_of(field_type, label):
-    """(column class, number of columns) of a record field type."""
-    if field_type in _ARRAYS:
-        return field_type, 1
-    if field_type in _VECTORS:
-        return _VECTORS[field_type]
-    if field_type in _MATRICES:
-        return _MATRICES[field_type]
-    raise TypeError(f"kiln: Recorder(): field {label} has type {field_type!r}; a field holds a Kiln array, "
-                    "vector or matrix type (kl.Float, kl.Array3f, kl.Matrix4f, ...)")
-
-
-class Recorder:
-    """Per-lane records appended from anywhere (inside loops and calls too), up to
-    ``capacity``: one record per active lane per append().
-
-    ``fields`` is a dict ``{name: type}`` or a list of types (arrays, vectors, matrices).
-    After the appends ran, ``rec['x']`` (or ``rec[0]``) is a Kiln value of the first
-    count() records that shares the recorder's memory, so ``np.asarray(rec['x'])`` is a
-    view, not a copy. Records are stored in the order of an atomic counter: sort by a
-    field (a ray id, say) for a deterministic order. Appending more than ``capacity``
-    records raises kl.SizeError naming the capacity needed when a field is read; nothing
-    is dropped silently.
-    """
-
-    def __init__(self, fields, capacity):
-        if isinstance(fields, dict):
-            names, types = list(fields), list(fields.values())
-        elif isinstance(fields, (list, tuple)):
-            names, types = [None] * len(fields), list(fields)
-        else:
-            raise TypeError(f"kiln: Recorder(): fields must be a dict {{name: type}} or a list of types, "
-                            f"not {_describe(fields)}")
-        self._names = names
-        self._types = types
-        column_types, widths = [], []
-        for k, field_type in enumerate(types):
-            column, count = _columns_of(field_type, self._label(k))
-            column_types += [column] * count
-            widths.append(count)
-        self._core = RecorderCore(column_types, capacity, widths)
-
-    def _label(self, k):
-        return repr(self._names[k]) if self._names[k] is not None else str(k)
-
-    def _field_index(self, key):
-        if isinstance(key, str):
-            if key not in self._names:
-                raise KeyError(f"kiln: Recorder: no field {key!r}; the fields are {self._names}")
-            return self._names.index(key)
-        if isinstance(key, int) and not isinstance(key, bool):
-            if not -len(self._types) <= key < len(self._types):
-                raise IndexError(f"kiln: Recorder: field {key} of {len(self._types)}")
-            return key % len(self._types)
-        raise TypeError(f"kiln: Recorder: a field is named by its name or index, not {_describe(key)}")
-
-    @property
-    def fields(self):
-        """The field types: a dict {name: type}, or a list when the fields have no names."""
-        if self._names and self._names[0] is not None:
-            return dict(zip(self._names, self._types))
-        return list(self._types)
-
-    @property
-    def capacity(self):
-        """The number of records the recorder holds."""
-        return self._core.capacity
-
-    def append(self, active, *values, **named):
-        """Appends one record per lane where ``active`` (a kl.Bool or bool) holds: one
-        value per field, by position and/or (for named fields) by name. Python numbers are
-        accepted for array fields."""
-        if len(values) > len(self._types):
-            raise TypeError(f"kiln: Recorder.append(): {len(values)} values for {len(self._types)} fields")
-        given = list(values) + [_MISSING] * (len(self._types) - len(values))
-        for key, value in named.items():
-            if key not in self._names:
-                raise TypeError(f"kiln: Recorder.append(): no field {key!r}; the fields are {self._names}")
-            k = self._names.index(key)
-            if given[k] is not _MISSING:
-                raise TypeError(f"kiln: Recorder.append(): field {key!r} is given twice")
-            given[k] = value
-        columns = []
-        for k, (field_type, value) in enumerate(zip(self._types, given)):
-            label = self._label(k)
-            if value is _MISSING:
-                raise TypeError(f"kiln: Recorder.append(): no value for field {label}")
-            if field_type in _ARRAYS and isinstance(value, (bool, int, float)):
-                try:
-                    value = field_type(value)
-                except TypeError:
-                    pass  # reported below
-            if type(value) is not field_type:
-                raise TypeError(f"kiln: Recorder.append(): field {label} holds {_name(field_type)}, "
-                                f"got {_describe(value)}")
-            _add_arrays(_leaf_arrays(value)[1], f"field {label}", "Recorder.append()", columns)
-        self._core.append(active if type(active) is Bool else Bool(active), columns)
-
-    def count(self):
-        """Records appended since construction or clear(), including any beyond the
-        capacity (evaluates pending appends)."""
-        return self._core.count()
-
-    def field(self, key):
-        """The first count() records of field ``key`` (its name or index) as a Kiln value
-        sharing the recorder's memory (a vector or matrix gathers its components from it).
-        Raises kl.SizeError when more records were appended than fit."""
-        k = self._field_index(key)
-        field_type = self._types[k]
-        return self._core.field(k) if field_type in _ARRAYS else field_type(self._view(k))
-
-    __getitem__ = field
-
-    def _view(self, k):
-        """Field k's memory as a NumPy array: (n,) for arrays, (n, N) for vectors, (n, N, N)
-        for matrices (the recorder stores a field's components interleaved)."""
-        flat = self._core.field(k).numpy()
-        field_type = self._types[k]
-        if field_type in _ARRAYS:
-            return flat
-        size = len(field_type())
-        return flat.reshape((-1, size, size) if field_type in _MATRICES else (-1, size))
-
-    def numpy(self):
-        """Every field as a NumPy view of the recorder's memory, without a copy (keyed by
-        name, or by index for unnamed fields): arrays (n,), vectors (n, N), matrices
-        (n, N, N). Later appends write a copy of the memory, so a view keeps the records of
-        its time."""
-        keys = self._names if self._names and self._names[0] is not None else range(len(self._types))
-        return {key: self._view(k) for k, key in enumerate(keys)}
-
-    def clear(self):
-        """Forgets the records: the count restarts at zero."""
-        self._core.clear()
-
-    def __repr__(self):
-        return f"Recorder({self.fields!r}, capacity={self.capacity})"
-

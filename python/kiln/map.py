@@ -5,7 +5,7 @@ slices the structure: tensors and arrays of the mapped inputs get the chunk's ro
 fn's results are checked and flattened the same way."""
 
 from . import _kiln
-from .control import _flatten, _unflatten, _Node, _describe
+from .tree import flatten, unflatten, Node, describe
 from .tensor import TENSOR_TYPES
 
 __all__ = ["chunked_map", "checkpoint"]
@@ -22,7 +22,7 @@ def _rows_and_width(node, array, title, path):
         return rows, (len(array) // rows if rows else 0)
     if node.kind == "array":
         return len(array), 1
-    raise TypeError(f"kiln: {title}: mapped inputs are tensors and arrays, {path} is {_describe(node.type)}")
+    raise TypeError(f"kiln: {title}: mapped inputs are tensors and arrays, {path} is {describe(node.type)}")
 
 
 def _leaves(node):
@@ -36,16 +36,16 @@ def _leaves(node):
 def _with_rows(node, rows):
     """The structure `node` with every tensor's leading extent set to `rows`."""
     if node.kind == "tensor":
-        return _Node("tensor", node.type, template=(rows,) + tuple(node.template[1:]))
+        return Node("tensor", node.type, template=(rows,) + tuple(node.template[1:]))
     if not node.children:
         return node
-    return _Node(node.kind, node.type, node.keys, tuple(_with_rows(c, rows) for c in node.children),
+    return Node(node.kind, node.type, node.keys, tuple(_with_rows(c, rows) for c in node.children),
                  node.template)
 
 
 def _flat_outputs(result, count, title, layout):
     out = []
-    node = _flatten(result, "fn's result", out, title)
+    node = flatten(result, "fn's result", out, title)
     for leaf, array in zip(_leaves(node), out):
         rows = leaf.template[0] if leaf.kind == "tensor" and leaf.template else len(array)
         if rows != count:
@@ -68,8 +68,8 @@ def chunked_map(fn, inputs, chunk_size=None, chunk_bytes=None, broadcast=(), nam
     inputs = tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)
     broadcast = tuple(broadcast) if isinstance(broadcast, (tuple, list)) else (broadcast,)
     mapped, whole = [], []
-    mapped_node = _flatten(inputs, "inputs", mapped, title)
-    whole_node = _flatten(broadcast, "broadcast", whole, title)
+    mapped_node = flatten(inputs, "inputs", mapped, title)
+    whole_node = flatten(broadcast, "broadcast", whole, title)
     shapes = [_rows_and_width(leaf, a, title, f"inputs[{i}]")
               for i, (leaf, a) in enumerate(zip(_leaves(mapped_node), mapped))]
     rows = {r for r, _ in shapes}
@@ -87,11 +87,11 @@ def chunked_map(fn, inputs, chunk_size=None, chunk_bytes=None, broadcast=(), nam
     layout = [None]
 
     def run(m, w, count):
-        args = _unflatten(_with_rows(mapped_node, count), m) + _unflatten(whole_node, w)
+        args = unflatten(_with_rows(mapped_node, count), m) + unflatten(whole_node, w)
         return _flat_outputs(fn(*args), count, title, layout)
 
     joined = _kiln._chunked_map(run, mapped, [w for _, w in shapes], total, whole, chunk_size, title)
-    return _unflatten(_with_rows(layout[0], total), joined)
+    return unflatten(_with_rows(layout[0], total), joined)
 
 
 def checkpoint(fn):
@@ -99,17 +99,17 @@ def checkpoint(fn):
     (the result is the same as fn's)."""
     def wrapped(*args):
         flat = []
-        node = _flatten(args, "args", flat, "checkpoint()")
+        node = flatten(args, "args", flat, "checkpoint()")
         layout = [None]
 
         def run(m, w, count):
-            result = fn(*_unflatten(node, w))
+            result = fn(*unflatten(node, w))
             out = []
-            layout[0] = _flatten(result, "fn's result", out, "checkpoint()")
+            layout[0] = flatten(result, "fn's result", out, "checkpoint()")
             return out
 
         joined = _kiln._chunked_map(run, [], [], 1, flat, 1, "checkpoint()")
-        return _unflatten(layout[0], joined)
+        return unflatten(layout[0], joined)
 
     wrapped.__wrapped__ = fn
     return wrapped

@@ -1,13 +1,13 @@
 """kl.nn: small networks over kl.TensorXf. Layers are callables on tensors whose leading
 axes are rows (a batch, or the sample points of a chunk); Linear is a matmul (OpenBLAS)
-plus a broadcast bias. Optimizers update parameters in place: each step evaluates every
-new parameter and moment in one kl.eval() (one kernel per distinct parameter size) and
-makes each parameter a fresh AD leaf, so the graph never grows across steps."""
+plus a broadcast bias. The optimizers are C++'s (kiln::nn::SGD, Adam): each step evaluates
+every new parameter and moment in one kl.eval() (one kernel per distinct parameter size)
+and makes each parameter a fresh AD leaf, so the graph never grows across steps."""
 
 import math
 
 from . import _kiln
-from .autodiff import enable_grad, grad, clear_grad, detach, suspend_grad
+from .autodiff import enable_grad
 from ._kiln import TensorXf, Float
 
 __all__ = ["Module", "Linear", "ReLU", "LeakyReLU", "Sigmoid", "Exp", "Sequential", "PositionalEncoding",
@@ -115,62 +115,20 @@ class PositionalEncoding(Module):
         return _kiln.concatenate(parts, axis=x.ndim - 1)
 
 
-class _Optimizer:
+class SGD(_kiln._SGD):
+    """p ← p − lr · grad(p) (kiln::nn::SGD). The parameters (TensorXf) become AD leaves;
+    step() updates them in place, zero_grad() clears their gradients, lr can be changed
+    between steps."""
+
     def __init__(self, params, lr):
-        self.params = list(params)
-        self.lr = float(lr)
-        for p in self.params:
-            if not isinstance(p, TensorXf):
-                raise TypeError(f"kiln: {type(self).__name__}(): parameters are TensorXf, got {type(p).__name__}")
-            enable_grad(p)
-
-    def zero_grad(self):
-        for p in self.params:
-            clear_grad(p)
-
-    def _commit(self, updates):
-        """Evaluates every (tensor, new value) together, then assigns: parameters become fresh
-        AD leaves (their gradients start from zero)."""
-        _kiln.eval([new.array for _, new in updates])
-        for target, new in updates:
-            target.assign(detach(new))
-        for p in self.params:
-            enable_grad(p)
+        self.params = list(params)  # the tensors the C++ optimizer updates through pointers
+        super().__init__(self.params, lr)
 
 
-class SGD(_Optimizer):
-    """p ← p − lr · grad(p)."""
-
-    def step(self):
-        with suspend_grad():
-            self._commit([(p, TensorXf(p.array - grad(p).array * self.lr, list(p.shape))) for p in self.params])
-
-
-class Adam(_Optimizer):
-    """Adam (Kingma & Ba) with bias correction."""
+class Adam(_kiln._Adam):
+    """Adam (Kingma & Ba) with bias correction (kiln::nn::Adam); the parameters, step(),
+    zero_grad() and lr as for SGD."""
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8):
-        super().__init__(params, lr)
-        self.beta1, self.beta2 = (float(b) for b in betas)
-        self.eps = float(eps)
-        self.t = 0
-        self.m = [TensorXf(_kiln.zeros(Float, p.size()), list(p.shape)) for p in self.params]
-        self.v = [TensorXf(_kiln.zeros(Float, p.size()), list(p.shape)) for p in self.params]
-
-    def step(self):
-        with suspend_grad():
-            self._adam_step()
-
-    def _adam_step(self):
-        self.t += 1
-        # The step size changes every step: an opaque value, so the update kernel is compiled once.
-        scale = _kiln.opaque(Float, self.lr * math.sqrt(1 - self.beta2 ** self.t) / (1 - self.beta1 ** self.t))
-        updates = []
-        for p, m, v in zip(self.params, self.m, self.v):
-            g = grad(p).array
-            m_new = m.array * self.beta1 + g * (1 - self.beta1)
-            v_new = v.array * self.beta2 + g * g * (1 - self.beta2)
-            p_new = p.array - scale * m_new / (_kiln.sqrt(v_new) + self.eps)
-            shape = list(p.shape)
-            updates += [(m, TensorXf(m_new, shape)), (v, TensorXf(v_new, shape)), (p, TensorXf(p_new, shape))]
-        self._commit(updates)
+        self.params = list(params)  # the tensors the C++ optimizer updates through pointers
+        super().__init__(self.params, lr, tuple(betas), eps)

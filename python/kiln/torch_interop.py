@@ -20,7 +20,7 @@ Array2i/3i) and (n, N, N) float32 to Matrix2f/3f/4f. CPU tensors only.
 
 import torch
 
-from . import _kiln, autodiff
+from . import _kiln, autodiff, tree
 from ._kiln import (Float, Float64, Array2f, Array3f, Array4f, Array2i, Array3i, Array3f64, Matrix2f, Matrix3f,
                     Matrix4f)
 
@@ -29,7 +29,7 @@ __all__ = ["wrap_torch", "torch_op"]
 _VECTOR_CLASSES = {(torch.float32, 2): Array2f, (torch.float32, 3): Array3f, (torch.float32, 4): Array4f,
                    (torch.float64, 3): Array3f64, (torch.int32, 2): Array2i, (torch.int32, 3): Array3i}
 _MATRIX_CLASSES = {2: Matrix2f, 3: Matrix3f, 4: Matrix4f}
-_KILN_VALUES = tuple(autodiff._FLOAT_VALUES) + (Array2i, Array3i, _kiln.Array2u, _kiln.Array3u, _kiln.Int32,
+_KILN_VALUES = tuple(autodiff.FLOAT_VALUES) + (Array2i, Array3i, _kiln.Array2u, _kiln.Array3u, _kiln.Int32,
                                                  _kiln.UInt32, _kiln.Int64, _kiln.UInt64, _kiln.Bool)
 
 
@@ -88,7 +88,7 @@ def wrap_torch(fn, name=None):
             outputs, ctx.spread = _as_tuple(fn(*inputs))
             for k, value in enumerate(outputs):
                 if type(value) not in _KILN_VALUES:
-                    raise TypeError(f"kiln: wrap_torch({label}): output {k} is {autodiff._describe(value)}; fn must "
+                    raise TypeError(f"kiln: wrap_torch({label}): output {k} is {tree.describe(value)}; fn must "
                                     "return a Kiln value or a tuple of them")
             ctx.inputs, ctx.outputs = inputs, outputs
             tensors = tuple(to_torch(value) for value in outputs)

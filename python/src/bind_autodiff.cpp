@@ -1,10 +1,14 @@
 // Automatic differentiation (autodiff.h): per array, vector and matrix type the functions
 // of autodiff.h; runtime-typed cores over lists of arrays for traversals with several
-// sources or targets, which kiln/autodiff.py calls after flattening Python containers;
-// the gradient scopes; and the bridge that lets a Python object compute a CustomOp's
-// derivatives. Exceptions raised by Python callbacks pass through the C++ core unchanged.
+// sources or targets and for check_grads (grad_check.h), which kiln/autodiff.py calls after
+// flattening Python containers; the gradient scopes; and the bridge that lets a Python
+// object compute a CustomOp's derivatives. Exceptions raised by Python callbacks pass
+// through the C++ core unchanged.
 #include "binding.h"
 
+#include <kiln/grad_check.h>
+
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
@@ -212,6 +216,25 @@ void bind_autodiff(nb::module_& m) {
         },
         nb::arg("xs"), nb::arg("retain_graph"),
         "Core of kiln.backward_to over a list of arrays: adjoints from every node computed from them.");
+
+  m.def("_check_grads",
+        [](nb::callable fn, nb::handle inputs, bool forward, bool reverse, std::optional<double> eps,
+           std::optional<double> rtol, std::optional<double> atol, uint64_t seed) {
+          GradCheckOptions options;
+          options.modes =
+              GradMode((forward ? uint8_t(GradMode::Forward) : 0) | (reverse ? uint8_t(GradMode::Reverse) : 0));
+          options.eps = eps;
+          options.rtol = rtol;
+          options.atol = atol;
+          options.seed = seed;
+          GradCheckResult result = detail::check_grads(body_function(fn, "check_grads(): f"),
+                                                       to_values(inputs, "check_grads()"), options);
+          return std::make_pair(result.ok, result.message);
+        },
+        nb::arg("fn"), nb::arg("inputs"), nb::arg("forward"), nb::arg("reverse"), nb::arg("eps").none(),
+        nb::arg("rtol").none(), nb::arg("atol").none(), nb::arg("seed"),
+        "Core of kiln.check_grads (grad_check.h) over a list of arrays and a function of such lists: "
+        "(ok, one line per failed check).");
 
   nb::class_<TraversalStats>(m, "TraversalStats", "What the last forward or reverse traversal visited.")
       .def_ro("nodes", &TraversalStats::nodes, "AD nodes on the requested paths.")

@@ -41,23 +41,6 @@ nb::object to_python(detail::Handle handle) {
   return out;
 }
 
-detail::Values to_values(nb::handle list, const char* what) {
-  detail::Values out;
-  for (nb::handle item : list) out.push_back(to_handle(item, what));
-  return out;
-}
-
-nb::list to_list(const detail::Values& values) {
-  nb::list out;
-  for (const detail::Handle& value : values) out.append(to_python(value));
-  return out;
-}
-
-/// A Python callback that maps a list of arrays to a list of arrays.
-detail::BodyFn body_function(nb::callable fn, const char* what) {
-  return [fn, what](const detail::Values& values) { return to_values(fn(to_list(values)), what); };
-}
-
 VarType var_type_of(nb::handle type) {
   std::optional<VarType> found;
   for_each_array_type([&](auto array_type) {
@@ -71,6 +54,22 @@ VarType var_type_of(nb::handle type) {
 }
 
 }  // namespace
+
+detail::Values to_values(nb::handle list, const char* what) {
+  detail::Values out;
+  for (nb::handle item : list) out.push_back(to_handle(item, what));
+  return out;
+}
+
+nb::list to_list(const detail::Values& values) {
+  nb::list out;
+  for (const detail::Handle& value : values) out.append(to_python(value));
+  return out;
+}
+
+detail::BodyFn body_function(nb::callable fn, const char* what) {
+  return [fn, what](const detail::Values& values) { return to_values(fn(to_list(values)), what); };
+}
 
 void bind_control(nb::module_& m) {
   nb::enum_<ControlMode>(m, "ControlMode", "How a loop, conditional or call runs (the default: Flag.Symbolic).")

@@ -98,6 +98,14 @@ template <typename T> nb::object python_int(T value) {
 /// An optional mask argument (None: every lane active).
 inline Bool mask_or_all(const Bool* mask) { return mask ? *mask : Bool(true, std::source_location()); }
 
+/// The flat lists of plain arrays that the runtime-typed cores take (bind_control.cpp): a
+/// Python sequence of Kiln arrays as handles (TypeError naming `what` for anything else),
+/// and handles as a list of array objects.
+detail::Values to_values(nb::handle list, const char* what);
+nb::list to_list(const detail::Values& values);
+/// A Python callback that maps a list of arrays to a list of arrays.
+detail::BodyFn body_function(nb::callable fn, const char* what);
+
 /// Collects the arrays inside `value` (an array, vector, matrix, PCG32, or a list/tuple
 /// of them) as node indices; anything else raises TypeError naming `op`.
 void collect_indices(nb::handle value, std::vector<detail::Index>& out, const char* op);

@@ -248,6 +248,20 @@ TEST_F(CheckGrads, OutputsThatDoNotDependOnTheInputs) {
   KILN_EXPECT_GRADS(check_grads(f, std::tuple(from({1, 2}), from({3, 4}))));
 }
 
+TEST_F(CheckGrads, FloatInputsIndicesAndErrors) {
+  // Float (float32) inputs take the float32 defaults; indices pass through and non-float
+  // outputs are not compared.
+  UInt32 index = UInt32::from(std::vector<uint32_t>{2, 0, 1});
+  auto f = [](const Float& x, const UInt32& i) { return std::tuple(gather(x * x, i), i); };
+  KILN_EXPECT_GRADS(check_grads(f, std::tuple(Float::from(std::vector<float>{0.5f, 1, 2}), index)));
+  GradCheckResult wrong = check_grads([](const Float& x) { return cast<float>(cube(cast<double>(x), 3.5, 3.5)); },
+                                      Float::from(std::vector<float>{0.5f, 1, 2}));
+  EXPECT_NE(wrong.message.find("rtol 0.01 "), std::string::npos) << wrong.message;
+  EXPECT_NE(wrong.message.find("(eps 0.001, "), std::string::npos) << wrong.message;
+  EXPECT_THROW(check_grads([](const UInt32& i) { return i; }, index), ValueError);
+  EXPECT_THROW(check_grads([&](const Float64& x) { return index; }, from({1, 2})), ValueError);
+}
+
 TEST_F(CheckGrads, SameSeedSameDirections) {
   Float64 x = test::domain_array(8, {0.5, 2}, 0);
   auto wrong = [](const Float64& x) { return cube(x, 3.01, 3); };

@@ -1,6 +1,6 @@
 // kiln::nn (nn.h): layer values against host arithmetic, parameter collection, optimizer
-// steps (SGD exactly p - lr·g; Adam lowers a loss) and that optimizer steps leave no AD
-// graph behind them.
+// steps (SGD exactly p - lr·g; Adam lowers a loss; zero_grad, lr) and that optimizer steps
+// leave no AD graph behind them.
 #include "autodiff_test_support.h"
 
 #include <kiln/nn.h>
@@ -80,6 +80,20 @@ TEST_F(NnTest, SgdStepIsExact) {
     for (size_t i = 0; i < after.size(); ++i) EXPECT_NEAR(after[i], before[k][i] - 0.1f * grads[k][i], 1e-6f);
     EXPECT_TRUE(grad_enabled(*params[k]));
   }
+}
+
+TEST_F(NnTest, OptimizersMakeLeavesAndClearGradients) {
+  TensorXf p = matrix({2, 2, 2, 2}, 2, 2);
+  nn::SGD sgd({&p}, 0.25);
+  EXPECT_TRUE(grad_enabled(p));  // parameters become AD leaves
+  backward(sum(p * p).array());
+  sgd.step();
+  for (float v : p.to_vector()) EXPECT_EQ(v, 1.0f);  // 2 - 0.25 * 4
+  backward(sum(p * p).array());
+  sgd.zero_grad();
+  for (float v : grad(p).to_vector()) EXPECT_EQ(v, 0.0f);
+  sgd.set_lr(0.5);
+  EXPECT_EQ(sgd.lr(), 0.5);
 }
 
 TEST_F(NnTest, AdamLowersTheLossAndTheGraphDoesNotGrow) {

@@ -406,24 +406,39 @@ def test_pytree_backward_of_several_losses_and_seeds():
     np.testing.assert_allclose(kl.grad(y).numpy(), [2, 6])
 
 
+class Wrong(kl.CustomOp):
+    """x·x whose derivatives say 3x instead of 2x."""
+
+    def eval(self, x):
+        self.x = x
+        return x * x
+
+    def forward(self, dx):
+        return 3.0 * self.x * dx
+
+    def backward(self, g):
+        return 3.0 * self.x * g
+
+
 def test_check_grads_finds_wrong_derivatives():
-    class Wrong(kl.CustomOp):
-        def eval(self, x):
-            self.x = x
-            return x * x
-
-        def forward(self, dx):
-            return 3.0 * self.x * dx
-
-        def backward(self, g):
-            return 3.0 * self.x * g
-
     with pytest.raises(AssertionError, match="forward mode.*finite differences"):
         kl.check_grads(lambda x: kl.custom(Wrong, x), (POSITIVE,))
     with pytest.raises(AssertionError, match="reverse mode"):
         kl.check_grads(lambda x: kl.custom(Wrong, x), (POSITIVE,), modes=("rev",))
     with pytest.raises(ValueError, match="unknown mode"):
         kl.check_grads(kl.sin, (POSITIVE,), modes=("backward",))
+
+
+def test_check_grads_float32_inputs_indices_and_errors():
+    # Float inputs take the float32 defaults; indices pass through; non-float outputs are skipped.
+    index = kl.UInt32([2, 0, 1])
+    kl.check_grads(lambda x, i: (kl.gather(x * x, i), i), (kl.Float([0.5, 1.0, 2.0]), index))
+    with pytest.raises(AssertionError, match=r"rtol 0.01 .*eps 0.001"):
+        kl.check_grads(lambda x: kl.custom(Wrong, x), (kl.Float(np.linspace(0.3, 2.5, 8).astype(np.float32)),))
+    with pytest.raises(ValueError, match="hold no Float or Float64 array"):
+        kl.check_grads(lambda i: i, (index,))
+    with pytest.raises(ValueError, match="f returned no Float or Float64 array"):
+        kl.check_grads(lambda x: index, (POSITIVE,))
 
 
 # ---- scopes ------------------------------------------------------------------------------------

@@ -1,7 +1,9 @@
 """kl.nn layers from Python: Linear's initialization comes from C++ (kiln::nn::Linear), and
-layers built without a seed start different while explicit seeds repeat."""
+layers built without a seed start different while explicit seeds repeat; the optimizers are
+C++'s (kiln::nn::SGD, Adam)."""
 
 import numpy as np
+import pytest
 
 import kiln as kl
 
@@ -26,3 +28,25 @@ def test_linear_without_bias_and_with_gradients():
     x = kl.TensorXf(np.ones((4, 3), np.float32))
     kl.backward(layer(x).sum())
     np.testing.assert_allclose(kl.grad(layer.weight).numpy(), np.full((3, 2), 4.0))
+
+
+def test_optimizers_forward_to_cpp_and_hold_their_parameters():
+    # kl.nn.SGD / Adam are C++'s optimizers: they update the Python tensors in place through
+    # pointers, so they hold them (here the caller's list and tensors are gone).
+    opt = kl.nn.SGD([kl.TensorXf(np.full((2, 2), 2.0, np.float32))], lr=0.25)
+    p = opt.params[0]
+    assert kl.grad_enabled(p)                                   # parameters become AD leaves
+    kl.backward((p * p).sum())
+    opt.step()
+    np.testing.assert_array_equal(p.numpy(), np.full((2, 2), 1.0))  # 2 - 0.25 * 4
+    kl.backward((p * p).sum())
+    opt.zero_grad()
+    np.testing.assert_array_equal(kl.grad(p).numpy(), 0)
+    opt.lr = 0.5
+    assert opt.lr == 0.5
+    adam = kl.nn.Adam(opt.params, lr=0.1, betas=(0.5, 0.9), eps=1e-6)
+    kl.backward((p * p).sum())
+    adam.step()                                                 # the first step moves by lr
+    np.testing.assert_allclose(p.numpy(), np.full((2, 2), 0.9), rtol=1e-6)
+    with pytest.raises(TypeError, match=r"Adam\(\): parameters are TensorXf, got .*Float"):
+        kl.nn.Adam([kl.Float(1.0)])

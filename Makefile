@@ -28,7 +28,7 @@ install-python: build
 	@$(PYTHON) -m pip install -q --disable-pip-version-check --no-build-isolation --no-deps \
 	  --config-settings=build-dir=$(BUILD) .
 
-test: install-python
+test: install-python format-check
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 	@bash tests/package/run.sh $(BUILD)
 	@cd tests/python && KILN_CACHE_DIR=$(abspath $(BUILD))/test-kernel-cache-python $(PYTHON) -m pytest -q

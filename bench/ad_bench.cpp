@@ -40,18 +40,19 @@ Float inputs(size_t n, uint64_t seed, float lo, float hi) {
 
 // (a) 20 elementwise ops over two inputs of n lanes (the parameters are the inputs).
 Program elementwise(size_t n) {
-  Program p{"20-op elementwise, " + std::to_string(n) + " lanes", {inputs(n, 1, 0.1f, 1.f), inputs(n, 2, 0.1f, 1.f)}, {}};
+  Program p{
+      "20-op elementwise, " + std::to_string(n) + " lanes", {inputs(n, 1, 0.1f, 1.f), inputs(n, 2, 0.1f, 1.f)}, {}};
   kiln::eval(p.parameters[0], p.parameters[1]);
   p.loss = [](const std::vector<Float>& v) {
     const Float &x = v[0], &y = v[1];
-    Float a = (x * y + x) * 0.5f;                   // 3
-    Float b = kiln::sin(a);                         // 4
-    Float c = b * y - x;                            // 6
-    c = c * c;                                      // 7
-    Float d = kiln::exp(-c) + a;                    // 10
-    d = d / (y * y + 1.f);                          // 13
-    Float e = kiln::sqrt(d * d + 1.f) * b;          // 17
-    e = kiln::max(e, x) + kiln::tanh(y);            // 20
+    Float a = (x * y + x) * 0.5f;           // 3
+    Float b = kiln::sin(a);                 // 4
+    Float c = b * y - x;                    // 6
+    c = c * c;                              // 7
+    Float d = kiln::exp(-c) + a;            // 10
+    d = d / (y * y + 1.f);                  // 13
+    Float e = kiln::sqrt(d * d + 1.f) * b;  // 17
+    e = kiln::max(e, x) + kiln::tanh(y);    // 20
     return kiln::sum(e);
   };
   return p;
@@ -117,7 +118,8 @@ Program mlp_tensors(size_t n) {
 // roughness and emitter strength are the parameters.
 Program path_tracer(size_t n) {
   Program p{"two-bounce path tracer, 3 materials, " + std::to_string(n) + " lanes",
-            {Float(0.8f), Float(0.3f), Float(4.f)}, {}};
+            {Float(0.8f), Float(0.3f), Float(4.f)},
+            {}};
   auto scene = std::make_shared<ad_scene::Scene<Float>>();
   p.loss = [n, scene](const std::vector<Float>& params) {
     return kiln::sum(ad_scene::render(scene, params[0], params[1], params[2], n)) * (1.f / float(n));

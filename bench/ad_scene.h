@@ -20,8 +20,10 @@ template <typename V> using V3 = kiln::Array3<V>;
 
 /// The next uniform draw of the lane's generator, in V's precision.
 template <typename V> V uniform(kiln::PCG32& rng) {
-  if constexpr (std::is_same_v<V, kiln::Float64>) return rng.next_float64();
-  else return rng.next_float32();
+  if constexpr (std::is_same_v<V, kiln::Float64>)
+    return rng.next_float64();
+  else
+    return rng.next_float32();
 }
 
 template <typename V> class Material {

@@ -34,8 +34,7 @@ void mandelbrot_tile(const MandelbrotView& v, size_t first, size_t end, float* c
     active[j] = 1;
   }
   for (int n = 0; n < v.iterations; ++n)
-    for (size_t j = 0; j < kTile; ++j)
-      mandelbrot_step(zx[j], zy[j], count[j], active[j], cx[j], cy[j], v.bailout);
+    for (size_t j = 0; j < kTile; ++j) mandelbrot_step(zx[j], zy[j], count[j], active[j], cx[j], cy[j], v.bailout);
   std::copy(count, count + std::min(kTile, end - first), counts + first);
 }
 
@@ -88,8 +87,8 @@ uint64_t path_trace_loop(const path::Parameters& params, size_t n, float* red, f
     uint64_t block_bounces = 0;
     for (size_t i = begin; i < end; ++i) {
       Pcg32 rng(i);
-      Float3 direction = normalize3<float>(
-          Float3{pixel_coordinate(uint32_t(i) % 1024u), pixel_coordinate(uint32_t(i) / 1024u), 1.f});
+      Float3 direction =
+          normalize3<float>(Float3{pixel_coordinate(uint32_t(i) % 1024u), pixel_coordinate(uint32_t(i) / 1024u), 1.f});
       Float3 throughput{1.f, 1.f, 1.f}, radiance{0.f, 0.f, 0.f};
       uint32_t material = draw_material<float, uint32_t>(rng.next_float32());
       uint32_t depth = 0;
@@ -109,9 +108,7 @@ uint64_t path_trace_loop(const path::Parameters& params, size_t n, float* red, f
             glossy_bounce(direction, throughput, params.roughness, u1, u2, u3);
             break;
           }
-          default:
-            emit<float>(radiance, throughput, params.strength);
-            alive = false;
+          default: emit<float>(radiance, throughput, params.strength); alive = false;
         }
         bool survive = roulette<float>(throughput, rng.next_float32(), depth);
         depth += 1;

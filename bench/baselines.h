@@ -26,7 +26,6 @@ void mandelbrot_branch_free(const MandelbrotView& view, float* counts, size_t bl
 /// The path tracer of bench/path_workload.h, one lane at a time with early exit (a switch
 /// over the material id); writes each lane's radiance to `red`, `green`, `blue` (n floats
 /// each) and returns the number of bounces of all lanes together.
-uint64_t path_trace_loop(const path::Parameters& params, size_t n, float* red, float* green, float* blue,
-                         size_t block);
+uint64_t path_trace_loop(const path::Parameters& params, size_t n, float* red, float* green, float* blue, size_t block);
 
 }  // namespace bench

@@ -126,8 +126,7 @@ DrJitRun run_drjit(const std::vector<film::CameraSettings>& cameras) {
       out << '\n';
     }
   }
-  auto [output, status] =
-      shell("python3 '" KILN_BENCH_DIR "/drjit_story.py' '" + camera_file.string() + "' 2>&1");
+  auto [output, status] = shell("python3 '" KILN_BENCH_DIR "/drjit_story.py' '" + camera_file.string() + "' 2>&1");
   std::filesystem::remove_all(directory);
   size_t end = output.find_last_not_of('\n');
   size_t begin = end == std::string::npos ? 0 : output.rfind('\n', end) + 1;  // npos + 1 == 0
@@ -217,20 +216,20 @@ void cache_rows(std::vector<Row>& rows, const kiln::Float& x, const kiln::Float&
   std::string kernel = std::to_string(ops) + "-op kernel";
   double memory_s = median(memory), disk_s = median(disk), cold_s = median(cold);
   rows.push_back({"cache: memory hit, " + kernel, memory_s, kNone, Goal::None, 0,
-                  "eval() on " + std::to_string(kCacheLanes) + " lanes, kernel found in memory (the launch cost); "
-                  "kernel run " + format_seconds(median(memory_run)) + "; median of " +
-                      std::to_string(memory.size())});
+                  "eval() on " + std::to_string(kCacheLanes) +
+                      " lanes, kernel found in memory (the launch cost); "
+                      "kernel run " +
+                      format_seconds(median(memory_run)) + "; median of " + std::to_string(memory.size())});
   rows.push_back({"  memory hit: cache lookup", median(memory_lookup), kNone, Goal::KilnAtMost, 5e-6,
                   "what the cache adds to the launch: hashing the kernel form and finding the kernel "
                   "(KernelLaunch::lookup_ms); the rest of eval() is scheduling, launch and collapse"});
-  rows.push_back({"  disk hit: cache lookup", median(disk_lookup), kNone,
-                  ops >= 5000 ? Goal::KilnAtMost : Goal::None, 1e-3,
-                  "hashing, reading and decompressing the file, linking the object into the JIT"});
+  rows.push_back({"  disk hit: cache lookup", median(disk_lookup), kNone, ops >= 5000 ? Goal::KilnAtMost : Goal::None,
+                  1e-3, "hashing, reading and decompressing the file, linking the object into the JIT"});
   rows.push_back({"cache: disk hit vs cold compile, " + kernel, disk_s, cold_s, Goal::None, 0,
                   "disk hit " + times(disk_s / memory_s) + " the memory hit (+" + format_seconds(disk_s - memory_s) +
-                      "); cold " + times(cold_s / memory_s) +
-                      " (codegen " + format_seconds(median(cold_codegen)) + " + LLVM " +
-                      format_seconds(median(cold_llvm)) + " + store); median of " + std::to_string(rounds)});
+                      "); cold " + times(cold_s / memory_s) + " (codegen " + format_seconds(median(cold_codegen)) +
+                      " + LLVM " + format_seconds(median(cold_llvm)) + " + store); median of " +
+                      std::to_string(rounds)});
 }
 
 }  // namespace
@@ -248,7 +247,7 @@ void run_story(bool quick, std::vector<Row>& rows) {
     on.push_back(story_loop(cameras, true));
     off.push_back(story_loop(cameras, false));
   }
-  auto median_of = [](const std::vector<StoryRun>& runs, double StoryRun::*field) {
+  auto median_of = [](const std::vector<StoryRun>& runs, double StoryRun::* field) {
     std::vector<double> values;
     for (const StoryRun& run : runs) values.push_back(run.*field);
     return median(values);
@@ -261,8 +260,8 @@ void run_story(bool quick, std::vector<Row>& rows) {
   std::string name = "story " + std::to_string(kStoryIterations) + "-it";
   rows.push_back({name + " compile, generalize on vs off", on_compile, off_compile, Goal::None, 0,
                   std::to_string(on[0].compilations) + " vs " + std::to_string(off[0].compilations) +
-                      " compilations (codegen+LLVM, kernel_history); images " +
-                      (same_images ? "bit-exact" : "DIFFER") + "; " + runs});
+                      " compilations (codegen+LLVM, kernel_history); images " + (same_images ? "bit-exact" : "DIFFER") +
+                      "; " + runs});
   rows.push_back({name + " loop, generalize on vs off", on_wall, off_wall, Goal::None, 0,
                   "trace + eval + to_vector, seed " + std::to_string(kStorySeed) +
                       ", disk cache off, caches flushed first; " + runs});

@@ -122,8 +122,8 @@ Float pixel_coordinate(const UInt32& p) { return (kiln::cast<float>(p) + 0.5f) *
 Start make_start(size_t n) {
   Start s{PCG32(n), Array3f(), UInt32()};
   UInt32 lane = kiln::arange<UInt32>(n);
-  s.direction = path::normalize3<Float>(
-      Array3f{pixel_coordinate(lane % 1024u), pixel_coordinate(lane / 1024u), Float(1.f)});
+  s.direction =
+      path::normalize3<Float>(Array3f{pixel_coordinate(lane % 1024u), pixel_coordinate(lane / 1024u), Float(1.f)});
   s.material = path::draw_material<Float, UInt32>(s.rng.next_float32());
   kiln::eval(s.rng.state, s.rng.inc, s.direction, s.material);
   return s;
@@ -135,8 +135,12 @@ using State = std::tuple<PCG32, Array3f, Array3f, Array3f, UInt32, UInt32, Bool>
 /// Traces every path in `mode` and returns the radiance (not evaluated yet in symbolic mode).
 Array3f render(const Scene& scene, const Start& start, ControlMode mode) {
   size_t n = start.size();
-  State initial{start.rng,        Array3f(kiln::full<Float>(1.f, n)), Array3f(kiln::full<Float>(0.f, n)),
-                start.direction,  start.material,                     kiln::zeros<UInt32>(n),
+  State initial{start.rng,
+                Array3f(kiln::full<Float>(1.f, n)),
+                Array3f(kiln::full<Float>(0.f, n)),
+                start.direction,
+                start.material,
+                kiln::zeros<UInt32>(n),
                 kiln::full<Bool>(true, n)};
   auto running = [](const PCG32&, const Array3f&, const Array3f&, const Array3f&, const UInt32&, const UInt32&,
                     const Bool& active) { return active; };
@@ -208,15 +212,15 @@ Compilations take_compilations() {
 
 /// What one mode did, apart from its timing.
 struct ModeResult {
-  Compilations first;          ///< the first render from empty caches
-  double first_s = 0;          ///< its wall time (trace, compile, run)
-  Compilations warm;           ///< a render after that (should compile nothing)
-  size_t peak_bytes = 0;       ///< above what was in use before the warm render
-  size_t start_bytes = 0;      ///< in use before it: the start state
-  Image image;                 ///< the warm render's radiance
+  Compilations first;      ///< the first render from empty caches
+  double first_s = 0;      ///< its wall time (trace, compile, run)
+  Compilations warm;       ///< a render after that (should compile nothing)
+  size_t peak_bytes = 0;   ///< above what was in use before the warm render
+  size_t start_bytes = 0;  ///< in use before it: the start state
+  Image image;             ///< the warm render's radiance
   std::array<size_t, 3> change_compiles{};
-  std::string late_compile;    ///< the first kernel the second or third change compiled, and why
-  Image changed_image;         ///< after the last change
+  std::string late_compile;  ///< the first kernel the second or third change compiled, and why
+  Image changed_image;       ///< after the last change
 };
 
 const char* mode_name(ControlMode mode) { return mode == ControlMode::Symbolic ? "symbolic" : "evaluated"; }
@@ -314,8 +318,8 @@ void run_control(bool quick, std::vector<Row>& rows, std::vector<std::string>& f
     return [&, mode] { return time_once([&] { kiln::eval(render(scene, start, mode)); }); };
   };
   auto baseline_rep = [&] { return time_once([&] { baseline_render(params, n); }); };
-  std::vector<double> t = alternate(1, reps, {kiln_rep(ControlMode::Symbolic), kiln_rep(ControlMode::Evaluated),
-                                                   baseline_rep});
+  std::vector<double> t =
+      alternate(1, reps, {kiln_rep(ControlMode::Symbolic), kiln_rep(ControlMode::Evaluated), baseline_rep});
   double symbolic_s = t[0], evaluated_s = t[1], baseline_s = t[2];
 
   for (int m = 0; m < 2; ++m) albedo_changes(scene, start, modes[m], result[m]);
@@ -363,9 +367,8 @@ void run_control(bool quick, std::vector<Row>& rows, std::vector<std::string>& f
   }
   rows.push_back({"path tracer " + std::string(lanes) + " lanes: symbolic vs C++ loop", symbolic_s, baseline_s,
                   Goal::None, 0,
-                  "per-lane loop with early exit and a switch, TBB; evaluated mode " +
-                      format_seconds(evaluated_s) + "; " + baseline_agrees + "; after the albedo changes " +
-                      changed_baseline});
+                  "per-lane loop with early exit and a switch, TBB; evaluated mode " + format_seconds(evaluated_s) +
+                      "; " + baseline_agrees + "; after the albedo changes " + changed_baseline});
 }
 
 }  // namespace bench

@@ -33,8 +33,8 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
-#include <map>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -66,8 +66,10 @@ Plan make_plan(bool quick) {
   p.view.width = p.view.height = side;
   p.view.dx = p.view.dy = 3.0f / float(side);
   p.mandelbrot_reps = quick ? 3 : 7;
-  if (quick) p.compile_ops_and_reps = {{10, 5}, {100, 5}, {1000, 2}, {10000, 1}};
-  else p.compile_ops_and_reps = {{10, 9}, {100, 9}, {1000, 5}, {10000, 1}, {50000, 1}, {100000, 1}};
+  if (quick)
+    p.compile_ops_and_reps = {{10, 5}, {100, 5}, {1000, 2}, {10000, 1}};
+  else
+    p.compile_ops_and_reps = {{10, 9}, {100, 9}, {1000, 5}, {10000, 1}, {50000, 1}, {100000, 1}};
   p.round_trips = quick ? 2000 : 20000;
   return p;
 }
@@ -151,8 +153,9 @@ void stream_rows(std::vector<Row>& rows, const std::string& name, const Plan& pl
   double gb = double(n) * double(bytes_per_element) / 1e9;
   rows.push_back({name, kiln_s, baseline_s, Goal::RatioAtLeast, 0.9,
                   "kiln " + rate(gb / kiln_s, "GB/s") + ", loop " + rate(gb / baseline_s, "GB/s") + ", " + check});
-  rows.push_back({"  same, loop into fresh memory", kiln_s, fresh_s, Goal::None, 0,
-                  "diagnostic: the loop allocates (and page-faults) its output each time; " + rate(gb / fresh_s, "GB/s")});
+  rows.push_back(
+      {"  same, loop into fresh memory", kiln_s, fresh_s, Goal::None, 0,
+       "diagnostic: the loop allocates (and page-faults) its output each time; " + rate(gb / fresh_s, "GB/s")});
 }
 
 void run_stream(const Plan& plan, std::vector<Row>& rows, bool fused, bool triad_too) {
@@ -163,11 +166,13 @@ void run_stream(const Plan& plan, std::vector<Row>& rows, bool fused, bool triad
   size_t block = kiln::block_size();
   std::string size = "2^" + std::to_string(std::countr_zero(n));
   if (fused)
-    stream_rows(rows, "fused 10-op expr, " + size + " f32", plan, in, 16, [&] { return fused10(x, y, z); },
-                [&](float* out) { fused10_loop(in.x.get(), in.y.get(), in.z.get(), out, n, block); });
+    stream_rows(
+        rows, "fused 10-op expr, " + size + " f32", plan, in, 16, [&] { return fused10(x, y, z); },
+        [&](float* out) { fused10_loop(in.x.get(), in.y.get(), in.z.get(), out, n, block); });
   if (triad_too)
-    stream_rows(rows, "triad a*s+b, " + size + " f32", plan, in, 12, [&] { return triad(x, 3.0f, y); },
-                [&](float* out) { triad_loop(in.x.get(), 3.0f, in.y.get(), out, n, block); });
+    stream_rows(
+        rows, "triad a*s+b, " + size + " f32", plan, in, 12, [&] { return triad(x, 3.0f, y); },
+        [&](float* out) { triad_loop(in.x.get(), 3.0f, in.y.get(), out, n, block); });
 }
 
 // ---- 3: Mandelbrot as one unrolled kernel ------------------------------------------------
@@ -185,8 +190,8 @@ kiln::Float mandelbrot_trace(const MandelbrotView& v) {
 void run_mandelbrot(const Plan& plan, std::vector<Row>& rows) {
   const MandelbrotView& v = plan.view;
   size_t n = v.pixels(), block = kiln::block_size();
-  std::string size = std::to_string(v.width) + "x" + std::to_string(v.height) + ", " +
-                     std::to_string(v.iterations) + " it";
+  std::string size =
+      std::to_string(v.width) + "x" + std::to_string(v.height) + ", " + std::to_string(v.iterations) + " it";
 
   // First evaluation: compiles. The log gives Kiln's own codegen and compile times.
   double trace_s = 0;
@@ -213,10 +218,10 @@ void run_mandelbrot(const Plan& plan, std::vector<Row>& rows) {
     kiln::Float counts = mandelbrot_trace(v);
     return time_once([&] { kiln::eval(counts); });
   };
-  std::vector<double> t = alternate(
-      1, plan.mandelbrot_reps,
-      {kiln_rep, [&] { return time_once([&] { mandelbrot_early_exit(v, early.get(), block); }); },
-       [&] { return time_once([&] { mandelbrot_branch_free(v, branch_free.get(), block); }); }});
+  std::vector<double> t =
+      alternate(1, plan.mandelbrot_reps,
+                {kiln_rep, [&] { return time_once([&] { mandelbrot_early_exit(v, early.get(), block); }); },
+                 [&] { return time_once([&] { mandelbrot_branch_free(v, branch_free.get(), block); }); }});
   double kiln_s = t[0], early_s = t[1], branch_free_s = t[2];
 
   double lane_iterations = double(n) * v.iterations;
@@ -226,10 +231,14 @@ void run_mandelbrot(const Plan& plan, std::vector<Row>& rows) {
   rows.push_back({"mandelbrot " + size + " vs branch-free", kiln_s, branch_free_s, Goal::RatioAtLeast, 0.8,
                   "same masked formulation, tiles of 64 pixels, " + check_branch_free});
   Row compile{"mandelbrot compile (" + std::to_string(launch.ops) + " ops)",
-              (launch.codegen_ms + launch.compile_ms) / 1e3, kNone, Goal::None, 0, ""};
+              (launch.codegen_ms + launch.compile_ms) / 1e3,
+              kNone,
+              Goal::None,
+              0,
+              ""};
   compile.note = "codegen " + format_seconds(launch.codegen_ms / 1e3) + " + LLVM " +
-                 format_seconds(launch.compile_ms / 1e3) + "; trace " + format_seconds(trace_s) +
-                 "; first eval " + format_seconds(first_s);
+                 format_seconds(launch.compile_ms / 1e3) + "; trace " + format_seconds(trace_s) + "; first eval " +
+                 format_seconds(first_s);
   rows.push_back(compile);
 }
 
@@ -274,13 +283,13 @@ std::string ms_per_op(double seconds, size_t ops) {
 /// kernel compiled whole (kiln::set_kernel_split(0)) against in pieces.
 void run_compile_times(const Plan& plan, std::vector<Row>& rows) {
   ScopedFlag no_disk(kiln::Flag::DiskCache, false);  // a kernel from an earlier run would not compile
-  const size_t n = 1024;  // small: the kernel's run time does not matter here
+  const size_t n = 1024;                             // small: the kernel's run time does not matter here
   HostFloats hx = random_floats(n, 4), hy = random_floats(n, 5);
   kiln::Float x = kiln::Float::wrap(hx.get(), n), y = kiln::Float::wrap(hy.get(), n);
   std::map<size_t, double> seconds;
   for (auto [ops, reps] : plan.compile_ops_and_reps) {
-    Row row{"compile " + std::to_string(ops) + "-op kernel", 0, kNone, ops == 100 ? Goal::KilnAtMost : Goal::None,
-            5e-3, ""};
+    Row row{"compile " + std::to_string(ops) + "-op kernel", 0,    kNone,
+            ops == 100 ? Goal::KilnAtMost : Goal::None,      5e-3, ""};
     row.kiln_s = seconds[ops] = chain_compile_seconds(x, y, ops, reps, row.note);
     rows.push_back(row);
   }
@@ -299,8 +308,8 @@ void run_compile_times(const Plan& plan, std::vector<Row>& rows) {
     double whole_s = chain_compile_seconds(x, y, 10000, 1, note);
     kiln::set_kernel_split(split);
     rows.push_back({"  compile 10000-op kernel in pieces vs whole", seconds.at(10000), whole_s, Goal::None, 0,
-                    "pieces of " + std::to_string(split) + " statements (kiln::kernel_split()); whole: " +
-                        ms_per_op(whole_s, 10000)});
+                    "pieces of " + std::to_string(split) +
+                        " statements (kiln::kernel_split()); whole: " + ms_per_op(whole_s, 10000)});
   }
 }
 
@@ -323,9 +332,9 @@ void run_round_trip(const Plan& plan, std::vector<Row>& rows) {
   for (int i = 0; i < plan.round_trips; ++i) samples.push_back(round_trip());
   std::sort(samples.begin(), samples.end());
   Row row{"round trip, 5 ops on 16 lanes", median(samples), kNone, Goal::KilnAtMost, 10e-6, ""};
-  row.note = "trace + eval (cache hit) + read(3); p10 " + format_seconds(samples[samples.size() / 10]) +
-             ", p90 " + format_seconds(samples[samples.size() * 9 / 10]) + ", " +
-             std::to_string(plan.round_trips) + " trips" + (std::isfinite(sink) ? "" : " (NaN!)");
+  row.note = "trace + eval (cache hit) + read(3); p10 " + format_seconds(samples[samples.size() / 10]) + ", p90 " +
+             format_seconds(samples[samples.size() * 9 / 10]) + ", " + std::to_string(plan.round_trips) + " trips" +
+             (std::isfinite(sink) ? "" : " (NaN!)");
   rows.push_back(row);
 }
 
@@ -357,12 +366,18 @@ int run(int argc, char** argv) {
   Options o;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
-    if (arg == "--quick") o.quick = true;
-    else if (arg == "--json") o.json = true;
-    else if (arg == "--threads" && i + 1 < argc) o.threads = std::atoi(argv[++i]);
-    else if (arg == "--only" && i + 1 < argc) o.only = argv[++i];
-    else if (arg == "--help" || arg == "-h") return usage(argv[0], 0);
-    else return usage(argv[0], 2);
+    if (arg == "--quick")
+      o.quick = true;
+    else if (arg == "--json")
+      o.json = true;
+    else if (arg == "--threads" && i + 1 < argc)
+      o.threads = std::atoi(argv[++i]);
+    else if (arg == "--only" && i + 1 < argc)
+      o.only = argv[++i];
+    else if (arg == "--help" || arg == "-h")
+      return usage(argv[0], 0);
+    else
+      return usage(argv[0], 2);
   }
   std::unique_ptr<tbb::global_control> limit;
   if (o.threads > 0)
@@ -394,8 +409,10 @@ int run(int argc, char** argv) {
       {"block (lanes per task)", std::to_string(kiln::block_size())},
       {"baseline", baseline_build()},
   };
-  if (o.json) print_json(std::cout, facts, rows);
-  else print_table(std::cout, facts, rows);
+  if (o.json)
+    print_json(std::cout, facts, rows);
+  else
+    print_table(std::cout, facts, rows);
   for (const std::string& failure : failures) std::fprintf(stderr, "kiln_bench: FAILED: %s\n", failure.c_str());
   return failures.empty() ? 0 : 1;
 }

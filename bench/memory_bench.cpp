@@ -26,8 +26,10 @@ void gather_loop(const float* table, uint32_t table_size, const uint32_t* index,
   tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 16384), [&](const tbb::blocked_range<size_t>& r) {
     for (size_t i = r.begin(); i < r.end(); ++i) {
       uint32_t k = index[i];
-      if constexpr (checked) out[i] = k < table_size ? table[k] : 0.f;
-      else out[i] = table[k];
+      if constexpr (checked)
+        out[i] = k < table_size ? table[k] : 0.f;
+      else
+        out[i] = table[k];
     }
   });
 }
@@ -81,8 +83,8 @@ void run_memory(bool quick, std::vector<Row>& rows, std::vector<std::string>& fa
   if (gathered.to_vector() != out) failures.push_back("memory: Kiln's gather differs from the loop's");
   rows.push_back({"gather " + lanes + " lanes from 2^20 f32", t[0], t[1], Goal::RatioAtLeast, 0.9,
                   "vs the unchecked C++ loop (Kiln drops out-of-range lanes)"});
-  rows.push_back({"  C++ loop: bounds-checked vs unchecked", t[2], t[1], Goal::None, 0,
-                  "what the check costs native code"});
+  rows.push_back(
+      {"  C++ loop: bounds-checked vs unchecked", t[2], t[1], Goal::None, 0, "what the check costs native code"});
 
   // Scatter-adds (a histogram).
   std::vector<std::atomic<uint32_t>> bins(kBins);
@@ -114,8 +116,8 @@ void run_memory(bool quick, std::vector<Row>& rows, std::vector<std::string>& fa
     }
   rows.push_back({"scatter_add " + lanes + " lanes into 4096 u32 bins", t[0], t[1], Goal::RatioAtLeast, 0.9,
                   "vs the unchecked C++ loop (atomic adds; Kiln drops out-of-range lanes)"});
-  rows.push_back({"  C++ loop: bounds-checked vs unchecked", t[2], t[1], Goal::None, 0,
-                  "what the check costs native code"});
+  rows.push_back(
+      {"  C++ loop: bounds-checked vs unchecked", t[2], t[1], Goal::None, 0, "what the check costs native code"});
 }
 
 }  // namespace bench

@@ -79,9 +79,9 @@ void diffuse_bounce(V3& direction, V3& throughput, const P& albedo, const V& u1,
   V r = sqrt(u1);
   V phi = u2 * 6.28318531f - 3.14159265f;
   V lx = r * cos_approx(phi), ly = r * sin_approx(phi), lz = sqrt(max_of(1.f - u1, V(0.f)));
-  direction = normalize3<V>(V3{tangent.x * lx + bitangent.x * ly + n.x * lz,
-                               tangent.y * lx + bitangent.y * ly + n.y * lz,
-                               tangent.z * lx + bitangent.z * ly + n.z * lz});
+  direction =
+      normalize3<V>(V3{tangent.x * lx + bitangent.x * ly + n.x * lz, tangent.y * lx + bitangent.y * ly + n.y * lz,
+                       tangent.z * lx + bitangent.z * ly + n.z * lz});
   throughput = V3{throughput.x * albedo * 0.9f, throughput.y * albedo * 0.7f, throughput.z * albedo * 0.5f};
 }
 
@@ -102,8 +102,7 @@ void glossy_bounce(V3& direction, V3& throughput, const P& roughness, const V& u
 }
 
 /// Emitter: adds throughput * strength * tint to the radiance (the path then ends).
-template <typename V, typename V3, typename P>
-void emit(V3& radiance, const V3& throughput, const P& strength) {
+template <typename V, typename V3, typename P> void emit(V3& radiance, const V3& throughput, const P& strength) {
   radiance = V3{radiance.x + throughput.x * strength * 1.0f, radiance.y + throughput.y * strength * 0.85f,
                 radiance.z + throughput.z * strength * 0.6f};
 }

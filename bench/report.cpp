@@ -101,12 +101,11 @@ void print_table(std::ostream& out, const Facts& facts, const std::vector<Row>& 
          "times are medians\n\n";
   size_t name_width = 9;
   for (const Row& r : rows) name_width = std::max(name_width, r.name.size());
-  auto line = [&](const std::string& name, const std::string& kiln, const std::string& base,
-                  const std::string& ratio, const std::string& goal, const std::string& status,
-                  const std::string& note) {
-    out << std::left << std::setw(int(name_width) + 2) << name << std::right << std::setw(10) << kiln
-        << std::setw(11) << base << std::setw(9) << ratio << "  " << std::left << std::setw(11) << goal
-        << std::setw(6) << status << note << "\n";
+  auto line = [&](const std::string& name, const std::string& kiln, const std::string& base, const std::string& ratio,
+                  const std::string& goal, const std::string& status, const std::string& note) {
+    out << std::left << std::setw(int(name_width) + 2) << name << std::right << std::setw(10) << kiln << std::setw(11)
+        << base << std::setw(9) << ratio << "  " << std::left << std::setw(11) << goal << std::setw(6) << status << note
+        << "\n";
   };
   line("benchmark", "kiln", "baseline", "ratio", "goal", "", "notes");
   line(std::string(name_width, '-'), "--------", "--------", "-----", "----", "", "-----");

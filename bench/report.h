@@ -15,9 +15,9 @@ inline constexpr double kNone = std::numeric_limits<double>::quiet_NaN();
 
 /// What a row is judged against.
 enum class Goal {
-  None,         ///< informational
-  RatioAtLeast, ///< baseline_s / kiln_s >= goal_value
-  KilnAtMost,   ///< kiln_s <= goal_value (in the row's unit)
+  None,          ///< informational
+  RatioAtLeast,  ///< baseline_s / kiln_s >= goal_value
+  KilnAtMost,    ///< kiln_s <= goal_value (in the row's unit)
 };
 
 /// What a row's two values measure. The fields keep their names (kiln_s, baseline_s) for

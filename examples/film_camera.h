@@ -19,13 +19,13 @@ namespace film {
 struct CameraSettings {
   uint32_t film_width = 256, film_height = 256;
   uint32_t crop_offset_x = 0, crop_offset_y = 0, crop_width = 256, crop_height = 256;
-  float fov_x = 45.f;                    ///< horizontal field of view in degrees
-  std::array<float, 16> to_world{};      ///< camera-to-world transform, row major
+  float fov_x = 45.f;                ///< horizontal field of view in degrees
+  std::array<float, 16> to_world{};  ///< camera-to-world transform, row major
 };
 
 /// A host scalar as a labelled Kiln literal (the label names it in compilation reasons).
-template <typename A> A named(typename A::Value value, const char* label,
-                              std::source_location where = std::source_location::current()) {
+template <typename A>
+A named(typename A::Value value, const char* label, std::source_location where = std::source_location::current()) {
   A array(value, where);
   kiln::set_label(array, label, where);
   return array;
@@ -82,9 +82,9 @@ template <typename Random> CameraSettings random_settings(Random& random) {
   float angle = uniform(-0.6f, 0.6f), distance = uniform(2.5f, 4.f), height = uniform(-0.5f, 0.5f);
   float ca = std::cos(angle), sa = std::sin(angle);
   // Rotation about y, then a translation back along the viewing direction.
-  s.to_world = {ca, 0.f, sa, sa * distance * -1.f,  //
-                0.f, 1.f, 0.f, height,              //
-                -sa, 0.f, ca, -ca * distance,       //
+  s.to_world = {ca,  0.f, sa,  sa * distance * -1.f,  //
+                0.f, 1.f, 0.f, height,                //
+                -sa, 0.f, ca,  -ca * distance,        //
                 0.f, 0.f, 0.f, 1.f};
   return s;
 }

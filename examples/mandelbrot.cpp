@@ -67,8 +67,8 @@ bool write_png(const char* path, const uint32_t* pixels, uint32_t width, uint32_
   bool ok = png && info && !setjmp(png_jmpbuf(png));  // libpng reports errors by longjmp
   if (ok) {
     png_init_io(png, file);
-    png_set_IHDR(png, info, width, height, 8, PNG_COLOR_TYPE_RGBA, PNG_INTERLACE_NONE,
-                 PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    png_set_IHDR(png, info, width, height, 8, PNG_COLOR_TYPE_RGBA, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
+                 PNG_FILTER_TYPE_DEFAULT);
     png_write_info(png, info);
     for (uint32_t y = 0; y < height; ++y)
       png_write_row(png, reinterpret_cast<png_const_bytep>(pixels + size_t(y) * width));
@@ -82,7 +82,7 @@ int main(int argc, char** argv) {
   const char* path = argc > 1 ? argv[1] : "mandelbrot.png";
   if (kiln::log_level() < kiln::LogLevel::Info) kiln::set_log_level(kiln::LogLevel::Info);
 
-  UInt32 image = render();             // records the work; nothing has run yet
+  UInt32 image = render();                // records the work; nothing has run yet
   const uint32_t* pixels = image.data();  // compiles and launches one kernel (see the log)
   if (!write_png(path, pixels, kWidth, kHeight)) {
     std::fprintf(stderr, "mandelbrot: could not write %s\n", path);
@@ -92,8 +92,8 @@ int main(int argc, char** argv) {
 
   kiln::MemoryStats memory = kiln::memory_stats();
   kiln::CacheStats cache = kiln::cache_stats();
-  std::printf("memory: %zu bytes now, %zu at peak, %zu allocations\n", memory.current_bytes,
-              memory.peak_bytes, memory.allocations);
+  std::printf("memory: %zu bytes now, %zu at peak, %zu allocations\n", memory.current_bytes, memory.peak_bytes,
+              memory.allocations);
   std::printf("kernel cache: %zu compiled, %zu memory hits, %zu disk hits, %zu held\n", cache.compiles,
               cache.memory_hits, cache.disk_hits, cache.kernels);
   return 0;

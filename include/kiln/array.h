@@ -11,9 +11,9 @@
 
 #include <bit>
 #include <cmath>
-#include <limits>
 #include <cstring>
 #include <initializer_list>
+#include <limits>
 #include <vector>
 
 namespace kiln {
@@ -41,8 +41,7 @@ template <ArrayScalar T> class Array {
   Array(T value, std::source_location where = std::source_location::current())
       : index_(detail::make_literal(Type, detail::to_bits(value), 1, where)) {}
   /// An evaluated copy of `values`.
-  Array(std::initializer_list<T> values)
-      : Array(steal(detail::make_copy(Type, std::data(values), values.size()))) {}
+  Array(std::initializer_list<T> values) : Array(steal(detail::make_copy(Type, std::data(values), values.size()))) {}
 
   Array(const Array& other) : index_(other.index_), ad_(other.ad_) {
     detail::inc_ref(index_);
@@ -71,9 +70,7 @@ template <ArrayScalar T> class Array {
   }
 
   /// Copies `count` elements from host memory.
-  static Array from(const T* data, size_t count) {
-    return steal(detail::make_copy(Type, data, count));
-  }
+  static Array from(const T* data, size_t count) { return steal(detail::make_copy(Type, data, count)); }
   static Array from(const std::vector<T>& values)
     requires(!std::is_same_v<T, bool>)
   {
@@ -165,10 +162,8 @@ template <typename A> inline constexpr bool is_array_v = is_array<std::decay_t<A
 
 /// Mask, signed- and unsigned-integer arrays of the same width as `A`'s elements.
 template <typename A> using mask_t = Array<bool>;
-template <typename A>
-using int_array_t = Array<std::conditional_t<sizeof(typename A::Value) == 8, int64_t, int32_t>>;
-template <typename A>
-using uint_array_t =
+template <typename A> using int_array_t = Array<std::conditional_t<sizeof(typename A::Value) == 8, int64_t, int32_t>>;
+template <typename A> using uint_array_t =
     Array<std::conditional_t<sizeof(typename A::Value) == 8, uint64_t, uint32_t>>;
 
 namespace detail {
@@ -186,8 +181,10 @@ template <typename T, typename S>
 concept ScalarOperand = std::is_arithmetic_v<S> && !is_array_v<S>;
 /// `value` as an Array<T>: arrays pass through, plain scalars become size-1 literals.
 template <typename T, typename V> Array<T> lift(const V& value) {
-  if constexpr (is_array_v<V>) return value;
-  else return Array<T>(static_cast<T>(value), std::source_location());
+  if constexpr (is_array_v<V>)
+    return value;
+  else
+    return Array<T>(static_cast<T>(value), std::source_location());
 }
 /// A host scalar operand converted to T, with the user code it came from: operators take
 /// it so that a literal's creation site is the expression that used it.
@@ -205,15 +202,15 @@ template <typename T> using host_value_t = std::type_identity_t<HostValue<T>>;
 
 // ---- elementwise arithmetic, bitwise and comparison operators -------------------------
 
-#define KILN_BINARY_OPERATOR(symbol, op, Result)                                          \
-  template <typename T> Result operator symbol(const Array<T>& a, const Array<T>& b) {    \
-    return detail::traced<Result>(Op::op, a, b);                                          \
-  }                                                                                       \
+#define KILN_BINARY_OPERATOR(symbol, op, Result)                                               \
+  template <typename T> Result operator symbol(const Array<T>& a, const Array<T>& b) {         \
+    return detail::traced<Result>(Op::op, a, b);                                               \
+  }                                                                                            \
   template <typename T> Result operator symbol(const Array<T>& a, detail::host_value_t<T> b) { \
-    return a symbol b.array();                                                            \
-  }                                                                                       \
+    return a symbol b.array();                                                                 \
+  }                                                                                            \
   template <typename T> Result operator symbol(detail::host_value_t<T> a, const Array<T>& b) { \
-    return a.array() symbol b;                                                            \
+    return a.array() symbol b;                                                                 \
   }
 
 KILN_BINARY_OPERATOR(+, Add, Array<T>)
@@ -237,17 +234,13 @@ KILN_BINARY_OPERATOR(>=, Ge, Bool)
 inline Bool operator&&(const Bool& a, const Bool& b) { return a & b; }
 inline Bool operator||(const Bool& a, const Bool& b) { return a | b; }
 inline Bool operator!(const Bool& a) { return detail::traced<Bool>(Op::Not, a); }
-template <typename T> Array<T> operator-(const Array<T>& a) {
-  return detail::traced<Array<T>>(Op::Neg, a);
-}
-template <typename T> Array<T> operator~(const Array<T>& a) {
-  return detail::traced<Array<T>>(Op::Not, a);
-}
+template <typename T> Array<T> operator-(const Array<T>& a) { return detail::traced<Array<T>>(Op::Neg, a); }
+template <typename T> Array<T> operator~(const Array<T>& a) { return detail::traced<Array<T>>(Op::Not, a); }
 
-#define KILN_COMPOUND_ASSIGNMENT(symbol)                                                  \
-  template <typename T, typename B> Array<T>& operator symbol##=(Array<T>& a, const B& b) { \
-    a = a symbol b;                                                                       \
-    return a;                                                                             \
+#define KILN_COMPOUND_ASSIGNMENT(symbol)                                                     \
+  template <typename T, typename B> Array<T>& operator symbol##=(Array<T>& a, const B & b) { \
+    a = a symbol b;                                                                          \
+    return a;                                                                                \
   }
 KILN_COMPOUND_ASSIGNMENT(+)
 KILN_COMPOUND_ASSIGNMENT(-)
@@ -263,10 +256,8 @@ KILN_COMPOUND_ASSIGNMENT(>>)
 
 // ---- elementwise functions --------------------------------------------------------------
 
-#define KILN_UNARY_FUNCTION(name, op)                                                     \
-  template <typename T> Array<T> name(const Array<T>& a) {                                \
-    return detail::traced<Array<T>>(Op::op, a);                                           \
-  }
+#define KILN_UNARY_FUNCTION(name, op) \
+  template <typename T> Array<T> name(const Array<T>& a) { return detail::traced<Array<T>>(Op::op, a); }
 KILN_UNARY_FUNCTION(abs, Abs)
 KILN_UNARY_FUNCTION(sqrt, Sqrt)
 KILN_UNARY_FUNCTION(rcp, Rcp)
@@ -309,26 +300,26 @@ template <typename T> Array<T> select(const Bool& mask, detail::host_value_t<T> 
 
 /// Value conversion. Float to integer saturates (NaN gives 0); to Bool means `!= 0`.
 template <typename To, typename T> Array<To> cast(const Array<T>& a) {
-  if constexpr (std::is_same_v<To, T>) return a;
+  if constexpr (std::is_same_v<To, T>)
+    return a;
   else if (a.ad_index()) {
     detail::AdOperand operand = a.operand();
     return Array<To>::steal(detail::ad_trace(Op::Cast, &operand, 1, var_type_v<To>));
-  } else return Array<To>::steal(detail::trace(Op::Cast, a.index(), 0, 0, var_type_v<To>));
+  } else
+    return Array<To>::steal(detail::trace(Op::Cast, a.index(), 0, 0, var_type_v<To>));
 }
 /// Reinterprets the bits as another type of the same width.
 template <typename To, typename T> Array<To> reinterpret(const Array<T>& a) {
   static_assert(sizeof(To) == sizeof(T), "reinterpret<>() needs types of the same width");
-  if constexpr (std::is_same_v<To, T>) return a;
-  else return Array<To>::steal(detail::trace(Op::Bitcast, a.index(), 0, 0, var_type_v<To>));
+  if constexpr (std::is_same_v<To, T>)
+    return a;
+  else
+    return Array<To>::steal(detail::trace(Op::Bitcast, a.index(), 0, 0, var_type_v<To>));
 }
 
 template <typename T> Bool isnan(const Array<T>& a) { return a != a; }
-template <typename T> Bool isinf(const Array<T>& a) {
-  return abs(a) == Array<T>(std::numeric_limits<T>::infinity());
-}
-template <typename T> Bool isfinite(const Array<T>& a) {
-  return abs(a) < Array<T>(std::numeric_limits<T>::infinity());
-}
+template <typename T> Bool isinf(const Array<T>& a) { return abs(a) == Array<T>(std::numeric_limits<T>::infinity()); }
+template <typename T> Bool isfinite(const Array<T>& a) { return abs(a) < Array<T>(std::numeric_limits<T>::infinity()); }
 
 // ---- construction -----------------------------------------------------------------------
 
@@ -351,9 +342,7 @@ A opaque(typename A::Value value, size_t size = 1, std::source_location where = 
 }
 /// Makes each array opaque in place: literals become launch parameters, pending
 /// computations are evaluated, evaluated arrays stay as they are.
-template <typename... As> void make_opaque(As&... arrays) {
-  (arrays.reset(detail::make_opaque(arrays.index())), ...);
-}
+template <typename... As> void make_opaque(As&... arrays) { (arrays.reset(detail::make_opaque(arrays.index())), ...); }
 /// `size` uninitialized elements (memory is allocated now).
 template <typename A>
   requires is_array_v<A>
@@ -365,8 +354,7 @@ template <typename A> A arange(size_t size) {
   return cast<typename A::Value>(UInt32::steal(detail::make_counter(size)));
 }
 /// start, start+step, ... while below `stop` (for integers, as Python's range()).
-template <typename A>
-A arange(typename A::Value start, typename A::Value stop, typename A::Value step = 1) {
+template <typename A> A arange(typename A::Value start, typename A::Value stop, typename A::Value step = 1) {
   using T = typename A::Value;
   if (step == T(0)) throw ValueError("kiln: arange(): the step must not be zero");
   size_t n = 0;
@@ -398,20 +386,17 @@ template <typename A> A linspace(typename A::Value min, typename A::Value max, s
 // ---- memory operations ------------------------------------------------------------------
 
 /// source[index] on active lanes; inactive lanes give 0.
-template <typename T>
-Array<T> gather(const Array<T>& source, const UInt32& index, const Bool& active = Bool(true)) {
+template <typename T> Array<T> gather(const Array<T>& source, const UInt32& index, const Bool& active = Bool(true)) {
   return detail::traced<Array<T>>(Op::Gather, source, index, active);
 }
 /// target[index] = value on active lanes (conflicting writes: one of them wins).
 template <typename T>
-void scatter(Array<T>& target, const Array<T>& value, const UInt32& index,
-             const Bool& active = Bool(true)) {
+void scatter(Array<T>& target, const Array<T>& value, const UInt32& index, const Bool& active = Bool(true)) {
   scatter_reduce(ReduceOp::None, target, value, index, active);
 }
 /// Atomically combines value into target[index] (Add, Min or Max), correct under conflicts.
-template <typename T>
-void scatter_reduce(ReduceOp op, Array<T>& target, const Array<T>& value, const UInt32& index,
-                    const Bool& active = Bool(true)) {
+template <typename T> void scatter_reduce(ReduceOp op, Array<T>& target, const Array<T>& value, const UInt32& index,
+                                          const Bool& active = Bool(true)) {
   if (target.ad_index() | value.ad_index()) {
     detail::AdValue t{target.index(), target.ad_index()};
     detail::ad_scatter(op, t, value.operand(), index.index(), active.index());
@@ -423,8 +408,7 @@ void scatter_reduce(ReduceOp op, Array<T>& target, const Array<T>& value, const 
   if (t != target.index()) target.reset(t);
 }
 template <typename T>
-void scatter_add(Array<T>& target, const Array<T>& value, const UInt32& index,
-                 const Bool& active = Bool(true)) {
+void scatter_add(Array<T>& target, const Array<T>& value, const UInt32& index, const Bool& active = Bool(true)) {
   scatter_reduce(ReduceOp::Add, target, value, index, active);
 }
 /// Atomically increments target[index] per active lane and returns the old values: the
@@ -474,9 +458,7 @@ template <typename... As> void eval(const As&... arrays) {
   detail::eval(indices, sizeof...(As));
 }
 /// Marks arrays for evaluation at the next eval().
-template <typename... As> void schedule(const As&... arrays) {
-  (detail::schedule(arrays.index()), ...);
-}
+template <typename... As> void schedule(const As&... arrays) { (detail::schedule(arrays.index()), ...); }
 /// The pending computation behind the arrays as Graphviz DOT text (`dot -Tsvg`).
 template <typename... As> std::string graphviz(const As&... arrays) {
   detail::Index indices[] = {arrays.index()..., 0};
@@ -484,8 +466,7 @@ template <typename... As> std::string graphviz(const As&... arrays) {
 }
 /// Names an array in IR listings and kernel logs.
 template <typename A>
-void set_label(const A& array, const std::string& label,
-               std::source_location where = std::source_location::current()) {
+void set_label(const A& array, const std::string& label, std::source_location where = std::source_location::current()) {
   detail::set_label(array.index(), label, where);
 }
 

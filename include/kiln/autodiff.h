@@ -26,9 +26,11 @@ template <typename... Ts, typename F> void for_each_array(const std::tuple<Ts...
 /// Marks arrays (or every component of vectors and matrices) as inputs that gradients
 /// flow to. An array that already carries derivatives is left as it is.
 template <typename... Ts> void enable_grad(Ts&... values) {
-  (for_each_array(values, [](auto& array) {
-     if (!array.ad_index()) array.reset_ad(detail::ad_enable(array.index()));
-   }), ...);
+  (for_each_array(values,
+                  [](auto& array) {
+                    if (!array.ad_index()) array.reset_ad(detail::ad_enable(array.index()));
+                  }),
+   ...);
 }
 /// The value without its derivatives (same node, no AD node).
 template <typename T> T detach(const T& value) {
@@ -74,7 +76,8 @@ template <typename T, typename F> void for_each_pair(const T& a, const T& b, F&&
 template <typename A> AdIndex require_grad(const A& array, const char* what) {
   check_float(array, what);
   if (!array.ad_index())
-    throw ValueError(std::string("kiln: ") + what + "(): the array does not carry derivatives; call "
+    throw ValueError(std::string("kiln: ") + what +
+                     "(): the array does not carry derivatives; call "
                      "enable_grad() on it (or on an input it is computed from) first");
   return array.ad_index();
 }
@@ -84,8 +87,10 @@ template <typename T> std::vector<AdIndex> seed_grads(const T& value, const T& s
   std::vector<AdIndex> nodes;
   for_each_pair(value, seed, [&](const auto& array, const auto& s) {
     AdIndex ad = require_grad(array, what);
-    if (std::find(nodes.begin(), nodes.end(), ad) == nodes.end()) ad_set_grad(ad, s);
-    else ad_accumulate_grad(ad, s);
+    if (std::find(nodes.begin(), nodes.end(), ad) == nodes.end())
+      ad_set_grad(ad, s);
+    else
+      ad_accumulate_grad(ad, s);
     nodes.push_back(ad);
   });
   return nodes;
@@ -178,14 +183,18 @@ class [[nodiscard]] GradScope {
  public:
   enum class Kind { Suspend, Resume, Isolate };
   explicit GradScope(Kind kind) : kind_(kind) {
-    if (kind_ == Kind::Isolate) detail::ad_push_isolation();
-    else detail::ad_push_recording(kind_ == Kind::Resume);
+    if (kind_ == Kind::Isolate)
+      detail::ad_push_isolation();
+    else
+      detail::ad_push_recording(kind_ == Kind::Resume);
   }
   GradScope(const GradScope&) = delete;
   GradScope& operator=(const GradScope&) = delete;
   ~GradScope() noexcept(false) {
-    if (kind_ == Kind::Isolate) detail::ad_pop_isolation();
-    else detail::ad_pop_recording();
+    if (kind_ == Kind::Isolate)
+      detail::ad_pop_isolation();
+    else
+      detail::ad_pop_recording();
   }
 
  private:
@@ -282,9 +291,7 @@ template <typename Op, typename... Args> auto custom(std::shared_ptr<Op> op, con
   for_each_array(outputs, [&](const auto& a) { values.push_back(a.index()); });
   std::vector<detail::AdValue> connected = detail::ad_custom(op, operands, values);
   size_t k = 0;
-  for_each_array(outputs, [&](auto& array) {
-    array = std::decay_t<decltype(array)>::steal(connected[k++]);
-  });
+  for_each_array(outputs, [&](auto& array) { array = std::decay_t<decltype(array)>::steal(connected[k++]); });
   return outputs;
 }
 

@@ -62,8 +62,7 @@ template <typename T> Array<T> tile(const Array<T>& a, size_t count) {
 /// axes[k]'s value at each grid point, points enumerated row-major. `ij` = false is
 /// NumPy's and Dr.Jit's default "xy" indexing (the first two axes swapped, so that x
 /// varies fastest for two axes); `ij` = true is matrix indexing (the last axis fastest).
-template <typename T, size_t K>
-std::array<Array<T>, K> meshgrid(const std::array<Array<T>, K>& axes, bool ij = false) {
+template <typename T, size_t K> std::array<Array<T>, K> meshgrid(const std::array<Array<T>, K>& axes, bool ij = false) {
   static_assert(K >= 1, "meshgrid() needs at least one axis");
   std::array<size_t, K> order;  // axes from slowest to fastest varying
   for (size_t k = 0; k < K; ++k) order[k] = k;
@@ -93,8 +92,10 @@ std::array<Array<T>, 3> meshgrid(const Array<T>& x, const Array<T>& y, const Arr
 /// The lanes of a vector or matrix back to back in one array (Dr.Jit's name for flatten():
 /// component j of lane i at K * i + j); an array is returned as it is.
 template <typename V> auto ravel(const V& value) {
-  if constexpr (is_array_v<V>) return value;
-  else return flatten(value);
+  if constexpr (is_array_v<V>)
+    return value;
+  else
+    return flatten(value);
 }
 /// The inverse of ravel(): a vector or matrix whose lane i's component j is flat[K * i + j].
 template <typename V>
@@ -111,9 +112,12 @@ template <typename V> size_t width(const V& value) {
 }
 /// Dr.Jit's shape: {n} for an array, {N, n} for a vector, {N, N, n} for a matrix.
 template <typename V> std::vector<size_t> shape(const V& value) {
-  if constexpr (is_array_v<V>) return {value.size()};
-  else if constexpr (is_vector_v<V>) return {V::Size, width(value)};
-  else return {V::Size, V::Size, width(value)};
+  if constexpr (is_array_v<V>)
+    return {value.size()};
+  else if constexpr (is_vector_v<V>)
+    return {V::Size, width(value)};
+  else
+    return {V::Size, V::Size, width(value)};
 }
 
 }  // namespace kiln

@@ -39,9 +39,7 @@ struct Flattening<V> {
   }
   static V rebuild(const Values& values, size_t& position) {
     V result;
-    for_each_array(result, [&](auto& array) {
-      array = Flattening<typename V::Component>::rebuild(values, position);
-    });
+    for_each_array(result, [&](auto& array) { array = Flattening<typename V::Component>::rebuild(values, position); });
     return result;
   }
 };
@@ -59,7 +57,8 @@ template <> struct Flattening<PCG32> {
 
 template <typename... Ts> struct Flattening<std::tuple<Ts...>> {
   static void flatten(const std::tuple<Ts...>& value, Values& out) {
-    std::apply([&](const auto&... parts) { (Flattening<std::decay_t<decltype(parts)>>::flatten(parts, out), ...); }, value);
+    std::apply([&](const auto&... parts) { (Flattening<std::decay_t<decltype(parts)>>::flatten(parts, out), ...); },
+               value);
   }
   static std::tuple<Ts...> rebuild(const Values& values, size_t& position) {
     // Braced initialization evaluates left to right, in the order flatten() wrote.
@@ -83,12 +82,16 @@ template <typename T> T rebuild_values(const Values& values) {
 
 /// The result of `fn(args...)` as a tuple (a single value becomes a one-element tuple).
 template <typename R> auto as_tuple(R&& value) {
-  if constexpr (requires { std::tuple_size<std::decay_t<R>>::value; }) return std::forward<R>(value);
-  else return std::tuple<std::decay_t<R>>(std::forward<R>(value));
+  if constexpr (requires { std::tuple_size<std::decay_t<R>>::value; })
+    return std::forward<R>(value);
+  else
+    return std::tuple<std::decay_t<R>>(std::forward<R>(value));
 }
 template <typename R> R from_tuple(auto&& tuple) {
-  if constexpr (requires { std::tuple_size<R>::value; }) return tuple;
-  else return std::get<0>(tuple);
+  if constexpr (requires { std::tuple_size<R>::value; })
+    return tuple;
+  else
+    return std::get<0>(tuple);
 }
 }  // namespace detail
 
@@ -103,8 +106,8 @@ template <typename R> R from_tuple(auto&& tuple) {
 /// (backward(), forward() ...) start after the statement, not inside its functions.
 template <typename... Ts, typename Cond, typename Body>
 std::tuple<Ts...> while_loop(const std::tuple<Ts...>& state, Cond&& cond, Body&& body,
-                             std::optional<ControlMode> mode = std::nullopt,
-                             const std::string& name = "", const LoopDerivative& derivative = {}) {
+                             std::optional<ControlMode> mode = std::nullopt, const std::string& name = "",
+                             const LoopDerivative& derivative = {}) {
   using State = std::tuple<Ts...>;
   detail::ConditionFn c = [cond](const detail::Values& values) {
     Bool active = std::apply(cond, detail::rebuild_values<State>(values));
@@ -114,8 +117,7 @@ std::tuple<Ts...> while_loop(const std::tuple<Ts...>& state, Cond&& cond, Body&&
     State next = std::apply(body, detail::rebuild_values<State>(values));
     return detail::flatten_values(next);
   };
-  return detail::rebuild_values<State>(
-      detail::while_loop(detail::flatten_values(state), c, b, mode, name, derivative));
+  return detail::rebuild_values<State>(detail::while_loop(detail::flatten_values(state), c, b, mode, name, derivative));
 }
 
 /// Per lane, `true_fn(args...)` where `cond` holds and `false_fn(args...)` elsewhere; both
@@ -134,8 +136,8 @@ auto if_stmt(const Bool& cond, TrueFn&& true_fn, FalseFn&& false_fn, const std::
       return detail::flatten_values(Result(detail::as_tuple(std::apply(fn, detail::rebuild_values<Args>(values)))));
     });
   };
-  detail::Values out = detail::if_stmt(cond.index(), branch(true_fn), branch(false_fn),
-                                       detail::flatten_values(args), mode, name);
+  detail::Values out =
+      detail::if_stmt(cond.index(), branch(true_fn), branch(false_fn), detail::flatten_values(args), mode, name);
   return detail::from_tuple<R>(detail::rebuild_values<Result>(out));
 }
 
@@ -177,8 +179,8 @@ auto dispatch(const Registry<Base>& registry, const UInt32& ids, Fn&& fn, const 
   using Result = decltype(detail::as_tuple(std::declval<R>()));
   detail::InstanceFn call = [&registry, fn](uint32_t id, const detail::Values& values) {
     std::tuple<Base&> instance(*registry.get(id));
-    return detail::flatten_values(Result(detail::as_tuple(
-        std::apply(fn, std::tuple_cat(instance, detail::rebuild_values<Args>(values))))));
+    return detail::flatten_values(
+        Result(detail::as_tuple(std::apply(fn, std::tuple_cat(instance, detail::rebuild_values<Args>(values))))));
   };
   detail::Values out = detail::dispatch(ids.index(), registry.ids(), call, detail::flatten_values(args), mode, name);
   return detail::from_tuple<R>(detail::rebuild_values<Result>(out));

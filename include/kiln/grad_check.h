@@ -72,15 +72,16 @@ template <typename T> Values arrays_of(const T& value) {
 template <typename T> T with_arrays(const T& like, const Values& arrays) {
   T result = like;
   size_t k = 0;
-  for_each_array(result, [&](auto& array) {
-    array = std::decay_t<decltype(array)>::steal(Handle(arrays.at(k++)).take());
-  });
+  for_each_array(result,
+                 [&](auto& array) { array = std::decay_t<decltype(array)>::steal(Handle(arrays.at(k++)).take()); });
   return result;
 }
 /// f(inputs), or f(inputs...) when f takes the tuple's elements.
 template <typename F, typename In> auto call(F& f, const In& inputs) {
-  if constexpr (std::is_invocable_v<F&, const In&>) return f(inputs);
-  else return std::apply(f, inputs);
+  if constexpr (std::is_invocable_v<F&, const In&>)
+    return f(inputs);
+  else
+    return std::apply(f, inputs);
 }
 }  // namespace grad_check
 

@@ -40,8 +40,10 @@ template <typename X> size_t leading_rows(const X& x, const std::string& title, 
   }
 }
 template <typename X> size_t row_width(const X& x) {
-  if constexpr (is_tensor_v<X>) return x.shape()[0] ? x.size() / x.shape()[0] : 0;
-  else return 1;
+  if constexpr (is_tensor_v<X>)
+    return x.shape()[0] ? x.size() / x.shape()[0] : 0;
+  else
+    return 1;
 }
 /// `like` with `rows` rows over `value` (tensors keep their other axes).
 template <typename X> X with_rows(const X& like, Handle value, size_t rows) {
@@ -58,14 +60,15 @@ template <typename X> void append_handles(const X& value, Values& out) {
 }
 /// `layout` with its arrays replaced by values[k], values[k+1], ...
 template <typename X> X refilled(X layout, const Values& values, size_t& k) {
-  for_each_array(layout, [&](auto& array) {
-    array = std::decay_t<decltype(array)>::steal(Handle(values.at(k++)).take());
-  });
+  for_each_array(layout,
+                 [&](auto& array) { array = std::decay_t<decltype(array)>::steal(Handle(values.at(k++)).take()); });
   return layout;
 }
 template <typename R> auto as_output_tuple(R value) {
-  if constexpr (is_tuple<R>::value) return value;
-  else return std::tuple<R>(std::move(value));
+  if constexpr (is_tuple<R>::value)
+    return value;
+  else
+    return std::tuple<R>(std::move(value));
 }
 /// Each part of the tuple `layout` over values[k] (in order), with `rows` rows.
 template <typename Tuple> Tuple with_rows_each(Tuple layout, const Values& values, size_t rows) {
@@ -76,8 +79,10 @@ template <typename Tuple> Tuple with_rows_each(Tuple layout, const Values& value
 /// The outputs as `fn` returned them (`layout`: a chunk's), with `rows` rows each.
 template <typename R> R joined_outputs(const R& layout, const Values& values, size_t rows) {
   auto parts = with_rows_each(as_output_tuple(layout), values, rows);
-  if constexpr (is_tuple<R>::value) return parts;
-  else return std::get<0>(parts);
+  if constexpr (is_tuple<R>::value)
+    return parts;
+  else
+    return std::get<0>(parts);
 }
 
 }  // namespace detail
@@ -98,46 +103,55 @@ auto chunked_map(Fn&& fn, const std::tuple<Mapped...>& mapped, const std::tuple<
   detail::Values mapped_values, whole_values;
   std::vector<size_t> widths;
   bool first = true;
-  std::apply([&](const auto&... m) {
-    ([&] {
-      size_t r = detail::leading_rows(m, title, "a mapped input");
-      if (!first && r != rows)
-        throw SizeError("kiln: " + title + ": the mapped inputs have " + std::to_string(rows) + " and " +
-                        std::to_string(r) + " rows; every mapped input needs the same leading extent");
-      rows = r;
-      first = false;
-      widths.push_back(detail::row_width(m));
-      bytes_per_row += widths.back() * sizeof(typename std::decay_t<decltype(m)>::Value);
-      detail::append_handles(m, mapped_values);
-    }(), ...);
-  }, mapped);
+  std::apply(
+      [&](const auto&... m) {
+        (
+            [&] {
+              size_t r = detail::leading_rows(m, title, "a mapped input");
+              if (!first && r != rows)
+                throw SizeError("kiln: " + title + ": the mapped inputs have " + std::to_string(rows) + " and " +
+                                std::to_string(r) + " rows; every mapped input needs the same leading extent");
+              rows = r;
+              first = false;
+              widths.push_back(detail::row_width(m));
+              bytes_per_row += widths.back() * sizeof(typename std::decay_t<decltype(m)>::Value);
+              detail::append_handles(m, mapped_values);
+            }(),
+            ...);
+      },
+      mapped);
   std::apply([&](const auto&... w) { (detail::append_handles(w, whole_values), ...); }, whole);
   if ((options.chunk_size != 0) == (options.chunk_bytes != 0))
     throw ValueError("kiln: " + title + ": give exactly one of chunk_size (rows per chunk) and chunk_bytes");
-  size_t chunk_rows = options.chunk_size ? options.chunk_size
-                                         : std::max<size_t>(1, options.chunk_bytes / std::max<size_t>(1, bytes_per_row));
+  size_t chunk_rows = options.chunk_size
+                          ? options.chunk_size
+                          : std::max<size_t>(1, options.chunk_bytes / std::max<size_t>(1, bytes_per_row));
 
   using Result = decltype(std::apply(fn, std::tuple_cat(mapped, whole)));
   auto layout = std::make_shared<Result>();
   detail::ChunkFn chunk = [fn = std::decay_t<Fn>(fn), mapped_layout = detail::hollow(mapped),
-                           whole_layout = detail::hollow(whole), layout, title](
-                              const detail::Values& m, const detail::Values& w, size_t count) {
+                           whole_layout = detail::hollow(whole), layout,
+                           title](const detail::Values& m, const detail::Values& w, size_t count) {
     std::tuple<Mapped...> part = detail::with_rows_each(mapped_layout, m, count);
     size_t j = 0;
-    std::tuple<Whole...> whole_part = std::apply(
-        [&](const auto&... x) { return std::tuple<Whole...>{detail::refilled(x, w, j)...}; }, whole_layout);
+    std::tuple<Whole...> whole_part =
+        std::apply([&](const auto&... x) { return std::tuple<Whole...>{detail::refilled(x, w, j)...}; }, whole_layout);
     Result out = std::apply(fn, std::tuple_cat(part, whole_part));
     detail::Values flat;
-    std::apply([&](const auto&... o) {
-      ([&] {
-        size_t out_rows = detail::leading_rows(o, title, "an output of fn");
-        if (out_rows != count)
-          throw SizeError("kiln: " + title + ": fn returned an output with " +
-                          std::to_string(out_rows) + " rows for a chunk of " +
-                          std::to_string(count) + "; each output needs one row per input row");
-        detail::append_handles(o, flat);
-      }(), ...);
-    }, detail::as_output_tuple(out));
+    std::apply(
+        [&](const auto&... o) {
+          (
+              [&] {
+                size_t out_rows = detail::leading_rows(o, title, "an output of fn");
+                if (out_rows != count)
+                  throw SizeError("kiln: " + title + ": fn returned an output with " + std::to_string(out_rows) +
+                                  " rows for a chunk of " + std::to_string(count) +
+                                  "; each output needs one row per input row");
+                detail::append_handles(o, flat);
+              }(),
+              ...);
+        },
+        detail::as_output_tuple(out));
     *layout = detail::hollow(out);
     return flat;
   };
@@ -152,11 +166,11 @@ template <typename Fn, typename... Args> auto checkpoint(Fn&& fn, const Args&...
   (detail::append_handles(args, values), ...);
   using Result = decltype(fn(args...));
   auto layout = std::make_shared<Result>();
-  detail::ChunkFn run = [fn = std::decay_t<Fn>(fn), args_layout = detail::hollow(std::tuple<Args...>(args...)),
-                         layout](const detail::Values&, const detail::Values& w, size_t) {
+  detail::ChunkFn run = [fn = std::decay_t<Fn>(fn), args_layout = detail::hollow(std::tuple<Args...>(args...)), layout](
+                            const detail::Values&, const detail::Values& w, size_t) {
     size_t j = 0;
-    std::tuple<Args...> in = std::apply(
-        [&](const auto&... x) { return std::tuple<Args...>{detail::refilled(x, w, j)...}; }, args_layout);
+    std::tuple<Args...> in =
+        std::apply([&](const auto&... x) { return std::tuple<Args...>{detail::refilled(x, w, j)...}; }, args_layout);
     Result out = std::apply(fn, in);
     detail::Values flat;
     std::apply([&](const auto&... o) { (detail::append_handles(o, flat), ...); }, detail::as_output_tuple(out));

@@ -49,8 +49,7 @@ template <typename T, size_t N, typename F> Matrix<T, N> make_matrix(F&& f) {
   return result;
 }
 /// The matrix without row `row` and column `col`.
-template <typename T, size_t N>
-Matrix<T, N - 1> minor_matrix(const Matrix<T, N>& m, size_t row, size_t col) {
+template <typename T, size_t N> Matrix<T, N - 1> minor_matrix(const Matrix<T, N>& m, size_t row, size_t col) {
   Matrix<T, N - 1> result;
   for (size_t r = 0; r + 1 < N; ++r)
     for (size_t c = 0; c + 1 < N; ++c) result(r, c) = m(r < row ? r : r + 1, c < col ? c : c + 1);
@@ -64,26 +63,21 @@ template <typename T> Matrix<T, 3> linear_part(const Matrix<T, 4>& m) {
 
 // ---- arithmetic -------------------------------------------------------------------------------
 
-template <typename T, size_t N>
-Matrix<T, N> operator+(const Matrix<T, N>& a, const Matrix<T, N>& b) {
+template <typename T, size_t N> Matrix<T, N> operator+(const Matrix<T, N>& a, const Matrix<T, N>& b) {
   return detail::make_matrix<T, N>([&](size_t r, size_t c) { return a(r, c) + b(r, c); });
 }
-template <typename T, size_t N>
-Matrix<T, N> operator-(const Matrix<T, N>& a, const Matrix<T, N>& b) {
+template <typename T, size_t N> Matrix<T, N> operator-(const Matrix<T, N>& a, const Matrix<T, N>& b) {
   return detail::make_matrix<T, N>([&](size_t r, size_t c) { return a(r, c) - b(r, c); });
 }
 /// Every entry times `s` (an array of the entry type or a plain scalar).
-template <typename T, size_t N>
-Matrix<T, N> operator*(const Matrix<T, N>& a, const std::type_identity_t<T>& s) {
+template <typename T, size_t N> Matrix<T, N> operator*(const Matrix<T, N>& a, const std::type_identity_t<T>& s) {
   return detail::make_matrix<T, N>([&](size_t r, size_t c) { return a(r, c) * s; });
 }
-template <typename T, size_t N>
-Matrix<T, N> operator*(const std::type_identity_t<T>& s, const Matrix<T, N>& a) {
+template <typename T, size_t N> Matrix<T, N> operator*(const std::type_identity_t<T>& s, const Matrix<T, N>& a) {
   return a * s;
 }
 /// The matrix product.
-template <typename T, size_t N>
-Matrix<T, N> operator*(const Matrix<T, N>& a, const Matrix<T, N>& b) {
+template <typename T, size_t N> Matrix<T, N> operator*(const Matrix<T, N>& a, const Matrix<T, N>& b) {
   return detail::make_matrix<T, N>([&](size_t r, size_t c) {
     T sum = a(r, 0) * b(0, c);
     for (size_t k = 1; k < N; ++k) sum = fma(a(r, k), b(k, c), sum);
@@ -91,8 +85,7 @@ Matrix<T, N> operator*(const Matrix<T, N>& a, const Matrix<T, N>& b) {
   });
 }
 /// The matrix applied to a column vector.
-template <typename T, size_t N>
-Vector<T, N> operator*(const Matrix<T, N>& m, const Vector<T, N>& v) {
+template <typename T, size_t N> Vector<T, N> operator*(const Matrix<T, N>& m, const Vector<T, N>& v) {
   return detail::make_vector<T, N>([&](size_t r) {
     T sum = m(r, 0) * v[0];
     for (size_t k = 1; k < N; ++k) sum = fma(m(r, k), v[k], sum);
@@ -133,8 +126,7 @@ template <typename T, size_t N> T determinant(const Matrix<T, N>& m) {
 /// matrix gives non-finite entries.
 template <typename T, size_t N> Matrix<T, N> inverse(const Matrix<T, N>& m) {
   static_assert(N >= 2 && N <= 4, "inverse(): cofactor expansion is meant for 2 <= N <= 4");
-  Matrix<T, N> cofactors = detail::make_matrix<T, N>(
-      [&](size_t r, size_t c) { return detail::cofactor(m, r, c); });
+  Matrix<T, N> cofactors = detail::make_matrix<T, N>([&](size_t r, size_t c) { return detail::cofactor(m, r, c); });
   T det = m(0, 0) * cofactors(0, 0);
   for (size_t c = 1; c < N; ++c) det = fma(m(0, c), cofactors(0, c), det);
   return transpose(cofactors) * rcp(det);
@@ -171,8 +163,10 @@ void for_each_array(M&& value, F&& f) {
 
 /// Number of arrays a vector (N) or matrix (N * N) is made of.
 template <typename V> inline constexpr size_t component_count_v = [] {
-  if constexpr (is_matrix_v<V>) return V::Size * V::Size;
-  else return V::Size;
+  if constexpr (is_matrix_v<V>)
+    return V::Size * V::Size;
+  else
+    return V::Size;
 }();
 
 /// One flat array holding the value of every lane back to back: component j of lane i
@@ -204,9 +198,8 @@ template <typename V>
 V unflatten(const typename V::Component& flat) {
   constexpr size_t K = component_count_v<V>;
   if (flat.size() % K != 0)
-    throw SizeError("kiln: unflatten(): " + std::to_string(flat.size()) +
-                    " elements are not a whole number of " + std::to_string(K) +
-                    "-component values; pass K * lanes elements");
+    throw SizeError("kiln: unflatten(): " + std::to_string(flat.size()) + " elements are not a whole number of " +
+                    std::to_string(K) + "-component values; pass K * lanes elements");
   UInt32 first = arange<UInt32>(flat.size() / K) * uint32_t(K);
   V result;
   uint32_t j = 0;

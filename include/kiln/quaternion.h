@@ -61,9 +61,7 @@ void for_each_array(Q&& q, F&& f) {
 
 namespace detail {
 /// The quaternion whose component i is f(i).
-template <typename T, typename F> Quaternion<T> make_quaternion(F&& f) {
-  return Quaternion<T>(f(0), f(1), f(2), f(3));
-}
+template <typename T, typename F> Quaternion<T> make_quaternion(F&& f) { return Quaternion<T>(f(0), f(1), f(2), f(3)); }
 /// The smallest normal value: squared lengths below it count as zero.
 template <typename T> inline constexpr typename T::Value kTiny = std::numeric_limits<typename T::Value>::min();
 }  // namespace detail
@@ -94,10 +92,9 @@ template <typename T> Quaternion<T> operator/(const Quaternion<T>& a, const std:
 }
 /// The Hamilton product (i² = j² = k² = ijk = -1); a * b rotates by b, then by a.
 template <typename T> Quaternion<T> operator*(const Quaternion<T>& a, const Quaternion<T>& b) {
-  return Quaternion<T>(fma(a.w, b.x, fma(a.x, b.w, a.y * b.z - a.z * b.y)),
-                       fma(a.w, b.y, fma(a.y, b.w, a.z * b.x - a.x * b.z)),
-                       fma(a.w, b.z, fma(a.z, b.w, a.x * b.y - a.y * b.x)),
-                       a.w * b.w - (a.x * b.x + a.y * b.y + a.z * b.z));
+  return Quaternion<T>(
+      fma(a.w, b.x, fma(a.x, b.w, a.y * b.z - a.z * b.y)), fma(a.w, b.y, fma(a.y, b.w, a.z * b.x - a.x * b.z)),
+      fma(a.w, b.z, fma(a.z, b.w, a.x * b.y - a.y * b.x)), a.w * b.w - (a.x * b.x + a.y * b.y + a.z * b.z));
 }
 
 /// Per-lane four-component dot product.
@@ -116,8 +113,7 @@ template <typename T> Quaternion<T> rcp(const Quaternion<T>& q) { return conj(q)
 /// a * rcp(b).
 template <typename T> Quaternion<T> operator/(const Quaternion<T>& a, const Quaternion<T>& b) { return a * rcp(b); }
 
-template <typename T>
-Quaternion<T> select(const Bool& mask, const Quaternion<T>& t, const Quaternion<T>& f) {
+template <typename T> Quaternion<T> select(const Bool& mask, const Quaternion<T>& t, const Quaternion<T>& f) {
   return detail::make_quaternion<T>([&](size_t i) { return select(mask, t[i], f[i]); });
 }
 
@@ -215,13 +211,12 @@ Quaternion<T> matrix_to_quat(const Matrix<T, N>& m) {
   using S = typename T::Value;
   T one(S(1));
   // pivot k = 4 q_k² (x, y, z, w), and the quaternion scaled by 4 q_k
-  T pivot[4] = {one + m(0, 0) - m(1, 1) - m(2, 2), one - m(0, 0) + m(1, 1) - m(2, 2),
-                one - m(0, 0) - m(1, 1) + m(2, 2), one + m(0, 0) + m(1, 1) + m(2, 2)};
-  Quaternion<T> scaled[4] = {
-      {pivot[0], m(1, 0) + m(0, 1), m(0, 2) + m(2, 0), m(2, 1) - m(1, 2)},
-      {m(1, 0) + m(0, 1), pivot[1], m(2, 1) + m(1, 2), m(0, 2) - m(2, 0)},
-      {m(0, 2) + m(2, 0), m(2, 1) + m(1, 2), pivot[2], m(1, 0) - m(0, 1)},
-      {m(2, 1) - m(1, 2), m(0, 2) - m(2, 0), m(1, 0) - m(0, 1), pivot[3]}};
+  T pivot[4] = {one + m(0, 0) - m(1, 1) - m(2, 2), one - m(0, 0) + m(1, 1) - m(2, 2), one - m(0, 0) - m(1, 1) + m(2, 2),
+                one + m(0, 0) + m(1, 1) + m(2, 2)};
+  Quaternion<T> scaled[4] = {{pivot[0], m(1, 0) + m(0, 1), m(0, 2) + m(2, 0), m(2, 1) - m(1, 2)},
+                             {m(1, 0) + m(0, 1), pivot[1], m(2, 1) + m(1, 2), m(0, 2) - m(2, 0)},
+                             {m(0, 2) + m(2, 0), m(2, 1) + m(1, 2), pivot[2], m(1, 0) - m(0, 1)},
+                             {m(2, 1) - m(1, 2), m(0, 2) - m(2, 0), m(1, 0) - m(0, 1), pivot[3]}};
   T best = pivot[3];
   Quaternion<T> result = scaled[3];
   for (size_t k = 0; k < 3; ++k) {

@@ -23,12 +23,9 @@ class PCG32 {
   /// Lane i seeded with (PCG32_DEFAULT_STATE, PCG32_DEFAULT_STREAM + i).
   explicit PCG32(size_t size = 1) : PCG32(size, UInt64(PCG32_DEFAULT_STATE)) {}
   /// Lane i seeded with (initstate, PCG32_DEFAULT_STREAM + i).
-  PCG32(size_t size, const UInt64& initstate)
-      : PCG32(size, initstate, arange<UInt64>(size) + PCG32_DEFAULT_STREAM) {}
+  PCG32(size_t size, const UInt64& initstate) : PCG32(size, initstate, arange<UInt64>(size) + PCG32_DEFAULT_STREAM) {}
   /// Seeds as pcg32_srandom_r(initstate, initseq), per lane (size-1 arguments broadcast).
-  PCG32(size_t size, const UInt64& initstate, const UInt64& initseq) {
-    seed(size, initstate, initseq);
-  }
+  PCG32(size_t size, const UInt64& initstate, const UInt64& initseq) { seed(size, initstate, initseq); }
 
   /// Generators with exactly this LCG state and stream increment per lane (no seeding).
   static PCG32 from_state(UInt64 state, UInt64 inc) {
@@ -82,8 +79,9 @@ class PCG32 {
       eval(state, result, rejected, unfinished);
       if (!any(unfinished).item()) break;
       if (first_round && any(bound == 0u).item())
-        throw ValueError("kiln: PCG32.next_uint32_bounded(): a bound is 0, and [0, 0) holds no integer; "
-                         "every bound must be positive");
+        throw ValueError(
+            "kiln: PCG32.next_uint32_bounded(): a bound is 0, and [0, 0) holds no integer; "
+            "every bound must be positive");
       UInt32 retry = next_uint32(rejected);
       result = select(rejected, retry, result);
       rejected = rejected & (retry < threshold);
@@ -107,9 +105,7 @@ class PCG32 {
     UInt32 rotation = cast<uint32_t>(old >> 59u);
     return (xorshifted >> rotation) | (xorshifted << ((0u - rotation) & 31u));
   }
-  static Float to_float32(const UInt32& bits) {
-    return reinterpret<float>((bits >> 9u) | 0x3f800000u) - 1.f;
-  }
+  static Float to_float32(const UInt32& bits) { return reinterpret<float>((bits >> 9u) | 0x3f800000u) - 1.f; }
   static Float64 to_float64(const UInt32& bits) {
     return reinterpret<double>((cast<uint64_t>(bits) << 20u) | 0x3ff0000000000000ull) - 1.0;
   }

@@ -30,21 +30,27 @@ template <typename... Fields> class Recorder {
   template <size_t I> auto field() const {
     using F = std::tuple_element_t<I, std::tuple<Fields...>>;
     detail::Handle stored = core_.field(I);
-    if constexpr (is_array_v<F>) return F::borrow(stored.index());
-    else return unflatten<F>(F::Component::borrow(stored.index()));
+    if constexpr (is_array_v<F>)
+      return F::borrow(stored.index());
+    else
+      return unflatten<F>(F::Component::borrow(stored.index()));
   }
   void clear() { core_.clear(); }
 
  private:
   template <typename F> static constexpr size_t columns_of() {
-    if constexpr (is_array_v<F>) return 1;
-    else return component_count_v<F>;
+    if constexpr (is_array_v<F>)
+      return 1;
+    else
+      return component_count_v<F>;
   }
   static std::vector<VarType> field_types() {
     std::vector<VarType> types;
     auto add = [&]<typename F>(std::type_identity<F>) {
-      if constexpr (is_array_v<F>) types.push_back(F::Type);
-      else types.insert(types.end(), columns_of<F>(), F::Component::Type);
+      if constexpr (is_array_v<F>)
+        types.push_back(F::Type);
+      else
+        types.insert(types.end(), columns_of<F>(), F::Component::Type);
     };
     (add(std::type_identity<Fields>{}), ...);
     return types;

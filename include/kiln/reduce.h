@@ -23,13 +23,17 @@ namespace detail {
 template <typename T> T reduce_identity(ReduceOp op) {
   using L = std::numeric_limits<T>;
   switch (op) {
-    case ReduceOp::None: case ReduceOp::Add: case ReduceOp::Or: return T(0);
+    case ReduceOp::None:
+    case ReduceOp::Add:
+    case ReduceOp::Or: return T(0);
     case ReduceOp::Mul: return T(1);
     case ReduceOp::Min: return L::has_infinity ? L::infinity() : L::max();
     case ReduceOp::Max: return L::has_infinity ? -L::infinity() : L::lowest();
     case ReduceOp::And:
-      if constexpr (std::is_integral_v<T>) return T(~T(0));
-      else return T(0);  // rejected by scatter_reduce: integers only
+      if constexpr (std::is_integral_v<T>)
+        return T(~T(0));
+      else
+        return T(0);  // rejected by scatter_reduce: integers only
   }
   return T(0);
 }

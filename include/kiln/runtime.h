@@ -98,9 +98,9 @@ struct KernelLaunch {
   size_t size = 0;         ///< lanes launched
   size_t ops = 0;          ///< operations in the kernel (leaves not counted)
   size_t inputs = 0, outputs = 0, side_effects = 0;
-  size_t parameters = 0;   ///< literal slots passed at launch instead of baked in
+  size_t parameters = 0;  ///< literal slots passed at launch instead of baked in
   KernelSource source = KernelSource::Compiled;
-  std::string reason;      ///< why it was compiled; empty for cache hits
+  std::string reason;  ///< why it was compiled; empty for cache hits
   double codegen_ms = 0, compile_ms = 0, run_ms = 0;
   /// Time spent identifying the kernel (hashing its form) and finding it in memory or
   /// loading it from disk; compilation is not included.

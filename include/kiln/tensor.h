@@ -71,13 +71,15 @@ template <ArrayScalar T> class Tensor {
   Tensor(Array<T> array, Shape shape) : array_(std::move(array)), shape_(std::move(shape)) {
     size_t count = detail::element_count(shape_, "Tensor");
     if (array_.size() == 1 && count != 1) {
-      if constexpr (std::is_same_v<T, bool>) array_ = array_ & kiln::full<Array<T>>(true, count);
-      else array_ = array_ + kiln::zeros<Array<T>>(count);
+      if constexpr (std::is_same_v<T, bool>)
+        array_ = array_ & kiln::full<Array<T>>(true, count);
+      else
+        array_ = array_ + kiln::zeros<Array<T>>(count);
     }
     if (array_.size() != count)
-      throw SizeError("kiln: Tensor(): an array of " + std::to_string(array_.size()) +
-                      " elements cannot have shape " + detail::shape_string(shape_) + " (" +
-                      std::to_string(count) + " elements); reshape it or pass the matching shape");
+      throw SizeError("kiln: Tensor(): an array of " + std::to_string(array_.size()) + " elements cannot have shape " +
+                      detail::shape_string(shape_) + " (" + std::to_string(count) +
+                      " elements); reshape it or pass the matching shape");
   }
   /// A 1-D tensor over `array`.
   explicit Tensor(Array<T> array) : shape_{array.size()} { array_ = std::move(array); }
@@ -135,7 +137,9 @@ template <ArrayScalar T> class Tensor {
   /// Gradients flow back as sums over the repeated axes.
   Tensor broadcast_to(const Shape& shape) const;
   /// Axes permuted: axis i of the result is axis axes[i] of this tensor.
-  Tensor transpose(const std::vector<size_t>& axes) const { return moved(detail::permute_index(shape_, axes), permuted(axes)); }
+  Tensor transpose(const std::vector<size_t>& axes) const {
+    return moved(detail::permute_index(shape_, axes), permuted(axes));
+  }
   /// Axes reversed (the matrix transpose for 2-D tensors).
   Tensor transpose() const {
     std::vector<size_t> axes(ndim());
@@ -247,15 +251,15 @@ template <typename T, typename F> auto broadcasting(const Tensor<T>& a, const Te
 
 // ---- elementwise ------------------------------------------------------------------------------
 
-#define KILN_TENSOR_BINARY(symbol, name)                                                             \
-  template <typename T> auto operator symbol(const Tensor<T>& a, const Tensor<T>& b) {               \
+#define KILN_TENSOR_BINARY(symbol, name)                                                                      \
+  template <typename T> auto operator symbol(const Tensor<T>& a, const Tensor<T>& b) {                        \
     return detail::broadcasting(a, b, name, [](const Array<T>& x, const Array<T>& y) { return x symbol y; }); \
-  }                                                                                                  \
-  template <typename T> auto operator symbol(const Tensor<T>& a, std::type_identity_t<T> b) {       \
-    return a symbol Tensor<T>(Array<T>(b), Shape{});                                                 \
-  }                                                                                                  \
-  template <typename T> auto operator symbol(std::type_identity_t<T> a, const Tensor<T>& b) {       \
-    return Tensor<T>(Array<T>(a), Shape{}) symbol b;                                                 \
+  }                                                                                                           \
+  template <typename T> auto operator symbol(const Tensor<T>& a, std::type_identity_t<T> b) {                 \
+    return a symbol Tensor<T>(Array<T>(b), Shape{});                                                          \
+  }                                                                                                           \
+  template <typename T> auto operator symbol(std::type_identity_t<T> a, const Tensor<T>& b) {                 \
+    return Tensor<T>(Array<T>(a), Shape{}) symbol b;                                                          \
   }
 KILN_TENSOR_BINARY(+, "Tensor +")
 KILN_TENSOR_BINARY(-, "Tensor -")
@@ -275,12 +279,12 @@ KILN_TENSOR_BINARY(|, "Tensor |")
 template <typename T> Tensor<T> operator-(const Tensor<T>& a) { return Tensor<T>(-a.array(), a.shape()); }
 inline TensorXb operator!(const TensorXb& a) { return TensorXb(!a.array(), a.shape()); }
 
-#define KILN_TENSOR_BINARY_FUNCTION(name)                                                            \
-  template <typename T> Tensor<T> name(const Tensor<T>& a, const Tensor<T>& b) {                     \
+#define KILN_TENSOR_BINARY_FUNCTION(name)                                                                      \
+  template <typename T> Tensor<T> name(const Tensor<T>& a, const Tensor<T>& b) {                               \
     return detail::broadcasting(a, b, #name, [](const Array<T>& x, const Array<T>& y) { return name(x, y); }); \
-  }                                                                                                  \
-  template <typename T> Tensor<T> name(const Tensor<T>& a, std::type_identity_t<T> b) {             \
-    return name(a, Tensor<T>(Array<T>(b), Shape{}));                                                 \
+  }                                                                                                            \
+  template <typename T> Tensor<T> name(const Tensor<T>& a, std::type_identity_t<T> b) {                        \
+    return name(a, Tensor<T>(Array<T>(b), Shape{}));                                                           \
   }
 KILN_TENSOR_BINARY_FUNCTION(min)
 KILN_TENSOR_BINARY_FUNCTION(max)
@@ -317,11 +321,15 @@ KILN_TENSOR_UNARY_FUNCTION(cbrt)
 
 /// Lane-wise `mask ? t : f`, all three broadcast against each other.
 template <typename T> Tensor<T> select(const TensorXb& mask, const Tensor<T>& t, const Tensor<T>& f) {
-  Shape shape = detail::broadcast_shapes(mask.shape(), detail::broadcast_shapes(t.shape(), f.shape(), "select"), "select");
-  return Tensor<T>(select(detail::expanded(mask, shape), detail::expanded(t, shape), detail::expanded(f, shape)), shape);
+  Shape shape =
+      detail::broadcast_shapes(mask.shape(), detail::broadcast_shapes(t.shape(), f.shape(), "select"), "select");
+  return Tensor<T>(select(detail::expanded(mask, shape), detail::expanded(t, shape), detail::expanded(f, shape)),
+                   shape);
 }
 /// Value conversion of every element (see cast() in array.h).
-template <typename To, typename T> Tensor<To> cast(const Tensor<T>& a) { return Tensor<To>(cast<To>(a.array()), a.shape()); }
+template <typename To, typename T> Tensor<To> cast(const Tensor<T>& a) {
+  return Tensor<To>(cast<To>(a.array()), a.shape());
+}
 
 // ---- along an axis ----------------------------------------------------------------------------
 
@@ -353,9 +361,7 @@ template <ArrayScalar T> Tensor<T> sum(const Tensor<T>& t, int64_t axis) {
 /// The sum of every element, as a 0-d tensor.
 template <ArrayScalar T> Tensor<T> sum(const Tensor<T>& t) { return Tensor<T>(sum(t.array()), Shape{}); }
 /// Means along `axis` (which disappears), or of every element.
-template <ArrayScalar T> Tensor<T> mean(const Tensor<T>& t, int64_t axis) {
-  return sum(t, axis) / T(t.shape(axis));
-}
+template <ArrayScalar T> Tensor<T> mean(const Tensor<T>& t, int64_t axis) { return sum(t, axis) / T(t.shape(axis)); }
 template <ArrayScalar T> Tensor<T> mean(const Tensor<T>& t) { return sum(t) / T(t.size()); }
 
 /// Running sums along the last axis (`exclusive`: each entry leaves out its own value).
@@ -393,13 +399,15 @@ template <typename T>
 Tensor<T> matmul(const Tensor<T>& a, const Tensor<T>& b) {
   if (a.ndim() < 1 || b.ndim() != 2)
     throw SizeError("kiln: matmul(): shapes " + detail::shape_string(a.shape()) + " and " +
-                    detail::shape_string(b.shape()) + " given; the second operand must be a matrix (k, n) and the "
+                    detail::shape_string(b.shape()) +
+                    " given; the second operand must be a matrix (k, n) and the "
                     "first have at least one axis");
   size_t k = a.shape(-1), n = b.shape(1);
   if (b.shape(0) != k)
     throw SizeError("kiln: matmul(): shapes " + detail::shape_string(a.shape()) + " and " +
                     detail::shape_string(b.shape()) + " do not chain: the last axis of the first (" +
-                    std::to_string(k) + ") must equal the first axis of the second (" + std::to_string(b.shape(0)) + ")");
+                    std::to_string(k) + ") must equal the first axis of the second (" + std::to_string(b.shape(0)) +
+                    ")");
   size_t m = k ? a.size() / k : 0;
   Shape shape = a.shape();
   shape.back() = n;

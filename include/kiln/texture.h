@@ -56,8 +56,7 @@ template <typename T, size_t Dim> class Texture {
     assign(Tensor<Value>::zeros(checked_shape(shape, "")), "");
   }
   /// A texture holding `tensor`, of shape (resolution..., channels).
-  explicit Texture(const Tensor<Value>& tensor, FilterMode filter = FilterMode::Linear,
-                   WrapMode wrap = WrapMode::Clamp)
+  explicit Texture(const Tensor<Value>& tensor, FilterMode filter = FilterMode::Linear, WrapMode wrap = WrapMode::Clamp)
       : filter_(filter), wrap_(wrap) {
     assign(tensor, "");
   }
@@ -69,7 +68,8 @@ template <typename T, size_t Dim> class Texture {
     if (value.size() != value_.size())
       throw SizeError("kiln: " + name() + ".set_value(): " + std::to_string(value.size()) +
                       " elements given for a texture of shape " + detail::shape_string(shape_) + " (" +
-                      std::to_string(value_.size()) + " elements); pass that many, or use set_tensor() to "
+                      std::to_string(value_.size()) +
+                      " elements); pass that many, or use set_tensor() to "
                       "change the shape");
     value_ = value;
   }
@@ -83,9 +83,7 @@ template <typename T, size_t Dim> class Texture {
   FilterMode filter_mode() const { return filter_; }
   WrapMode wrap_mode() const { return wrap_; }
   /// "Texture2f" and so on: the alias (and the Python class) naming this type.
-  static std::string name() {
-    return "Texture" + std::to_string(Dim) + (std::is_same_v<Value, float> ? "f" : "f64");
-  }
+  static std::string name() { return "Texture" + std::to_string(Dim) + (std::is_same_v<Value, float> ? "f" : "f64"); }
 
   /// One array per channel: the texture filtered by filter_mode() at `pos`. Inactive
   /// lanes give 0; a lane with a non-finite coordinate gives NaN (and no gradients).
@@ -118,11 +116,12 @@ template <typename T, size_t Dim> class Texture {
   }
   Shape checked_shape(const Shape& shape, const char* method) const {
     std::string what = name() + method;
-    std::string expected = Dim == 1 ? "(width, channels)" : Dim == 2 ? "(height, width, channels)"
-                                                                     : "(depth, height, width, channels)";
+    std::string expected = Dim == 1   ? "(width, channels)"
+                           : Dim == 2 ? "(height, width, channels)"
+                                      : "(depth, height, width, channels)";
     if (shape.size() != Dim + 1)
-      throw ValueError("kiln: " + what + "(): a " + std::to_string(Dim) + "-D texture needs the shape " +
-                       expected + "; got " + detail::shape_string(shape));
+      throw ValueError("kiln: " + what + "(): a " + std::to_string(Dim) + "-D texture needs the shape " + expected +
+                       "; got " + detail::shape_string(shape));
     for (size_t axis = 0; axis <= Dim; ++axis) {
       if (shape[axis] == 0)
         throw ValueError("kiln: " + what + "(): shape " + detail::shape_string(shape) + " has " +
@@ -148,14 +147,15 @@ template <typename T, size_t Dim> class Texture {
       sizes += (axis ? ", " : "") + std::to_string(n);
     }
     if (mismatch)
-      throw SizeError("kiln: " + name() + method + "(): the coordinates have " + sizes +
-                      " lanes and the mask " + std::to_string(active.size()) +
-                      "; they must have the same number of lanes (or one)");
+      throw SizeError("kiln: " + name() + method + "(): the coordinates have " + sizes + " lanes and the mask " +
+                      std::to_string(active.size()) + "; they must have the same number of lanes (or one)");
   }
 
   static const T& coordinate(const Position& pos, size_t axis) {
-    if constexpr (Dim == 1) return pos;
-    else return pos[axis];
+    if constexpr (Dim == 1)
+      return pos;
+    else
+      return pos[axis];
   }
 
   /// The texel coordinate `i` (any integer) mapped into [0, resolution) by the wrap mode.
@@ -223,8 +223,10 @@ template <typename T, size_t Dim> class Texture {
       }
       for (size_t channel = 0; channel < channels(); ++channel) {
         T texel = gather(value_, offset + uint32_t(channel), valid);
-        if (!weight.valid()) sums[channel] = texel;
-        else sums[channel] = corner == 0 ? weight * texel : fma(weight, texel, sums[channel]);
+        if (!weight.valid())
+          sums[channel] = texel;
+        else
+          sums[channel] = corner == 0 ? weight * texel : fma(weight, texel, sums[channel]);
       }
     }
     T outside = select(active, T(std::numeric_limits<Value>::quiet_NaN()), T(Value(0)));
@@ -257,7 +259,8 @@ template <typename X> inline constexpr bool is_texture_v = is_texture<std::decay
 template <typename X, typename F>
   requires is_texture_v<X>
 void for_each_array(X&& texture, F&& f) {
-  if constexpr (std::is_const_v<std::remove_reference_t<X>>) f(texture.value());
+  if constexpr (std::is_const_v<std::remove_reference_t<X>>)
+    f(texture.value());
   else {
     auto value = texture.value();
     f(value);

@@ -17,7 +17,9 @@ inline constexpr int kVarTypeCount = 7;
 constexpr size_t type_size(VarType t) {
   switch (t) {
     case VarType::Bool: return 1;
-    case VarType::Int32: case VarType::UInt32: case VarType::Float32: return 4;
+    case VarType::Int32:
+    case VarType::UInt32:
+    case VarType::Float32: return 4;
     default: return 8;
   }
 }
@@ -32,20 +34,33 @@ const char* type_name(VarType t);
 
 /// Maps a C++ scalar type to its VarType.
 template <typename T> struct var_type;
-template <> struct var_type<bool> { static constexpr VarType value = VarType::Bool; };
-template <> struct var_type<int32_t> { static constexpr VarType value = VarType::Int32; };
-template <> struct var_type<uint32_t> { static constexpr VarType value = VarType::UInt32; };
-template <> struct var_type<int64_t> { static constexpr VarType value = VarType::Int64; };
-template <> struct var_type<uint64_t> { static constexpr VarType value = VarType::UInt64; };
-template <> struct var_type<float> { static constexpr VarType value = VarType::Float32; };
-template <> struct var_type<double> { static constexpr VarType value = VarType::Float64; };
+template <> struct var_type<bool> {
+  static constexpr VarType value = VarType::Bool;
+};
+template <> struct var_type<int32_t> {
+  static constexpr VarType value = VarType::Int32;
+};
+template <> struct var_type<uint32_t> {
+  static constexpr VarType value = VarType::UInt32;
+};
+template <> struct var_type<int64_t> {
+  static constexpr VarType value = VarType::Int64;
+};
+template <> struct var_type<uint64_t> {
+  static constexpr VarType value = VarType::UInt64;
+};
+template <> struct var_type<float> {
+  static constexpr VarType value = VarType::Float32;
+};
+template <> struct var_type<double> {
+  static constexpr VarType value = VarType::Float64;
+};
 template <typename T> inline constexpr VarType var_type_v = var_type<T>::value;
 
 /// True for the C++ scalar types Kiln arrays can hold.
 template <typename T>
-concept ArrayScalar = std::is_same_v<T, bool> || std::is_same_v<T, int32_t> ||
-                      std::is_same_v<T, uint32_t> || std::is_same_v<T, int64_t> ||
-                      std::is_same_v<T, uint64_t> || std::is_same_v<T, float> ||
-                      std::is_same_v<T, double>;
+concept ArrayScalar =
+    std::is_same_v<T, bool> || std::is_same_v<T, int32_t> || std::is_same_v<T, uint32_t> ||
+    std::is_same_v<T, int64_t> || std::is_same_v<T, uint64_t> || std::is_same_v<T, float> || std::is_same_v<T, double>;
 
 }  // namespace kiln

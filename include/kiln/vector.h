@@ -20,17 +20,16 @@ namespace detail {
 template <typename T, size_t N> struct VectorStorage;
 template <typename T> struct VectorStorage<T, 2> {
   T x, y;
-  static constexpr T VectorStorage::*kMembers[] = {&VectorStorage::x, &VectorStorage::y};
+  static constexpr T VectorStorage::* kMembers[] = {&VectorStorage::x, &VectorStorage::y};
 };
 template <typename T> struct VectorStorage<T, 3> {
   T x, y, z;
-  static constexpr T VectorStorage::*kMembers[] = {&VectorStorage::x, &VectorStorage::y,
-                                                   &VectorStorage::z};
+  static constexpr T VectorStorage::* kMembers[] = {&VectorStorage::x, &VectorStorage::y, &VectorStorage::z};
 };
 template <typename T> struct VectorStorage<T, 4> {
   T x, y, z, w;
-  static constexpr T VectorStorage::*kMembers[] = {&VectorStorage::x, &VectorStorage::y,
-                                                   &VectorStorage::z, &VectorStorage::w};
+  static constexpr T VectorStorage::* kMembers[] = {&VectorStorage::x, &VectorStorage::y, &VectorStorage::z,
+                                                    &VectorStorage::w};
 };
 }  // namespace detail
 
@@ -67,8 +66,7 @@ template <typename T, size_t N> struct Vector : detail::VectorStorage<T, N> {
   }
 
  private:
-  template <size_t... I>
-  Vector(const T& value, std::index_sequence<I...>)
+  template <size_t... I> Vector(const T& value, std::index_sequence<I...>)
       : detail::VectorStorage<T, N>{(void(I), value)...} {}
 };
 
@@ -103,23 +101,21 @@ template <typename T, size_t N, typename F> Vector<T, N> make_vector(F&& f) {
 // component) or with a plain scalar; std::type_identity_t keeps the scalar side from taking
 // part in deduction, so `v * 2.f` converts 2.f to Float.
 
-#define KILN_VECTOR_OPERATOR(symbol)                                                      \
-  template <typename T, size_t N>                                                         \
-  Vector<T, N> operator symbol(const Vector<T, N>& a, const Vector<T, N>& b) {             \
-    return detail::make_vector<T, N>([&](size_t i) { return a[i] symbol b[i]; });         \
-  }                                                                                       \
-  template <typename T, size_t N>                                                         \
-  Vector<T, N> operator symbol(const Vector<T, N>& a, const std::type_identity_t<T>& b) {  \
-    return detail::make_vector<T, N>([&](size_t i) { return a[i] symbol b; });            \
-  }                                                                                       \
-  template <typename T, size_t N>                                                         \
-  Vector<T, N> operator symbol(const std::type_identity_t<T>& a, const Vector<T, N>& b) {  \
-    return detail::make_vector<T, N>([&](size_t i) { return a symbol b[i]; });            \
-  }                                                                                       \
-  template <typename T, size_t N, typename B>                                             \
-  Vector<T, N>& operator symbol##=(Vector<T, N>& a, const B& b) {                          \
-    a = a symbol b;                                                                       \
-    return a;                                                                             \
+#define KILN_VECTOR_OPERATOR(symbol)                                                                           \
+  template <typename T, size_t N> Vector<T, N> operator symbol(const Vector<T, N>& a, const Vector<T, N>& b) { \
+    return detail::make_vector<T, N>([&](size_t i) { return a[i] symbol b[i]; });                              \
+  }                                                                                                            \
+  template <typename T, size_t N>                                                                              \
+  Vector<T, N> operator symbol(const Vector<T, N>& a, const std::type_identity_t<T>& b) {                      \
+    return detail::make_vector<T, N>([&](size_t i) { return a[i] symbol b; });                                 \
+  }                                                                                                            \
+  template <typename T, size_t N>                                                                              \
+  Vector<T, N> operator symbol(const std::type_identity_t<T>& a, const Vector<T, N>& b) {                      \
+    return detail::make_vector<T, N>([&](size_t i) { return a symbol b[i]; });                                 \
+  }                                                                                                            \
+  template <typename T, size_t N, typename B> Vector<T, N>& operator symbol##=(Vector<T, N>& a, const B & b) { \
+    a = a symbol b;                                                                                            \
+    return a;                                                                                                  \
   }
 
 KILN_VECTOR_OPERATOR(+)
@@ -142,13 +138,11 @@ template <typename T, size_t N> Vector<T, N> max(const Vector<T, N>& a, const Ve
   return detail::make_vector<T, N>([&](size_t i) { return max(a[i], b[i]); });
 }
 /// a * b + c per component, with a single rounding for floats.
-template <typename T, size_t N>
-Vector<T, N> fma(const Vector<T, N>& a, const Vector<T, N>& b, const Vector<T, N>& c) {
+template <typename T, size_t N> Vector<T, N> fma(const Vector<T, N>& a, const Vector<T, N>& b, const Vector<T, N>& c) {
   return detail::make_vector<T, N>([&](size_t i) { return fma(a[i], b[i], c[i]); });
 }
 /// Lane-wise `mask ? t : f` for the whole vector.
-template <typename T, size_t N>
-Vector<T, N> select(const Bool& mask, const Vector<T, N>& t, const Vector<T, N>& f) {
+template <typename T, size_t N> Vector<T, N> select(const Bool& mask, const Vector<T, N>& t, const Vector<T, N>& f) {
   return detail::make_vector<T, N>([&](size_t i) { return select(mask, t[i], f[i]); });
 }
 /// Value conversion of every component.
@@ -170,9 +164,7 @@ template <typename T> Vector<T, 3> cross(const Vector<T, 3>& a, const Vector<T, 
 template <typename T, size_t N> T squared_norm(const Vector<T, N>& a) { return dot(a, a); }
 template <typename T, size_t N> T norm(const Vector<T, N>& a) { return sqrt(dot(a, a)); }
 /// a / norm(a); a zero vector gives NaN components.
-template <typename T, size_t N> Vector<T, N> normalize(const Vector<T, N>& a) {
-  return a * rsqrt(dot(a, a));
-}
+template <typename T, size_t N> Vector<T, N> normalize(const Vector<T, N>& a) { return a * rsqrt(dot(a, a)); }
 
 // ---- memory ---------------------------------------------------------------------------------
 
@@ -180,8 +172,7 @@ template <typename T, size_t N> Vector<T, N> normalize(const Vector<T, N>& a) {
 /// i is source[N * index[i] + j]); inactive lanes give zero vectors.
 template <typename V>
   requires is_vector_v<V>
-V gather(const typename V::Component& source, const UInt32& index,
-         const Bool& active = Bool(true)) {
+V gather(const typename V::Component& source, const UInt32& index, const Bool& active = Bool(true)) {
   UInt32 first = index * uint32_t(V::Size);
   V result;
   for (size_t j = 0; j < V::Size; ++j) result[j] = gather(source, first + uint32_t(j), active);
@@ -189,15 +180,13 @@ V gather(const typename V::Component& source, const UInt32& index,
 }
 /// Writes `value` to vector `index` of a flat array laid out as for gather<V>().
 template <typename T, size_t N>
-void scatter(T& target, const Vector<T, N>& value, const UInt32& index,
-             const Bool& active = Bool(true)) {
+void scatter(T& target, const Vector<T, N>& value, const UInt32& index, const Bool& active = Bool(true)) {
   UInt32 first = index * uint32_t(N);
   for (size_t j = 0; j < N; ++j) scatter(target, value[j], first + uint32_t(j), active);
 }
 /// Atomically adds `value` to vector `index` of a flat array laid out as for gather<V>().
 template <typename T, size_t N>
-void scatter_add(T& target, const Vector<T, N>& value, const UInt32& index,
-                 const Bool& active = Bool(true)) {
+void scatter_add(T& target, const Vector<T, N>& value, const UInt32& index, const Bool& active = Bool(true)) {
   UInt32 first = index * uint32_t(N);
   for (size_t j = 0; j < N; ++j) scatter_add(target, value[j], first + uint32_t(j), active);
 }

@@ -9,9 +9,9 @@
 
 namespace kiln {
 
-#define KILN_VECTOR_UNARY(name)                                                            \
-  template <typename T, size_t N> Vector<T, N> name(const Vector<T, N>& a) {               \
-    return detail::make_vector<T, N>([&](size_t i) { return name(a[i]); });                \
+#define KILN_VECTOR_UNARY(name)                                              \
+  template <typename T, size_t N> Vector<T, N> name(const Vector<T, N>& a) { \
+    return detail::make_vector<T, N>([&](size_t i) { return name(a[i]); });  \
   }
 KILN_VECTOR_UNARY(sqrt)
 KILN_VECTOR_UNARY(rsqrt)
@@ -36,13 +36,12 @@ KILN_VECTOR_UNARY(tanh)
 
 /// Per component, with a vector, one array of the component type or a plain scalar as the
 /// second operand (as the vector operators).
-#define KILN_VECTOR_BINARY(name)                                                           \
-  template <typename T, size_t N> Vector<T, N> name(const Vector<T, N>& a, const Vector<T, N>& b) { \
-    return detail::make_vector<T, N>([&](size_t i) { return name(a[i], b[i]); });          \
-  }                                                                                        \
-  template <typename T, size_t N>                                                          \
-  Vector<T, N> name(const Vector<T, N>& a, const std::type_identity_t<T>& b) {             \
-    return detail::make_vector<T, N>([&](size_t i) { return name(a[i], b); });             \
+#define KILN_VECTOR_BINARY(name)                                                                               \
+  template <typename T, size_t N> Vector<T, N> name(const Vector<T, N>& a, const Vector<T, N>& b) {            \
+    return detail::make_vector<T, N>([&](size_t i) { return name(a[i], b[i]); });                              \
+  }                                                                                                            \
+  template <typename T, size_t N> Vector<T, N> name(const Vector<T, N>& a, const std::type_identity_t<T>& b) { \
+    return detail::make_vector<T, N>([&](size_t i) { return name(a[i], b); });                                 \
   }
 KILN_VECTOR_BINARY(pow)
 KILN_VECTOR_BINARY(copysign)
@@ -63,8 +62,10 @@ template <typename T, size_t N> Vector<T, N> max(const Vector<T, N>& a, const st
 template <typename T, size_t N, typename L, typename H>
 Vector<T, N> clip(const Vector<T, N>& x, const L& lo, const H& hi) {
   auto part = [](const auto& v, size_t i) -> T {
-    if constexpr (is_vector_v<decltype(v)>) return v[i];
-    else return detail::lift<typename T::Value>(v);
+    if constexpr (is_vector_v<decltype(v)>)
+      return v[i];
+    else
+      return detail::lift<typename T::Value>(v);
   };
   return detail::make_vector<T, N>([&](size_t i) { return clip(x[i], part(lo, i), part(hi, i)); });
 }
@@ -72,25 +73,26 @@ Vector<T, N> clip(const Vector<T, N>& x, const L& lo, const H& hi) {
 template <typename T, size_t N, typename U>
 Vector<T, N> lerp(const Vector<T, N>& a, const Vector<T, N>& b, const U& t) {
   return detail::make_vector<T, N>([&](size_t i) {
-    if constexpr (is_vector_v<U>) return lerp(a[i], b[i], t[i]);
-    else return lerp(a[i], b[i], t);
+    if constexpr (is_vector_v<U>)
+      return lerp(a[i], b[i], t[i]);
+    else
+      return lerp(a[i], b[i], t);
   });
 }
 
 /// Componentwise comparisons: a vector of masks (Dr.Jit's Array3b), for select(), any()
 /// and all() below.
-#define KILN_VECTOR_COMPARISON(symbol)                                                     \
-  template <typename T, size_t N>                                                          \
-  Vector<Bool, N> operator symbol(const Vector<T, N>& a, const Vector<T, N>& b)            \
-    requires(!std::is_same_v<T, Bool>)                                                     \
-  {                                                                                        \
-    return detail::make_vector<Bool, N>([&](size_t i) { return a[i] symbol b[i]; });       \
-  }                                                                                        \
-  template <typename T, size_t N>                                                          \
-  Vector<Bool, N> operator symbol(const Vector<T, N>& a, const std::type_identity_t<T>& b) \
-    requires(!std::is_same_v<T, Bool>)                                                     \
-  {                                                                                        \
-    return detail::make_vector<Bool, N>([&](size_t i) { return a[i] symbol b; });          \
+#define KILN_VECTOR_COMPARISON(symbol)                                                                          \
+  template <typename T, size_t N> Vector<Bool, N> operator symbol(const Vector<T, N>& a, const Vector<T, N>& b) \
+    requires(!std::is_same_v<T, Bool>)                                                                          \
+  {                                                                                                             \
+    return detail::make_vector<Bool, N>([&](size_t i) { return a[i] symbol b[i]; });                            \
+  }                                                                                                             \
+  template <typename T, size_t N>                                                                               \
+  Vector<Bool, N> operator symbol(const Vector<T, N>& a, const std::type_identity_t<T>& b)                      \
+    requires(!std::is_same_v<T, Bool>)                                                                          \
+  {                                                                                                             \
+    return detail::make_vector<Bool, N>([&](size_t i) { return a[i] symbol b; });                               \
   }
 KILN_VECTOR_COMPARISON(==)
 KILN_VECTOR_COMPARISON(!=)

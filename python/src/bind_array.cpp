@@ -21,27 +21,32 @@ template <typename A> A literal(typename A::Value value) { return A(value, std::
 /// there is cheaper than rejecting a float as an array.
 template <typename A, typename F> void bind_binary(nb::class_<A>& cls, const char* name, const char* rname, F fn) {
   using T = PythonScalar<typename A::Value>;
-  cls.def(name, [=](const A& a, T b) { return fn(a, literal<A>(b)); }, nb::is_operator())
-      .def(name, [=](const A& a, const A& b) { return fn(a, b); }, nb::is_operator())
-      .def(name, [=](const A& a, const NumpyOperand& b) { return fn(a, b.as<A>()); }, nb::is_operator())
-      .def(rname, [=](const A& a, T b) { return fn(literal<A>(b), a); }, nb::is_operator())
+  cls.def(
+         name, [=](const A& a, T b) { return fn(a, literal<A>(b)); }, nb::is_operator())
+      .def(
+          name, [=](const A& a, const A& b) { return fn(a, b); }, nb::is_operator())
+      .def(
+          name, [=](const A& a, const NumpyOperand& b) { return fn(a, b.as<A>()); }, nb::is_operator())
+      .def(
+          rname, [=](const A& a, T b) { return fn(literal<A>(b), a); }, nb::is_operator())
       .def(rname, [=](const A& a, const NumpyOperand& b) { return fn(b.as<A>(), a); }, nb::is_operator());
 }
 #define KILN_BIND_BINARY(name, rname, symbol) \
   bind_binary(cls, name, rname, [](const A& a, const A& b) { return a symbol b; });
 
 /// A comparison: its reflection is the mirrored comparison (Python calls b.__gt__(a) for a < b).
-#define KILN_BIND_COMPARISON(name, symbol)                                                        \
-  cls.def(name, [](const A& a, T b) { return a symbol literal<A>(b); }, nb::is_operator())        \
-      .def(name, [](const A& a, const A& b) { return a symbol b; }, nb::is_operator())            \
+#define KILN_BIND_COMPARISON(name, symbol)                                                \
+  cls.def(                                                                                \
+         name, [](const A& a, T b) { return a symbol literal<A>(b); }, nb::is_operator()) \
+      .def(                                                                               \
+          name, [](const A& a, const A& b) { return a symbol b; }, nb::is_operator())     \
       .def(name, [](const A& a, const NumpyOperand& b) { return a symbol b.as<A>(); }, nb::is_operator());
 
 /// The value of a one-lane array, for bool() / float() / int(); more lanes raise `Error`
 /// (NumPy's choice: ValueError for bool(), TypeError for float() and int()).
 template <typename Error, typename A> typename A::Value only_value(const A& a, const char* call, const char* hint) {
   if (a.size() != 1)
-    throw Error(std::string("kiln: ") + call + ": the array has " + std::to_string(a.size()) + " elements, so " +
-                hint);
+    throw Error(std::string("kiln: ") + call + ": the array has " + std::to_string(a.size()) + " elements, so " + hint);
   return a.item();
 }
 
@@ -50,14 +55,19 @@ template <typename Error, typename A> typename A::Value only_value(const A& a, c
 /// widening); otherwise TypeError naming kl.cast.
 template <typename To, typename From> void bind_conversion_constructor(nb::class_<To>& cls, const char* name) {
   if constexpr (!std::is_same_v<To, From>) {
-    cls.def("__init__", [name](To* self, const From& from) {
-      if (!implicit_conversion_v<typename To::Value, typename From::Value>)
-        throw TypeError(std::string("kiln: ") + name + "(" + python_name<From>() +
-                        "): this conversion can change values (fractions, signs or range); convert "
-                        "explicitly with kl.cast(kl." + name + ", x) (floats saturate, integers wrap)");
-      new (self) To(cast<typename To::Value>(from));
-    }, nb::arg("array"), "The values of `array` converted lazily (bool to any type, integer to float, float to "
-                         "float and integer widening; other conversions need kl.cast).");
+    cls.def(
+        "__init__",
+        [name](To* self, const From& from) {
+          if (!implicit_conversion_v<typename To::Value, typename From::Value>)
+            throw TypeError(std::string("kiln: ") + name + "(" + python_name<From>() +
+                            "): this conversion can change values (fractions, signs or range); convert "
+                            "explicitly with kl.cast(kl." +
+                            name + ", x) (floats saturate, integers wrap)");
+          new (self) To(cast<typename To::Value>(from));
+        },
+        nb::arg("array"),
+        "The values of `array` converted lazily (bool to any type, integer to float, float to "
+        "float and integer widening; other conversions need kl.cast).");
   }
 }
 
@@ -66,21 +76,23 @@ template <typename A> void bind_array_type(nb::module_& m, const char* name, con
   using T = PythonScalar<Value>;
   nb::class_<A> cls(m, name, doc);
   cls.def(nb::init<>(), "An array without a value (assign one before use).")
-      .def("__init__", [](A* self, T value) { new (self) A(literal<A>(value)); }, nb::arg("value"),
-           "A size-1 array holding `value`; it broadcasts against arrays of any size.")
+      .def(
+          "__init__", [](A* self, T value) { new (self) A(literal<A>(value)); }, nb::arg("value"),
+          "A size-1 array holding `value`; it broadcasts against arrays of any size.")
       .def(nb::init<const A&>(), nb::arg("other"), "Shares the value of `other` (no copy).");
   for_each_array_type([&](auto from) { bind_conversion_constructor<A, typename decltype(from)::type>(cls, name); });
   bind_array_interop(cls);  // after the Kiln types (which speak DLPack too), before the list constructor
-  cls.def("__init__",
-           [](A* self, const std::vector<Value>& values) {
-             if constexpr (std::is_same_v<Value, bool>) {
-               std::vector<uint8_t> bytes(values.begin(), values.end());
-               new (self) A(A::steal(detail::make_copy(A::Type, bytes.data(), bytes.size())));
-             } else {
-               new (self) A(A::from(values));
-             }
-           },
-           nb::arg("values"), "An evaluated copy of a list or tuple of values.");
+  cls.def(
+      "__init__",
+      [](A* self, const std::vector<Value>& values) {
+        if constexpr (std::is_same_v<Value, bool>) {
+          std::vector<uint8_t> bytes(values.begin(), values.end());
+          new (self) A(A::steal(detail::make_copy(A::Type, bytes.data(), bytes.size())));
+        } else {
+          new (self) A(A::from(values));
+        }
+      },
+      nb::arg("values"), "An evaluated copy of a list or tuple of values.");
 
   KILN_BIND_BINARY("__add__", "__radd__", +)
   KILN_BIND_BINARY("__sub__", "__rsub__", -)
@@ -109,10 +121,14 @@ template <typename A> void bind_array_type(nb::module_& m, const char* name, con
   KILN_BIND_COMPARISON("__gt__", >)
   KILN_BIND_COMPARISON("__ge__", >=)
   if constexpr (is_float_array_v<A>) {
-    cls.def("__pow__", [](const A& a, T b) { return pow(a, Value(b)); }, nb::is_operator())
-        .def("__pow__", [](const A& a, const A& b) { return pow(a, b); }, nb::is_operator())
-        .def("__pow__", [](const A& a, const NumpyOperand& b) { return pow(a, b.as<A>()); }, nb::is_operator())
-        .def("__rpow__", [](const A& a, T b) { return pow(Value(b), a); }, nb::is_operator())
+    cls.def(
+           "__pow__", [](const A& a, T b) { return pow(a, Value(b)); }, nb::is_operator())
+        .def(
+            "__pow__", [](const A& a, const A& b) { return pow(a, b); }, nb::is_operator())
+        .def(
+            "__pow__", [](const A& a, const NumpyOperand& b) { return pow(a, b.as<A>()); }, nb::is_operator())
+        .def(
+            "__rpow__", [](const A& a, T b) { return pow(Value(b), a); }, nb::is_operator())
         .def("__rpow__", [](const A& a, const NumpyOperand& b) { return pow(b.as<A>(), a); }, nb::is_operator());
   }
   cls.def("__neg__", [](const A& a) { return -a; })
@@ -128,26 +144,34 @@ template <typename A> void bind_array_type(nb::module_& m, const char* name, con
              return bool(only_value<ValueError>(a, "bool()", "its truth value is ambiguous; use kl.any() or kl.all()"));
            })
       .def("__float__",
-           [](const A& a) { return double(only_value<TypeError>(a, "float()", "it is not one number; index it first")); })
+           [](const A& a) {
+             return double(only_value<TypeError>(a, "float()", "it is not one number; index it first"));
+           })
       .def("__int__",
-           [](const A& a) { return python_int(only_value<TypeError>(a, "int()", "it is not one number; index it first")); })
-      .def("__getitem__", [](const A& a, int64_t i) { return a.read(to_index(i, a.size(), "__getitem__")); },
-           nb::arg("index"), "Element `index` (negative counts from the end); evaluates pending work.")
-      .def("__getitem__",
-           [](const A& a, const nb::slice& slice) {
-             auto [start, stop, step, count] = slice.compute(a.size());
-             (void) stop;
-             Int64 positions = Int64(int64_t(start), std::source_location()) +
-                               arange<Int64>(count) * Int64(int64_t(step), std::source_location());
-             return gather(a, cast<uint32_t>(positions));
-           },
-           nb::arg("slice"), "The selected elements as a new (lazy) array.")
-      .def("__setitem__",
-           [](A& a, int64_t i, T value) {
-             scatter(a, literal<A>(value), UInt32(uint32_t(to_index(i, a.size(), "__setitem__"))));
-           },
-           nb::arg("index"), nb::arg("value"), "Writes one element (a scatter: lazy, in program order).")
-      .def("label", [](const A& a) { return detail::label(a.index()); }, "The label given by set_label().")
+           [](const A& a) {
+             return python_int(only_value<TypeError>(a, "int()", "it is not one number; index it first"));
+           })
+      .def(
+          "__getitem__", [](const A& a, int64_t i) { return a.read(to_index(i, a.size(), "__getitem__")); },
+          nb::arg("index"), "Element `index` (negative counts from the end); evaluates pending work.")
+      .def(
+          "__getitem__",
+          [](const A& a, const nb::slice& slice) {
+            auto [start, stop, step, count] = slice.compute(a.size());
+            (void)stop;
+            Int64 positions = Int64(int64_t(start), std::source_location()) +
+                              arange<Int64>(count) * Int64(int64_t(step), std::source_location());
+            return gather(a, cast<uint32_t>(positions));
+          },
+          nb::arg("slice"), "The selected elements as a new (lazy) array.")
+      .def(
+          "__setitem__",
+          [](A& a, int64_t i, T value) {
+            scatter(a, literal<A>(value), UInt32(uint32_t(to_index(i, a.size(), "__setitem__"))));
+          },
+          nb::arg("index"), nb::arg("value"), "Writes one element (a scatter: lazy, in program order).")
+      .def(
+          "label", [](const A& a) { return detail::label(a.index()); }, "The label given by set_label().")
       .def_prop_ro("index", &A::index, "The IR node this array refers to (0: none); for diagnostics.");
 
   // Python scalars convert implicitly where an array is expected (kl.select(m, x, 0.0)).

@@ -27,7 +27,8 @@ std::string dtype_name(nb::dlpack::dtype dtype) {
 }
 
 /// The host dtypes host_values() reads.
-using HostDtypes = std::tuple<bool, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, float, double>;
+using HostDtypes =
+    std::tuple<bool, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, float, double>;
 
 /// `count` values of type S at `data` as a Kiln array of T (a copy), or TypeError when the
 /// conversion could change a value: by kind (float to integer or bool, numbers to bool), or,
@@ -37,8 +38,8 @@ template <typename T, typename S> Array<T> convert_values(const S* data, size_t 
   std::string explicit_ways = "; convert explicitly: x.astype(np." + dtype_name(nb::dtype<T>()) +
                               ") (NumPy's conversion), or kl.cast(kl." + python_name<A>() +
                               ", y) on a Kiln array y of the source type";
-  constexpr bool integers = std::is_integral_v<T> && !std::is_same_v<T, bool> && std::is_integral_v<S> &&
-                            !std::is_same_v<S, bool>;
+  constexpr bool integers =
+      std::is_integral_v<T> && !std::is_same_v<T, bool> && std::is_integral_v<S> && !std::is_same_v<S, bool>;
   if constexpr (!implicit_conversion_v<T, S> && !integers) {
     throw TypeError("kiln: " + what + ": converting " + dtype_name(nb::dtype<S>()) + " to " +
                     dtype_name(nb::dtype<T>()) + " can change values (fractions, signs, range)" + explicit_ways);
@@ -55,7 +56,6 @@ template <typename T, typename S> Array<T> convert_values(const S* data, size_t 
     return A::steal(detail::make_copy(A::Type, values.data(), count));
   }
 }
-
 
 /// Keeps a Python-owned buffer alive while Kiln uses it; released with the GIL held (and
 /// never after the interpreter is gone).
@@ -84,22 +84,23 @@ template <typename A> nb::ndarray<nb::array_api> export_memory(const A& flat, st
   A* kept = new A(flat);
   nb::capsule owner(kept, [](void* p) noexcept { delete static_cast<A*>(p); });
   void* data = const_cast<void*>(static_cast<const void*>(kept->data()));
-  return nb::ndarray<nb::array_api>(data, shape.size(), shape.begin(), owner, nullptr,
-                                    nb::dtype<typename A::Value>(), nb::device::cpu::value);
+  return nb::ndarray<nb::array_api>(data, shape.size(), shape.begin(), owner, nullptr, nb::dtype<typename A::Value>(),
+                                    nb::device::cpu::value);
 }
-
 
 }  // namespace
 
 template <typename A> A host_values(const AnyHostValues& array, const std::string& what) {
   std::optional<A> result;
-  std::apply([&](auto... source) {
-    auto try_dtype = [&]<typename S>(S) {
-      if (!result && array.dtype() == nb::dtype<S>())
-        result = convert_values<typename A::Value>(static_cast<const S*>(array.data()), array.size(), what);
-    };
-    (try_dtype(source), ...);
-  }, HostDtypes{});
+  std::apply(
+      [&](auto... source) {
+        auto try_dtype = [&]<typename S>(S) {
+          if (!result && array.dtype() == nb::dtype<S>())
+            result = convert_values<typename A::Value>(static_cast<const S*>(array.data()), array.size(), what);
+        };
+        (try_dtype(source), ...);
+      },
+      HostDtypes{});
   if (!result)
     throw TypeError("kiln: " + what + ": NumPy dtype " + dtype_name(array.dtype()) +
                     " has no conversion; convert with x.astype() to bool, an integer type or float32/64 first");
@@ -120,34 +121,41 @@ template <typename C> std::string constructor_call(const nb::class_<C>&) { retur
 
 template <typename A> void bind_array_interop(nb::class_<A>& cls) {
   std::string what = constructor_call(cls);
-  cls.def("__init__",
-          [what](A* self, const AnyHostArray<nb::ndim<1>>& array) { new (self) A(host_array<A>(array, what)); },
-          nb::arg("array"),
-          (std::string("Wraps a 1-D C-contiguous NumPy array or DLPack tensor of the same dtype without a copy "
-                       "(it stays alive while Kiln uses it); another layout is copied first. NumPy's writes are "
-                       "seen by the kernels that read the array. Kiln's writes (x[i] = v, kl.scatter) go into "
-                       "the NumPy memory only while nothing else refers to this array's value: no other Kiln "
-                       "array sharing it (kl.Float(x)), no pending computation reading it, no exported view "
-                       "(x.numpy(), np.asarray(x), DLPack) alive. Otherwise they write a copy (Kiln arrays are "
-                       "values), and the NumPy array no longer sees them.") +
-           kConversionRule).c_str());
-  cls.def("__init__",
-          [what](A* self, const AnyHostArray<nb::ro, nb::ndim<1>>& array) { new (self) A(host_values<A>(AnyHostValues(array), what)); },
-          nb::arg("array"), "Copies a read-only 1-D array (Kiln may write an array's memory in place).");
-  cls.def("__init__",
-          [what](A*, const nb::ndarray<nb::ro, nb::device::cpu>& array) {
-            // A strided 1-D array is copied in the second pass; a NumPy scalar (0-d) is a number.
-            if (array.ndim() <= 1) throw nb::next_overload();
-            std::string shape;
-            for (size_t d = 0; d < array.ndim(); ++d) shape += (d ? ", " : "") + std::to_string(array.shape(d));
-            throw TypeError("kiln: " + what + ": a Kiln array is 1-D, but the array has shape (" + shape +
-                            "); flatten it (x.reshape(-1)) or make a tensor (kl.tensor(x))");
-          },
-          nb::arg("array"), "Raises TypeError: arrays of other than one axis convert to tensors (kl.tensor).");
-  cls.def("_export", [](const A& a) { return export_memory(a, {a.size()}); },
-          "The memory (evaluated now) as an array-API object sharing it.");
-  cls.def("numpy", [](const A& a) { return nb::ndarray<nb::numpy>(export_memory(a, {a.size()})); },
-          "Evaluates and returns a NumPy array sharing the memory (no copy).");
+  cls.def(
+      "__init__", [what](A* self, const AnyHostArray<nb::ndim<1>>& array) { new (self) A(host_array<A>(array, what)); },
+      nb::arg("array"),
+      (std::string("Wraps a 1-D C-contiguous NumPy array or DLPack tensor of the same dtype without a copy "
+                   "(it stays alive while Kiln uses it); another layout is copied first. NumPy's writes are "
+                   "seen by the kernels that read the array. Kiln's writes (x[i] = v, kl.scatter) go into "
+                   "the NumPy memory only while nothing else refers to this array's value: no other Kiln "
+                   "array sharing it (kl.Float(x)), no pending computation reading it, no exported view "
+                   "(x.numpy(), np.asarray(x), DLPack) alive. Otherwise they write a copy (Kiln arrays are "
+                   "values), and the NumPy array no longer sees them.") +
+       kConversionRule)
+          .c_str());
+  cls.def(
+      "__init__",
+      [what](A* self, const AnyHostArray<nb::ro, nb::ndim<1>>& array) {
+        new (self) A(host_values<A>(AnyHostValues(array), what));
+      },
+      nb::arg("array"), "Copies a read-only 1-D array (Kiln may write an array's memory in place).");
+  cls.def(
+      "__init__",
+      [what](A*, const nb::ndarray<nb::ro, nb::device::cpu>& array) {
+        // A strided 1-D array is copied in the second pass; a NumPy scalar (0-d) is a number.
+        if (array.ndim() <= 1) throw nb::next_overload();
+        std::string shape;
+        for (size_t d = 0; d < array.ndim(); ++d) shape += (d ? ", " : "") + std::to_string(array.shape(d));
+        throw TypeError("kiln: " + what + ": a Kiln array is 1-D, but the array has shape (" + shape +
+                        "); flatten it (x.reshape(-1)) or make a tensor (kl.tensor(x))");
+      },
+      nb::arg("array"), "Raises TypeError: arrays of other than one axis convert to tensors (kl.tensor).");
+  cls.def(
+      "_export", [](const A& a) { return export_memory(a, {a.size()}); },
+      "The memory (evaluated now) as an array-API object sharing it.");
+  cls.def(
+      "numpy", [](const A& a) { return nb::ndarray<nb::numpy>(export_memory(a, {a.size()})); },
+      "Evaluates and returns a NumPy array sharing the memory (no copy).");
 }
 
 template <typename V> void bind_composite_interop(nb::class_<V>& cls) {
@@ -157,59 +165,79 @@ template <typename V> void bind_composite_interop(nb::class_<V>& cls) {
   auto exported = [](const V& value) {
     typename V::Component flat = flatten(value);
     size_t lanes = flat.size() / K;
-    if constexpr (is_matrix_v<V>) return export_memory(flat, {lanes, V::Size, V::Size});
-    else return export_memory(flat, {lanes, V::Size});
+    if constexpr (is_matrix_v<V>)
+      return export_memory(flat, {lanes, V::Size, V::Size});
+    else
+      return export_memory(flat, {lanes, V::Size});
   };
   using Shaped = std::conditional_t<is_matrix_v<V>, nb::shape<-1, V::Size, V::Size>, nb::shape<-1, V::Size>>;
-  cls.def("__init__",
-          [what](V* self, const AnyHostArray<Shaped>& array) {
-            new (self) V(unflatten<V>(host_array<Component>(array, what)));
-          },
-          nb::arg("array"),
-          (std::string("Reads an (n, N) (vectors) or (n, N, N) (matrices) C-contiguous array: the components "
-                       "gather from its memory (kept alive) when they are evaluated; from then on they are "
-                       "Kiln's own arrays (a vector is a struct of arrays, the NumPy array interleaves them).") +
-           kConversionRule).c_str());
-  cls.def("__init__",
-          [what](V* self, const AnyHostArray<nb::ro, Shaped>& array) {
-            new (self) V(unflatten<V>(host_values<Component>(AnyHostValues(array), what)));
-          },
-          nb::arg("array"), "Copies a read-only (n, N) / (n, N, N) array.");
+  cls.def(
+      "__init__",
+      [what](V* self, const AnyHostArray<Shaped>& array) {
+        new (self) V(unflatten<V>(host_array<Component>(array, what)));
+      },
+      nb::arg("array"),
+      (std::string("Reads an (n, N) (vectors) or (n, N, N) (matrices) C-contiguous array: the components "
+                   "gather from its memory (kept alive) when they are evaluated; from then on they are "
+                   "Kiln's own arrays (a vector is a struct of arrays, the NumPy array interleaves them).") +
+       kConversionRule)
+          .c_str());
+  cls.def(
+      "__init__",
+      [what](V* self, const AnyHostArray<nb::ro, Shaped>& array) {
+        new (self) V(unflatten<V>(host_values<Component>(AnyHostValues(array), what)));
+      },
+      nb::arg("array"), "Copies a read-only (n, N) / (n, N, N) array.");
   cls.def("_export", exported, "The lanes (evaluated now) as one (n, N) / (n, N, N) nb.ndarray.");
-  cls.def("numpy", [=](const V& value) { return nb::ndarray<nb::numpy>(exported(value)); },
-          "Evaluates into one flat buffer and returns it as an (n, N) / (n, N, N) NumPy array.");
+  cls.def(
+      "numpy", [=](const V& value) { return nb::ndarray<nb::numpy>(exported(value)); },
+      "Evaluates into one flat buffer and returns it as an (n, N) / (n, N, N) NumPy array.");
 }
 
-#define KILN_INSTANTIATE(A) \
+#define KILN_INSTANTIATE(A)                            \
   template void bind_array_interop<A>(nb::class_<A>&); \
-  template A host_values<A>(const AnyHostValues&, const std::string&);
-KILN_INSTANTIATE(Bool) KILN_INSTANTIATE(Int32) KILN_INSTANTIATE(UInt32) KILN_INSTANTIATE(Int64)
-KILN_INSTANTIATE(UInt64) KILN_INSTANTIATE(Float) KILN_INSTANTIATE(Float64)
+  template A host_values<A>(const AnyHostValues&, const std::string&)
+KILN_INSTANTIATE(Bool);
+KILN_INSTANTIATE(Int32);
+KILN_INSTANTIATE(UInt32);
+KILN_INSTANTIATE(Int64);
+KILN_INSTANTIATE(UInt64);
+KILN_INSTANTIATE(Float);
+KILN_INSTANTIATE(Float64);
 #undef KILN_INSTANTIATE
-#define KILN_INSTANTIATE(V) template void bind_composite_interop<V>(nb::class_<V>&);
-KILN_INSTANTIATE(Array2f) KILN_INSTANTIATE(Array3f) KILN_INSTANTIATE(Array4f) KILN_INSTANTIATE(Array2u)
-KILN_INSTANTIATE(Array3u) KILN_INSTANTIATE(Array2i) KILN_INSTANTIATE(Array3i) KILN_INSTANTIATE(Array3f64)
-KILN_INSTANTIATE(Matrix2f) KILN_INSTANTIATE(Matrix3f) KILN_INSTANTIATE(Matrix4f)
+#define KILN_INSTANTIATE(V) template void bind_composite_interop<V>(nb::class_<V>&)
+KILN_INSTANTIATE(Array2f);
+KILN_INSTANTIATE(Array3f);
+KILN_INSTANTIATE(Array4f);
+KILN_INSTANTIATE(Array2u);
+KILN_INSTANTIATE(Array3u);
+KILN_INSTANTIATE(Array2i);
+KILN_INSTANTIATE(Array3i);
+KILN_INSTANTIATE(Array3f64);
+KILN_INSTANTIATE(Matrix2f);
+KILN_INSTANTIATE(Matrix3f);
+KILN_INSTANTIATE(Matrix4f);
 #undef KILN_INSTANTIATE
 
 void bind_interop(nb::module_& m) {
-  m.def("from_dlpack",
-        [](const nb::ndarray<nb::c_contig, nb::device::cpu, nb::ndim<1>>& array) -> nb::object {
-          nb::object result;
-          for_each_array_type([&](auto type) {
-            using A = typename decltype(type)::type;
-            if (!result.is_valid() && array.dtype() == nb::dtype<typename A::Value>())
-              result = nb::cast(wrap_host_array<A>(array, array.size()));
-          });
-          if (!result.is_valid())
-            throw TypeError("kiln: from_dlpack(): the tensor's dtype (code " + std::to_string(array.dtype().code) +
-                            ", " + std::to_string(array.dtype().bits) +
-                            " bits) has no Kiln array type; convert it to bool, int32/64, uint32/64 or float32/64");
-          return result;
-        },
-        nb::arg("tensor"),
-        "The Kiln array over any 1-D C-contiguous CPU DLPack tensor or NumPy array, without a copy; "
-        "the array type follows the dtype.");
+  m.def(
+      "from_dlpack",
+      [](const nb::ndarray<nb::c_contig, nb::device::cpu, nb::ndim<1>>& array) -> nb::object {
+        nb::object result;
+        for_each_array_type([&](auto type) {
+          using A = typename decltype(type)::type;
+          if (!result.is_valid() && array.dtype() == nb::dtype<typename A::Value>())
+            result = nb::cast(wrap_host_array<A>(array, array.size()));
+        });
+        if (!result.is_valid())
+          throw TypeError("kiln: from_dlpack(): the tensor's dtype (code " + std::to_string(array.dtype().code) + ", " +
+                          std::to_string(array.dtype().bits) +
+                          " bits) has no Kiln array type; convert it to bool, int32/64, uint32/64 or float32/64");
+        return result;
+      },
+      nb::arg("tensor"),
+      "The Kiln array over any 1-D C-contiguous CPU DLPack tensor or NumPy array, without a copy; "
+      "the array type follows the dtype.");
 }
 
 }  // namespace kiln::python

@@ -7,8 +7,7 @@
 namespace kiln::python {
 namespace {
 
-#define KILN_BIND_UNARY(name, doc) \
-  m.def(#name, [](const A& a) { return name(a); }, nb::arg("x"), doc);
+#define KILN_BIND_UNARY(name, doc) m.def(#name, [](const A& a) { return name(a); }, nb::arg("x"), doc);
 
 template <typename A> void bind_elementwise(nb::module_& m) {
   KILN_BIND_UNARY(abs, "Absolute value.")
@@ -19,14 +18,14 @@ template <typename A> void bind_elementwise(nb::module_& m) {
   KILN_BIND_UNARY(ceil, "Rounds up to an integer value.")
   KILN_BIND_UNARY(round, "Rounds to the nearest integer value, halfway cases to even.")
   KILN_BIND_UNARY(trunc, "Rounds toward zero to an integer value.")
-  m.def("min", [](const A& a, const A& b) { return min(a, b); }, nb::arg("a"), nb::arg("b"),
-        "Lane-wise minimum.");
-  m.def("max", [](const A& a, const A& b) { return max(a, b); }, nb::arg("a"), nb::arg("b"),
-        "Lane-wise maximum.");
-  m.def("fma", [](const A& a, const A& b, const A& c) { return fma(a, b, c); }, nb::arg("a"),
-        nb::arg("b"), nb::arg("c"), "a * b + c, with a single rounding for floats.");
-  m.def("select", [](const Bool& mask, const A& t, const A& f) { return select(mask, t, f); },
-        nb::arg("mask"), nb::arg("t"), nb::arg("f"), "Lane-wise `t if mask else f`.");
+  m.def("min", [](const A& a, const A& b) { return min(a, b); }, nb::arg("a"), nb::arg("b"), "Lane-wise minimum.");
+  m.def("max", [](const A& a, const A& b) { return max(a, b); }, nb::arg("a"), nb::arg("b"), "Lane-wise maximum.");
+  m.def(
+      "fma", [](const A& a, const A& b, const A& c) { return fma(a, b, c); }, nb::arg("a"), nb::arg("b"), nb::arg("c"),
+      "a * b + c, with a single rounding for floats.");
+  m.def(
+      "select", [](const Bool& mask, const A& t, const A& f) { return select(mask, t, f); }, nb::arg("mask"),
+      nb::arg("t"), nb::arg("f"), "Lane-wise `t if mask else f`.");
 }
 
 template <typename A> void bind_float_functions(nb::module_& m) {
@@ -49,10 +48,10 @@ template <typename A> void bind_float_functions(nb::module_& m) {
   KILN_BIND_UNARY(asin, "Arc sine.")
   KILN_BIND_UNARY(acos, "Arc cosine.")
   KILN_BIND_UNARY(atan, "Arc tangent.")
-  m.def("sincos", [](const A& x) { return sincos(x); }, nb::arg("x"),
-        "(sin(x), cos(x)), sharing the range reduction.");
-  m.def("atan2", [](const A& y, const A& x) { return atan2(y, x); }, nb::arg("y"), nb::arg("x"),
-        "The angle of the point (x, y), in (-pi, pi].");
+  m.def("sincos", [](const A& x) { return sincos(x); }, nb::arg("x"), "(sin(x), cos(x)), sharing the range reduction.");
+  m.def(
+      "atan2", [](const A& y, const A& x) { return atan2(y, x); }, nb::arg("y"), nb::arg("x"),
+      "The angle of the point (x, y), in (-pi, pi].");
   m.def("pow", [](const A& x, const A& y) { return pow(x, y); }, nb::arg("x"), nb::arg("y"), "x^y.");
 }
 #undef KILN_BIND_UNARY

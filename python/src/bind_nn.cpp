@@ -27,14 +27,15 @@ std::vector<TensorXf*> parameter_pointers(nb::handle params, const char* optimiz
 }  // namespace
 
 void bind_nn(nb::module_& m) {
-  m.def("_linear_init",
-        [](int64_t in_features, int64_t out_features, std::optional<uint64_t> seed) {
-          nn::Linear layer(to_size(in_features, "nn.Linear"), to_size(out_features, "nn.Linear"), seed);
-          return std::make_pair(layer.weight, layer.bias);
-        },
-        nb::arg("in_features"), nb::arg("out_features"), nb::arg("seed") = nb::none(),
-        "(weight, bias) of kiln::nn::Linear: uniform in ±1/sqrt(in_features) from `seed`, or from the next "
-        "of the process-wide layer seeds 0, 1, 2, ... when None.");
+  m.def(
+      "_linear_init",
+      [](int64_t in_features, int64_t out_features, std::optional<uint64_t> seed) {
+        nn::Linear layer(to_size(in_features, "nn.Linear"), to_size(out_features, "nn.Linear"), seed);
+        return std::make_pair(layer.weight, layer.bias);
+      },
+      nb::arg("in_features"), nb::arg("out_features"), nb::arg("seed") = nb::none(),
+      "(weight, bias) of kiln::nn::Linear: uniform in ±1/sqrt(in_features) from `seed`, or from the next "
+      "of the process-wide layer seeds 0, 1, 2, ... when None.");
 
   // The optimizers keep the sequence of parameters alive (keep_alive); kl.nn's subclasses
   // also hold it, as `params`.
@@ -42,17 +43,21 @@ void bind_nn(nb::module_& m) {
       .def("zero_grad", &nn::Optimizer::zero_grad, "Clears the parameters' gradients.")
       .def_prop_rw("lr", &nn::Optimizer::lr, &nn::Optimizer::set_lr, "The learning rate of the next steps.");
   nb::class_<nn::SGD, nn::Optimizer>(m, "_SGD", "kiln::nn::SGD: p ← p − lr · grad(p).")
-      .def("__init__",
-           [](nn::SGD* self, nb::handle params, double lr) { new (self) nn::SGD(parameter_pointers(params, "SGD"), lr); },
-           nb::arg("params"), nb::arg("lr"), nb::keep_alive<1, 2>())
+      .def(
+          "__init__",
+          [](nn::SGD* self, nb::handle params, double lr) {
+            new (self) nn::SGD(parameter_pointers(params, "SGD"), lr);
+          },
+          nb::arg("params"), nb::arg("lr"), nb::keep_alive<1, 2>())
       .def("step", &nn::SGD::step, "One step: every parameter becomes p − lr · grad(p), a fresh AD leaf.");
   nb::class_<nn::Adam, nn::Optimizer>(m, "_Adam", "kiln::nn::Adam (Kingma & Ba) with bias correction.")
-      .def("__init__",
-           [](nn::Adam* self, nb::handle params, double lr, std::pair<double, double> betas, double eps) {
-             new (self) nn::Adam(parameter_pointers(params, "Adam"), lr, betas.first, betas.second, eps);
-           },
-           nb::arg("params"), nb::arg("lr") = 1e-3, nb::arg("betas") = std::make_pair(0.9, 0.999),
-           nb::arg("eps") = 1e-8, nb::keep_alive<1, 2>())
+      .def(
+          "__init__",
+          [](nn::Adam* self, nb::handle params, double lr, std::pair<double, double> betas, double eps) {
+            new (self) nn::Adam(parameter_pointers(params, "Adam"), lr, betas.first, betas.second, eps);
+          },
+          nb::arg("params"), nb::arg("lr") = 1e-3, nb::arg("betas") = std::make_pair(0.9, 0.999), nb::arg("eps") = 1e-8,
+          nb::keep_alive<1, 2>())
       .def("step", &nn::Adam::step, "One step of Adam: parameters and moments are updated in place.");
 }
 

@@ -20,20 +20,24 @@ template <typename F> void visit_arrays(nb::handle value, F&& f, const char* op)
     if (!found && nb::isinstance<A>(value)) found = (f(nb::cast<A&>(value)), true);
   };
   for_each_array_type(try_array);
-  std::apply([&](auto... composites) {
-    auto try_composite = [&](auto composite) {
-      using V = decltype(composite);
-      if (!found && nb::isinstance<V>(value)) found = (for_each_array(nb::cast<V&>(value), f), true);
-    };
-    (try_composite(composites), ...);
-  }, CompositeTypes{});
+  std::apply(
+      [&](auto... composites) {
+        auto try_composite = [&](auto composite) {
+          using V = decltype(composite);
+          if (!found && nb::isinstance<V>(value)) found = (for_each_array(nb::cast<V&>(value), f), true);
+        };
+        (try_composite(composites), ...);
+      },
+      CompositeTypes{});
   if (!found && nb::isinstance<PCG32>(value)) {
     PCG32& rng = nb::cast<PCG32&>(value);
     found = (f(rng.state), f(rng.inc), true);
   }
   if (!found)
-    throw TypeError(std::string("kiln: ") + op + "(): expected Kiln arrays, vectors, matrices or PCG32 "
-                    "(or lists of them), got " + nb::type_name(value.type()).c_str());
+    throw TypeError(std::string("kiln: ") + op +
+                    "(): expected Kiln arrays, vectors, matrices or PCG32 "
+                    "(or lists of them), got " +
+                    nb::type_name(value.type()).c_str());
 }
 
 /// "file.py:line" of the Python code that called into Kiln (empty when unknown).
@@ -73,35 +77,38 @@ void collect_indices(nb::handle value, std::vector<detail::Index>& out, const ch
 }
 
 void bind_runtime(nb::module_& m) {
-  m.def("eval",
-        [](nb::args values) {
-          std::vector<detail::Index> indices;
-          collect_indices(values, indices, "eval");
-          detail::eval(indices.data(), indices.size());
-        },
-        "Evaluates the given arrays (one kernel per size) and every pending side effect.");
-  m.def("schedule",
-        [](nb::args values) { visit_arrays(values, [](const auto& array) { schedule(array); }, "schedule"); },
-        "Marks arrays for evaluation at the next eval().");
-  m.def("make_opaque",
-        [](nb::args values) { visit_arrays(values, [](auto& array) { make_opaque(array); }, "make_opaque"); },
-        "Makes arrays opaque in place: literals become launch parameters, pending work is "
-        "evaluated, evaluated arrays stay as they are.");
-  m.def("graphviz",
-        [](nb::args values) {
-          std::vector<detail::Index> indices;
-          collect_indices(values, indices, "graphviz");
-          return detail::graphviz(indices.data(), indices.size());
-        },
-        "The pending computation behind the arrays as Graphviz DOT text.");
-  m.def("set_label",
-        [](nb::handle value, const std::string& label) {
-          std::string where = python_caller();
-          visit_arrays(value, [&](const auto& array) { detail::set_label(array.index(), label, where); },
-                       "set_label");
-        },
-        nb::arg("array"), nb::arg("label"),
-        "Names an array in IR listings, kernel logs and compile reasons (never part of a kernel's identity).");
+  m.def(
+      "eval",
+      [](nb::args values) {
+        std::vector<detail::Index> indices;
+        collect_indices(values, indices, "eval");
+        detail::eval(indices.data(), indices.size());
+      },
+      "Evaluates the given arrays (one kernel per size) and every pending side effect.");
+  m.def(
+      "schedule", [](nb::args values) { visit_arrays(values, [](const auto& array) { schedule(array); }, "schedule"); },
+      "Marks arrays for evaluation at the next eval().");
+  m.def(
+      "make_opaque",
+      [](nb::args values) { visit_arrays(values, [](auto& array) { make_opaque(array); }, "make_opaque"); },
+      "Makes arrays opaque in place: literals become launch parameters, pending work is "
+      "evaluated, evaluated arrays stay as they are.");
+  m.def(
+      "graphviz",
+      [](nb::args values) {
+        std::vector<detail::Index> indices;
+        collect_indices(values, indices, "graphviz");
+        return detail::graphviz(indices.data(), indices.size());
+      },
+      "The pending computation behind the arrays as Graphviz DOT text.");
+  m.def(
+      "set_label",
+      [](nb::handle value, const std::string& label) {
+        std::string where = python_caller();
+        visit_arrays(value, [&](const auto& array) { detail::set_label(array.index(), label, where); }, "set_label");
+      },
+      nb::arg("array"), nb::arg("label"),
+      "Names an array in IR listings, kernel logs and compile reasons (never part of a kernel's identity).");
   m.def("ir_listing", &ir_listing, "The pending IR (everything reachable from live arrays).");
   m.def("live_nodes", &live_nodes, "Number of live IR nodes.");
 
@@ -129,8 +136,9 @@ void bind_runtime(nb::module_& m) {
   m.def("memory_stats", &memory_stats, "Current and peak memory use.");
   m.def("reset_peak_memory", &reset_peak_memory, "Sets the peak counter to the current usage.");
   m.def("flush_memory_cache", &flush_memory_cache, "Returns every cached block to the system.");
-  m.def("set_memory_cache_limit", [](int64_t bytes) { set_memory_cache_limit(to_size(bytes, "set_memory_cache_limit")); },
-        nb::arg("bytes"), "Caps the bytes of freed blocks kept for reuse (0 disables the cache).");
+  m.def(
+      "set_memory_cache_limit", [](int64_t bytes) { set_memory_cache_limit(to_size(bytes, "set_memory_cache_limit")); },
+      nb::arg("bytes"), "Caps the bytes of freed blocks kept for reuse (0 disables the cache).");
 
   nb::class_<CacheStats>(m, "CacheStats", "Statistics of the kernel caches.")
       .def_ro("memory_hits", &CacheStats::memory_hits, "Launches served by the in-memory cache.")
@@ -148,36 +156,40 @@ void bind_runtime(nb::module_& m) {
   m.def("set_disk_cache_dir", &set_disk_cache_dir, nb::arg("path"),
         "Uses `path` as the disk cache directory (empty: $KILN_CACHE_DIR, else ~/.cache/kiln).");
   m.def("disk_cache_dir", &disk_cache_dir, "The disk cache directory.");
-  m.def("set_disk_cache_limit", [](int64_t bytes) { set_disk_cache_limit(to_size(bytes, "set_disk_cache_limit")); },
-        nb::arg("bytes"), "Caps the disk cache; least recently used entries are removed first.");
+  m.def(
+      "set_disk_cache_limit", [](int64_t bytes) { set_disk_cache_limit(to_size(bytes, "set_disk_cache_limit")); },
+      nb::arg("bytes"), "Caps the disk cache; least recently used entries are removed first.");
   m.def("set_generalization_threshold", &set_generalization_threshold, nb::arg("variants"),
         "Distinct literal variants of one kernel shape at which changed literals become parameters.");
   m.def("generalization_threshold", &generalization_threshold, "See set_generalization_threshold().");
-  m.def("kernel_history",
-        [](bool clear) {
-          nb::list records;
-          for (const KernelLaunch& launch : kernel_history(clear)) records.append(launch_record(launch));
-          return records;
-        },
-        nb::arg("clear") = false,
-        "The most recent kernel launches, oldest first, as dicts: hash, shape_hash, size, ops, "
-        "inputs, outputs, side_effects, parameters, source ('compiled', 'generalized', 'memory', "
-        "'disk'), reason (None for cache hits), codegen_ms, compile_ms, run_ms, lookup_ms, ir.");
+  m.def(
+      "kernel_history",
+      [](bool clear) {
+        nb::list records;
+        for (const KernelLaunch& launch : kernel_history(clear)) records.append(launch_record(launch));
+        return records;
+      },
+      nb::arg("clear") = false,
+      "The most recent kernel launches, oldest first, as dicts: hash, shape_hash, size, ops, "
+      "inputs, outputs, side_effects, parameters, source ('compiled', 'generalized', 'memory', "
+      "'disk'), reason (None for cache hits), codegen_ms, compile_ms, run_ms, lookup_ms, ir.");
   m.def("packet_width", &packet_width, "SIMD lanes of the host's LLVM backend.");
-  m.def("set_block_size", [](int64_t lanes) { set_block_size(to_size(lanes, "set_block_size")); },
-        nb::arg("lanes"), "Lanes per parallel task (a multiple of the packet width).");
+  m.def(
+      "set_block_size", [](int64_t lanes) { set_block_size(to_size(lanes, "set_block_size")); }, nb::arg("lanes"),
+      "Lanes per parallel task (a multiple of the packet width).");
   m.def("block_size", &block_size, "Lanes per parallel task.");
-  m.def("set_kernel_split",
-        [](int64_t statements) {
-          size_t count = to_size(statements, "set_kernel_split");
-          if (count > UINT32_MAX)
-            throw ValueError("kiln: set_kernel_split(): " + std::to_string(count) +
-                             " statements is more than 4294967295; use 0 to never split kernels");
-          set_kernel_split(uint32_t(count));
-        },
-        nb::arg("statements"),
-        "Kernels of more than this many statements compile as pieces of about this many (default 5000; "
-        "0 never splits), so compile time grows linearly with kernel size. Results are the same.");
+  m.def(
+      "set_kernel_split",
+      [](int64_t statements) {
+        size_t count = to_size(statements, "set_kernel_split");
+        if (count > UINT32_MAX)
+          throw ValueError("kiln: set_kernel_split(): " + std::to_string(count) +
+                           " statements is more than 4294967295; use 0 to never split kernels");
+        set_kernel_split(uint32_t(count));
+      },
+      nb::arg("statements"),
+      "Kernels of more than this many statements compile as pieces of about this many (default 5000; "
+      "0 never splits), so compile time grows linearly with kernel size. Results are the same.");
   m.def("kernel_split", &kernel_split, "See set_kernel_split().");
 }
 

@@ -25,20 +25,27 @@ nb::tuple shape_tuple(const Shape& shape) {
 }
 
 /// Binds `fn` for tensor ∘ scalar, tensor ∘ tensor, tensor ∘ NumPy array and the reflections.
-template <typename X, typename F> void bind_tensor_binary(nb::class_<X>& cls, const char* name, const char* rname, F fn) {
+template <typename X, typename F>
+void bind_tensor_binary(nb::class_<X>& cls, const char* name, const char* rname, F fn) {
   using S = PythonScalar<typename X::Value>;
-  cls.def(name, [=](const X& a, S b) { return fn(a, scalar_tensor<X>(b)); }, nb::is_operator())
-      .def(name, [=](const X& a, const X& b) { return fn(a, b); }, nb::is_operator())
-      .def(name, [=](const X& a, const NumpyOperand& b) { return fn(a, b.as<X>()); }, nb::is_operator())
-      .def(rname, [=](const X& a, S b) { return fn(scalar_tensor<X>(b), a); }, nb::is_operator())
+  cls.def(
+         name, [=](const X& a, S b) { return fn(a, scalar_tensor<X>(b)); }, nb::is_operator())
+      .def(
+          name, [=](const X& a, const X& b) { return fn(a, b); }, nb::is_operator())
+      .def(
+          name, [=](const X& a, const NumpyOperand& b) { return fn(a, b.as<X>()); }, nb::is_operator())
+      .def(
+          rname, [=](const X& a, S b) { return fn(scalar_tensor<X>(b), a); }, nb::is_operator())
       .def(rname, [=](const X& a, const NumpyOperand& b) { return fn(b.as<X>(), a); }, nb::is_operator());
 }
 #define KILN_BIND_TENSOR_BINARY(name, rname, symbol) \
   bind_tensor_binary(cls, name, rname, [](const X& a, const X& b) { return a symbol b; });
 
-#define KILN_BIND_TENSOR_COMPARISON(name, symbol)                                                       \
-  cls.def(name, [](const X& a, S b) { return a symbol scalar_tensor<X>(b); }, nb::is_operator())        \
-      .def(name, [](const X& a, const X& b) { return a symbol b; }, nb::is_operator())                  \
+#define KILN_BIND_TENSOR_COMPARISON(name, symbol)                                               \
+  cls.def(                                                                                      \
+         name, [](const X& a, S b) { return a symbol scalar_tensor<X>(b); }, nb::is_operator()) \
+      .def(                                                                                     \
+          name, [](const X& a, const X& b) { return a symbol b; }, nb::is_operator())           \
       .def(name, [](const X& a, const NumpyOperand& b) { return a symbol b.as<X>(); }, nb::is_operator());
 
 /// The value of a one-element tensor (any number of axes, as NumPy's item()); more elements
@@ -59,9 +66,11 @@ template <typename X> void bind_tensor_type(nb::module_& m, const char* name, co
       .def(nb::init<A, Shape>(), nb::arg("array"), nb::arg("shape"),
            "`array` (flat, row-major) viewed with `shape`; a one-element array fills the shape.")
       .def(nb::init<A>(), nb::arg("array"), "A 1-D tensor over `array`.")
-      .def_prop_ro("shape", [](const X& t) { return shape_tuple(t.shape()); }, "Extent of each axis.")
+      .def_prop_ro(
+          "shape", [](const X& t) { return shape_tuple(t.shape()); }, "Extent of each axis.")
       .def_prop_ro("ndim", &X::ndim, "Number of axes.")
-      .def_prop_ro("array", [](const X& t) { return t.array(); }, "The flat array (row-major), no copy.")
+      .def_prop_ro(
+          "array", [](const X& t) { return t.array(); }, "The flat array (row-major), no copy.")
       .def("size", &X::size, "Number of elements.")
       .def(
           "assign",
@@ -79,12 +88,14 @@ template <typename X> void bind_tensor_type(nb::module_& m, const char* name, co
              if (t.ndim() == 0) throw TypeError("kiln: len() of a 0-d tensor");
              return t.shape()[0];
            })
-      .def("reshape", [](const X& t, const std::vector<int64_t>& shape) { return t.reshape(shape); }, nb::arg("shape"),
-           "The same elements with another shape (one extent may be -1).")
+      .def(
+          "reshape", [](const X& t, const std::vector<int64_t>& shape) { return t.reshape(shape); }, nb::arg("shape"),
+          "The same elements with another shape (one extent may be -1).")
       .def("slice", &X::slice, nb::arg("axis"), nb::arg("start"), nb::arg("stop"), nb::arg("step") = 1,
            "Entries start:stop:step along `axis` (Python slice semantics).")
-      .def("index", [](const X& t, int64_t i) { return t[i]; }, nb::arg("i"),
-           "Entry `i` of the leading axis, without that axis.")
+      .def(
+          "index", [](const X& t, int64_t i) { return t[i]; }, nb::arg("i"),
+          "Entry `i` of the leading axis, without that axis.")
       .def("broadcast_to", &X::broadcast_to, nb::arg("shape"), "Repeated along axes of extent 1 to `shape`.")
       .def(
           "transpose",
@@ -98,16 +109,21 @@ template <typename X> void bind_tensor_type(nb::module_& m, const char* name, co
       },
       nb::arg("values"),
       (std::string("An evaluated copy of a NumPy array (any number of axes).") + kConversionRule).c_str());
-  cls.def("item", [](const X& t) { return only_element<ValueError>(t, "item()", "it has no single value"); },
-          "The value of a one-element tensor (any shape, 0-d included).")
+  cls.def(
+         "item", [](const X& t) { return only_element<ValueError>(t, "item()", "it has no single value"); },
+         "The value of a one-element tensor (any shape, 0-d included).")
       .def("__bool__",
            [](const X& t) {
-             return bool(only_element<ValueError>(t, "bool()", "its truth value is ambiguous; use kl.any() or kl.all()"));
+             return bool(
+                 only_element<ValueError>(t, "bool()", "its truth value is ambiguous; use kl.any() or kl.all()"));
            })
       .def("__float__",
-           [](const X& t) { return double(only_element<TypeError>(t, "float()", "it is not one number; index it first")); })
-      .def("__int__",
-           [](const X& t) { return python_int(only_element<TypeError>(t, "int()", "it is not one number; index it first")); });
+           [](const X& t) {
+             return double(only_element<TypeError>(t, "float()", "it is not one number; index it first"));
+           })
+      .def("__int__", [](const X& t) {
+        return python_int(only_element<TypeError>(t, "int()", "it is not one number; index it first"));
+      });
 
   KILN_BIND_TENSOR_COMPARISON("__eq__", ==)
   KILN_BIND_TENSOR_COMPARISON("__ne__", !=)
@@ -143,31 +159,54 @@ template <typename X> void bind_tensor_type(nb::module_& m, const char* name, co
         .def(
             "mean", [](const X& t, std::optional<int64_t> axis) { return axis ? mean(t, *axis) : mean(t); },
             nb::arg("axis") = nb::none(), "Means along `axis` (which disappears), or of every element (0-d).");
-    m.def("concatenate", [](const std::vector<X>& parts, int64_t axis) { return concatenate(parts, axis); },
-          nb::arg("tensors"), nb::arg("axis") = 0, "The tensors joined along `axis`.");
+    m.def(
+        "concatenate", [](const std::vector<X>& parts, int64_t axis) { return concatenate(parts, axis); },
+        nb::arg("tensors"), nb::arg("axis") = 0, "The tensors joined along `axis`.");
     m.def("min", [](const X& a, const X& b) { return min(a, b); }, "Elementwise minimum (broadcasting).");
     m.def("max", [](const X& a, const X& b) { return max(a, b); }, "Elementwise maximum (broadcasting).");
-    m.def("select", [](const TensorXb& mask, const X& t, const X& f) { return select(mask, t, f); },
-          nb::arg("mask"), nb::arg("t"), nb::arg("f"), "Elementwise mask ? t : f (broadcasting).");
+    m.def(
+        "select", [](const TensorXb& mask, const X& t, const X& f) { return select(mask, t, f); }, nb::arg("mask"),
+        nb::arg("t"), nb::arg("f"), "Elementwise mask ? t : f (broadcasting).");
   }
   if constexpr (std::is_floating_point_v<T>) {
-    cls.def("__matmul__", [](const X& a, const X& b) { return matmul(a, b); }, nb::is_operator())
-        .def("__pow__", [](const X& a, S b) { return pow(a, scalar_tensor<X>(b)); }, nb::is_operator())
+    cls.def(
+           "__matmul__", [](const X& a, const X& b) { return matmul(a, b); }, nb::is_operator())
+        .def(
+            "__pow__", [](const X& a, S b) { return pow(a, scalar_tensor<X>(b)); }, nb::is_operator())
         .def("__pow__", [](const X& a, const X& b) { return pow(a, b); }, nb::is_operator());
-    m.def("matmul", [](const X& a, const X& b) { return matmul(a, b); }, nb::arg("a"), nb::arg("b"),
-          "The matrix product of a (..., k) and b (k, n) through OpenBLAS: an evaluation boundary (operands "
-          "evaluated, result materialized, a 'library' entry in kernel_history()).");
-    m.def("cumsum", [](const X& t, bool exclusive) { return cumsum(t, exclusive); }, nb::arg("tensor"),
-          nb::arg("exclusive") = false,
-          "Running sums along the last axis, accumulated in double precision (exclusive: leaving out each "
-          "entry's own value).");
-#define KILN_BIND_TENSOR_MATH(fn) m.def(#fn, [](const X& t) { return fn(t); }, "Elementwise " #fn " of a tensor.");
-    KILN_BIND_TENSOR_MATH(abs) KILN_BIND_TENSOR_MATH(sqrt) KILN_BIND_TENSOR_MATH(rcp) KILN_BIND_TENSOR_MATH(rsqrt)
-    KILN_BIND_TENSOR_MATH(floor) KILN_BIND_TENSOR_MATH(ceil) KILN_BIND_TENSOR_MATH(round) KILN_BIND_TENSOR_MATH(trunc)
-    KILN_BIND_TENSOR_MATH(exp) KILN_BIND_TENSOR_MATH(exp2) KILN_BIND_TENSOR_MATH(log) KILN_BIND_TENSOR_MATH(log2)
-    KILN_BIND_TENSOR_MATH(sin) KILN_BIND_TENSOR_MATH(cos) KILN_BIND_TENSOR_MATH(tan) KILN_BIND_TENSOR_MATH(asin)
-    KILN_BIND_TENSOR_MATH(acos) KILN_BIND_TENSOR_MATH(atan) KILN_BIND_TENSOR_MATH(sinh) KILN_BIND_TENSOR_MATH(cosh)
-    KILN_BIND_TENSOR_MATH(tanh) KILN_BIND_TENSOR_MATH(erf) KILN_BIND_TENSOR_MATH(cbrt)
+    m.def(
+        "matmul", [](const X& a, const X& b) { return matmul(a, b); }, nb::arg("a"), nb::arg("b"),
+        "The matrix product of a (..., k) and b (k, n) through OpenBLAS: an evaluation boundary (operands "
+        "evaluated, result materialized, a 'library' entry in kernel_history()).");
+    m.def(
+        "cumsum", [](const X& t, bool exclusive) { return cumsum(t, exclusive); }, nb::arg("tensor"),
+        nb::arg("exclusive") = false,
+        "Running sums along the last axis, accumulated in double precision (exclusive: leaving out each "
+        "entry's own value).");
+#define KILN_BIND_TENSOR_MATH(fn) m.def(#fn, [](const X& t) { return fn(t); }, "Elementwise " #fn " of a tensor.")
+    KILN_BIND_TENSOR_MATH(abs);
+    KILN_BIND_TENSOR_MATH(sqrt);
+    KILN_BIND_TENSOR_MATH(rcp);
+    KILN_BIND_TENSOR_MATH(rsqrt);
+    KILN_BIND_TENSOR_MATH(floor);
+    KILN_BIND_TENSOR_MATH(ceil);
+    KILN_BIND_TENSOR_MATH(round);
+    KILN_BIND_TENSOR_MATH(trunc);
+    KILN_BIND_TENSOR_MATH(exp);
+    KILN_BIND_TENSOR_MATH(exp2);
+    KILN_BIND_TENSOR_MATH(log);
+    KILN_BIND_TENSOR_MATH(log2);
+    KILN_BIND_TENSOR_MATH(sin);
+    KILN_BIND_TENSOR_MATH(cos);
+    KILN_BIND_TENSOR_MATH(tan);
+    KILN_BIND_TENSOR_MATH(asin);
+    KILN_BIND_TENSOR_MATH(acos);
+    KILN_BIND_TENSOR_MATH(atan);
+    KILN_BIND_TENSOR_MATH(sinh);
+    KILN_BIND_TENSOR_MATH(cosh);
+    KILN_BIND_TENSOR_MATH(tanh);
+    KILN_BIND_TENSOR_MATH(erf);
+    KILN_BIND_TENSOR_MATH(cbrt);
 #undef KILN_BIND_TENSOR_MATH
   }
 }

@@ -28,9 +28,8 @@ template <typename X> void bind_texture_type(nb::module_& m) {
       [](X* self, const std::vector<int64_t>& shape, int64_t channels, FilterMode filter, WrapMode wrap) {
         std::string name = X::name();
         if (shape.size() != Dim)
-          throw ValueError("kiln: " + name + "(): shape has " +
-                           std::to_string(shape.size()) + " entries; a " + std::to_string(Dim) +
-                           "-D texture needs " + std::to_string(Dim) + " (outermost axis first)");
+          throw ValueError("kiln: " + name + "(): shape has " + std::to_string(shape.size()) + " entries; a " +
+                           std::to_string(Dim) + "-D texture needs " + std::to_string(Dim) + " (outermost axis first)");
         std::array<size_t, Dim> resolution;
         for (size_t axis = 0; axis < Dim; ++axis) resolution[axis] = to_size(shape[axis], name.c_str());
         new (self) X(resolution, to_size(channels, name.c_str()), filter, wrap);
@@ -41,8 +40,9 @@ template <typename X> void bind_texture_type(nb::module_& m) {
       .def("set_value", &X::set_value, nb::arg("value"), "Replaces the texels (the same number of elements).")
       .def("tensor", &X::tensor, "The texels as a tensor of shape (resolution..., channels).")
       .def("set_tensor", &X::set_tensor, nb::arg("tensor"), "Replaces the texels and the shape.")
-      .def_prop_ro("shape", [](const X& t) { return nb::tuple(nb::cast(t.shape())); },
-                   "(resolution..., channels), outermost axis first.")
+      .def_prop_ro(
+          "shape", [](const X& t) { return nb::tuple(nb::cast(t.shape())); },
+          "(resolution..., channels), outermost axis first.")
       .def_prop_ro("channels", &X::channels, "Number of channels per texel.")
       .def_prop_ro("filter_mode", &X::filter_mode)
       .def_prop_ro("wrap_mode", &X::wrap_mode);
@@ -67,12 +67,18 @@ template <typename X> void bind_texture_type(nb::module_& m) {
       for (size_t axis = 0; axis < Dim; ++axis) pos[axis] = coordinates[axis];
       return pos;
     };
-    cls.def("eval", [=](const X& t, const std::array<T, Dim>& pos, const Bool* active) {
-          return eval(t, position(pos), active);
-        }, nb::arg("pos"), nb::arg("active") = nb::none(), eval_doc)
-        .def("eval_cubic", [=](const X& t, const std::array<T, Dim>& pos, const Bool* active) {
-          return eval_cubic(t, position(pos), active);
-        }, nb::arg("pos"), nb::arg("active") = nb::none(), cubic_doc);
+    cls.def(
+           "eval",
+           [=](const X& t, const std::array<T, Dim>& pos, const Bool* active) {
+             return eval(t, position(pos), active);
+           },
+           nb::arg("pos"), nb::arg("active") = nb::none(), eval_doc)
+        .def(
+            "eval_cubic",
+            [=](const X& t, const std::array<T, Dim>& pos, const Bool* active) {
+              return eval_cubic(t, position(pos), active);
+            },
+            nb::arg("pos"), nb::arg("active") = nb::none(), cubic_doc);
   }
 }
 

@@ -8,7 +8,8 @@
 namespace kiln::python {
 namespace {
 
-using VectorTypes = std::tuple<Array2f, Array3f, Array4f, Array2u, Array3u, Array2i, Array3i, Array3f64>;  // also in CompositeTypes
+using VectorTypes =
+    std::tuple<Array2f, Array3f, Array4f, Array2u, Array3u, Array2i, Array3i, Array3f64>;  // also in CompositeTypes
 
 template <typename V> void bind_components(nb::class_<V>& cls) {
   using T = typename V::Component;
@@ -19,11 +20,9 @@ template <typename V> void bind_components(nb::class_<V>& cls) {
         names[i], [i](const V& v) { return v[i]; }, [i](V& v, const T& value) { v[i] = value; },
         "One component (an array).");
   if constexpr (N == 2) cls.def(nb::init<const T&, const T&>(), nb::arg("x"), nb::arg("y"));
-  if constexpr (N == 3)
-    cls.def(nb::init<const T&, const T&, const T&>(), nb::arg("x"), nb::arg("y"), nb::arg("z"));
+  if constexpr (N == 3) cls.def(nb::init<const T&, const T&, const T&>(), nb::arg("x"), nb::arg("y"), nb::arg("z"));
   if constexpr (N == 4)
-    cls.def(nb::init<const T&, const T&, const T&, const T&>(), nb::arg("x"), nb::arg("y"), nb::arg("z"),
-            nb::arg("w"));
+    cls.def(nb::init<const T&, const T&, const T&, const T&>(), nb::arg("x"), nb::arg("y"), nb::arg("z"), nb::arg("w"));
 }
 
 template <typename V> void bind_vector_type(nb::module_& m, const char* name) {
@@ -34,21 +33,32 @@ template <typename V> void bind_vector_type(nb::module_& m, const char* name) {
       .def(nb::init<const T&>(), nb::arg("value"), "Every component equal to `value`.")
       .def(nb::init<const V&>(), nb::arg("other"), "Shares the components of `other`.");
   bind_components(cls);
-  cls.def("__len__", [](const V&) { return N; }, "Number of components.")
+  cls.def(
+         "__len__", [](const V&) { return N; }, "Number of components.")
       .def("size", &V::size, "Number of lanes: the largest component size.")
-      .def("__getitem__", [](const V& v, int64_t i) { return v[to_index(i, N, "__getitem__")]; }, nb::arg("index"))
-      .def("__setitem__", [](V& v, int64_t i, const T& value) { v[to_index(i, N, "__setitem__")] = value; },
-           nb::arg("index"), nb::arg("value"));
-  cls.def(nb::self + nb::self).def(nb::self - nb::self).def(nb::self * nb::self)
-      .def(nb::self + T()).def(nb::self - T()).def(nb::self * T())
-      .def(T() + nb::self).def(T() - nb::self).def(T() * nb::self)
+      .def(
+          "__getitem__", [](const V& v, int64_t i) { return v[to_index(i, N, "__getitem__")]; }, nb::arg("index"))
+      .def(
+          "__setitem__", [](V& v, int64_t i, const T& value) { v[to_index(i, N, "__setitem__")] = value; },
+          nb::arg("index"), nb::arg("value"));
+  cls.def(nb::self + nb::self)
+      .def(nb::self - nb::self)
+      .def(nb::self * nb::self)
+      .def(nb::self + T())
+      .def(nb::self - T())
+      .def(nb::self * T())
+      .def(T() + nb::self)
+      .def(T() - nb::self)
+      .def(T() * nb::self)
       .def(-nb::self)
       .def("__abs__", [](const V& v) { return abs(v); });
   if constexpr (is_float_array_v<T>) {
     cls.def(nb::self / nb::self).def(nb::self / T()).def(T() / nb::self);
   } else {  // as for integer arrays: // truncates (C++), / is refused
-    cls.def("__floordiv__", [](const V& a, const V& b) { return a / b; }, nb::is_operator())
-        .def("__floordiv__", [](const V& a, const T& b) { return a / b; }, nb::is_operator())
+    cls.def(
+           "__floordiv__", [](const V& a, const V& b) { return a / b; }, nb::is_operator())
+        .def(
+            "__floordiv__", [](const V& a, const T& b) { return a / b; }, nb::is_operator())
         .def("__rfloordiv__", [](const V& a, const T& b) { return b / a; }, nb::is_operator());
     auto refuse = [name](const V&, nb::handle) -> V { throw no_true_division(name); };
     cls.def("__truediv__", refuse, nb::is_operator()).def("__rtruediv__", refuse, nb::is_operator());
@@ -57,35 +67,46 @@ template <typename V> void bind_vector_type(nb::module_& m, const char* name) {
   m.def("abs", [](const V& v) { return abs(v); }, nb::arg("x"), "Componentwise absolute value.");
   m.def("min", [](const V& a, const V& b) { return min(a, b); }, nb::arg("a"), nb::arg("b"), "Componentwise minimum.");
   m.def("max", [](const V& a, const V& b) { return max(a, b); }, nb::arg("a"), nb::arg("b"), "Componentwise maximum.");
-  m.def("fma", [](const V& a, const V& b, const V& c) { return fma(a, b, c); }, nb::arg("a"), nb::arg("b"),
-        nb::arg("c"), "a * b + c per component.");
-  m.def("select", [](const Bool& mask, const V& t, const V& f) { return select(mask, t, f); }, nb::arg("mask"),
-        nb::arg("t"), nb::arg("f"), "Lane-wise `t if mask else f` for the whole vector.");
-  m.def("dot", [](const V& a, const V& b) { return dot(a, b); }, nb::arg("a"), nb::arg("b"),
-        "Per-lane dot product (an array).");
+  m.def(
+      "fma", [](const V& a, const V& b, const V& c) { return fma(a, b, c); }, nb::arg("a"), nb::arg("b"), nb::arg("c"),
+      "a * b + c per component.");
+  m.def(
+      "select", [](const Bool& mask, const V& t, const V& f) { return select(mask, t, f); }, nb::arg("mask"),
+      nb::arg("t"), nb::arg("f"), "Lane-wise `t if mask else f` for the whole vector.");
+  m.def(
+      "dot", [](const V& a, const V& b) { return dot(a, b); }, nb::arg("a"), nb::arg("b"),
+      "Per-lane dot product (an array).");
   m.def("squared_norm", [](const V& a) { return squared_norm(a); }, nb::arg("x"), "Per-lane dot(x, x).");
   if constexpr (is_float_array_v<T>) {
     m.def("norm", [](const V& a) { return norm(a); }, nb::arg("x"), "Per-lane length.");
-    m.def("normalize", [](const V& a) { return normalize(a); }, nb::arg("x"),
-          "x / norm(x); a zero vector gives NaN components.");
+    m.def(
+        "normalize", [](const V& a) { return normalize(a); }, nb::arg("x"),
+        "x / norm(x); a zero vector gives NaN components.");
   }
   if constexpr (N == 3)
     m.def("cross", [](const V& a, const V& b) { return cross(a, b); }, nb::arg("a"), nb::arg("b"), "Cross product.");
-  m.def("gather",
-        [](nb::type_object_t<V>, const T& source, const UInt32& index, const Bool* active) {
-          return gather<V>(source, index, mask_or_all(active));
-        },
-        nb::arg("type"), nb::arg("source"), nb::arg("index"), nb::arg("active") = nb::none(),
-        "Vector `index` of a flat array holding vectors back to back (component j of lane i at "
-        "source[N * index[i] + j]).");
-  m.def("scatter",
-        [](T& target, const V& value, const UInt32& index, const Bool* active) { scatter(target, value, index, mask_or_all(active)); },
-        nb::arg("target"), nb::arg("value"), nb::arg("index"), nb::arg("active") = nb::none(),
-        "Writes `value` to vector `index` of a flat array laid out as for gather().");
-  m.def("scatter_add",
-        [](T& target, const V& value, const UInt32& index, const Bool* active) { scatter_add(target, value, index, mask_or_all(active)); },
-        nb::arg("target"), nb::arg("value"), nb::arg("index"), nb::arg("active") = nb::none(),
-        "Atomically adds `value` to vector `index` of a flat array laid out as for gather().");
+  m.def(
+      "gather",
+      [](nb::type_object_t<V>, const T& source, const UInt32& index, const Bool* active) {
+        return gather<V>(source, index, mask_or_all(active));
+      },
+      nb::arg("type"), nb::arg("source"), nb::arg("index"), nb::arg("active") = nb::none(),
+      "Vector `index` of a flat array holding vectors back to back (component j of lane i at "
+      "source[N * index[i] + j]).");
+  m.def(
+      "scatter",
+      [](T& target, const V& value, const UInt32& index, const Bool* active) {
+        scatter(target, value, index, mask_or_all(active));
+      },
+      nb::arg("target"), nb::arg("value"), nb::arg("index"), nb::arg("active") = nb::none(),
+      "Writes `value` to vector `index` of a flat array laid out as for gather().");
+  m.def(
+      "scatter_add",
+      [](T& target, const V& value, const UInt32& index, const Bool* active) {
+        scatter_add(target, value, index, mask_or_all(active));
+      },
+      nb::arg("target"), nb::arg("value"), nb::arg("index"), nb::arg("active") = nb::none(),
+      "Atomically adds `value` to vector `index` of a flat array laid out as for gather().");
   bind_composite_interop(cls);
   bind_vector_math(m, cls);
 }
@@ -93,8 +114,9 @@ template <typename V> void bind_vector_type(nb::module_& m, const char* name) {
 /// kl.cast(To, v) between vector types of the same dimension.
 template <typename To, typename From> void bind_vector_cast(nb::module_& m) {
   if constexpr (To::Size == From::Size && !std::is_same_v<To, From>)
-    m.def("cast", [](nb::type_object_t<To>, const From& v) { return cast<typename To::Component::Value>(v); },
-          nb::arg("type"), nb::arg("vector"), "Converts every component to the component type of `type`.");
+    m.def(
+        "cast", [](nb::type_object_t<To>, const From& v) { return cast<typename To::Component::Value>(v); },
+        nb::arg("type"), nb::arg("vector"), "Converts every component to the component type of `type`.");
 }
 
 }  // namespace

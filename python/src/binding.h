@@ -23,8 +23,7 @@ namespace nb = nanobind;
 using ArrayTypes = std::tuple<Float, Float64, UInt32, Int32, Bool, UInt64, Int64>;
 /// Calls f(std::type_identity<A>{}) for every array type.
 template <typename F> void for_each_array_type(F&& f) {
-  std::apply([&](auto... arrays) { (f(std::type_identity<decltype(arrays)>{}), ...); },
-             ArrayTypes{});
+  std::apply([&](auto... arrays) { (f(std::type_identity<decltype(arrays)>{}), ...); }, ArrayTypes{});
 }
 
 /// A Python or NumPy boolean scalar (nanobind's own bool conversion takes only True and
@@ -55,20 +54,21 @@ struct NumpyOperand {
 /// Whether a Kiln array of From converts to one of To without a possible change of value by
 /// kind: bool to any type, integer to float, float to float, and integer widening. Other
 /// conversions are explicit (kl.cast). NumPy integer arrays are checked value by value instead.
-template <typename To, typename From>
-inline constexpr bool implicit_conversion_v =
+template <typename To, typename From> inline constexpr bool implicit_conversion_v =
     std::is_same_v<From, bool> ||
     (!std::is_same_v<To, bool> &&
      (std::is_floating_point_v<To> ||
-      (std::is_integral_v<From> && (std::is_signed_v<To> == std::is_signed_v<From> ? sizeof(To) >= sizeof(From)
-                                                                                  : std::is_signed_v<To> && sizeof(To) > sizeof(From)))));
+      (std::is_integral_v<From> &&
+       (std::is_signed_v<To> == std::is_signed_v<From> ? sizeof(To) >= sizeof(From)
+                                                       : std::is_signed_v<To> && sizeof(To) > sizeof(From)))));
 
 /// The vector and matrix types (structs of arrays).
-using CompositeTypes = std::tuple<Array2f, Array3f, Array4f, Array2u, Array3u, Array2i, Array3i, Array3f64,
-                                  Matrix2f, Matrix3f, Matrix4f>;
+using CompositeTypes =
+    std::tuple<Array2f, Array3f, Array4f, Array2u, Array3u, Array2i, Array3i, Array3f64, Matrix2f, Matrix3f, Matrix4f>;
 
 template <typename A> inline constexpr bool is_float_array_v = std::is_floating_point_v<typename A::Value>;
-template <typename A> inline constexpr bool is_int_array_v = std::is_integral_v<typename A::Value> && !std::is_same_v<typename A::Value, bool>;
+template <typename A> inline constexpr bool is_int_array_v =
+    std::is_integral_v<typename A::Value> && !std::is_same_v<typename A::Value, bool>;
 
 /// A Python size argument as size_t; negative sizes raise ValueError naming `op`.
 size_t to_size(int64_t size, const char* op);

@@ -30,21 +30,22 @@ std::string python_spelling(const std::string& message, nb::handle module) {
 
 size_t to_size(int64_t size, const char* op) {
   if (size < 0)
-    throw ValueError(std::string("kiln: ") + op + "(): the size must not be negative (got " +
-                     std::to_string(size) + ")");
+    throw ValueError(std::string("kiln: ") + op + "(): the size must not be negative (got " + std::to_string(size) +
+                     ")");
   return size_t(size);
 }
 
 size_t to_index(int64_t index, size_t size, const char* op) {
   int64_t resolved = index < 0 ? index + int64_t(size) : index;
   if (resolved < 0 || uint64_t(resolved) >= size)
-    throw IndexError(std::string("kiln: ") + op + "(): index " + std::to_string(index) +
-                     " is out of range for " + std::to_string(size) + " elements");
+    throw IndexError(std::string("kiln: ") + op + "(): index " + std::to_string(index) + " is out of range for " +
+                     std::to_string(size) + " elements");
   return size_t(resolved);
 }
 
 TypeError no_true_division(const char* type) {
-  return TypeError(std::string("kiln: ") + type + " / ...: integer types have no true division; use // for the "
+  return TypeError(std::string("kiln: ") + type +
+                   " / ...: integer types have no true division; use // for the "
                    "integer quotient (truncated toward zero as in C++ and Dr.Jit, not floored as in NumPy), or "
                    "convert to a float type first (kl.Float(x) / y)");
 }
@@ -56,29 +57,31 @@ NB_MODULE(_kiln, m) {
   using namespace kiln::python;
   m.doc() = "Kiln: a just-in-time compiler for differentiable array programs (C++ core).";
   nb::exception<kiln::SizeError>(m, "SizeError", PyExc_ValueError);
-  nb::register_exception_translator([](const std::exception_ptr& error, void* module_ptr) {
-    nb::handle module(static_cast<PyObject*>(module_ptr));
-    auto raise = [&](nb::handle type, const std::exception& e) {
-      PyErr_SetString(type.ptr(), python_spelling(e.what(), module).c_str());
-    };
-    try {
-      std::rethrow_exception(error);
-    } catch (const kiln::TypeError& e) {
-      raise(PyExc_TypeError, e);
-    } catch (const kiln::SizeError& e) {
-      raise(module.attr("SizeError"), e);
-    } catch (const kiln::ValueError& e) {
-      raise(PyExc_ValueError, e);
-    } catch (const kiln::IndexError& e) {
-      raise(PyExc_IndexError, e);
-    } catch (const kiln::Interrupted& e) {
-      // Kiln handed the signal to Python's handler, which raises KeyboardInterrupt here
-      // (or runs the user's handler); if that handler returned, say what happened.
-      if (PyErr_CheckSignals() == 0) PyErr_SetString(PyExc_KeyboardInterrupt, e.what());
-    } catch (const kiln::InternalError& e) {
-      raise(PyExc_RuntimeError, e);
-    }
-  }, m.ptr());
+  nb::register_exception_translator(
+      [](const std::exception_ptr& error, void* module_ptr) {
+        nb::handle module(static_cast<PyObject*>(module_ptr));
+        auto raise = [&](nb::handle type, const std::exception& e) {
+          PyErr_SetString(type.ptr(), python_spelling(e.what(), module).c_str());
+        };
+        try {
+          std::rethrow_exception(error);
+        } catch (const kiln::TypeError& e) {
+          raise(PyExc_TypeError, e);
+        } catch (const kiln::SizeError& e) {
+          raise(module.attr("SizeError"), e);
+        } catch (const kiln::ValueError& e) {
+          raise(PyExc_ValueError, e);
+        } catch (const kiln::IndexError& e) {
+          raise(PyExc_IndexError, e);
+        } catch (const kiln::Interrupted& e) {
+          // Kiln handed the signal to Python's handler, which raises KeyboardInterrupt here
+          // (or runs the user's handler); if that handler returned, say what happened.
+          if (PyErr_CheckSignals() == 0) PyErr_SetString(PyExc_KeyboardInterrupt, e.what());
+        } catch (const kiln::InternalError& e) {
+          raise(PyExc_RuntimeError, e);
+        }
+      },
+      m.ptr());
   bind_array(m);
   bind_construct(m);
   bind_math(m);

@@ -30,7 +30,8 @@ std::vector<double> lanes_of(Index index, size_t size = 0) {
   size_t n = node_size(index);
   std::vector<double> out(n);
   const void* host = data(index);
-  if (node_type(index) == VarType::Float64) std::memcpy(out.data(), host, n * sizeof(double));
+  if (node_type(index) == VarType::Float64)
+    std::memcpy(out.data(), host, n * sizeof(double));
   else
     for (size_t i = 0; i < n; ++i) out[i] = static_cast<const float*>(host)[i];
   if (size && n == 1) out.assign(size, out[0]);
@@ -88,10 +89,10 @@ struct Report {
                double scale) {
     if (std::fabs(got - want) <= tolerances.atol + tolerances.rtol * scale) return;  // false for NaN
     std::ostringstream line;
-    line << std::setprecision(12) << "check_grads: " << what << ": " << got_name << " = " << got << ", "
-         << want_name << " = " << want << ", |difference| = " << std::fabs(got - want) << std::setprecision(6)
-         << " > atol " << tolerances.atol << " + rtol " << tolerances.rtol << " * " << scale << " (eps "
-         << tolerances.eps << ", seed " << tolerances.seed << ")\n";
+    line << std::setprecision(12) << "check_grads: " << what << ": " << got_name << " = " << got << ", " << want_name
+         << " = " << want << ", |difference| = " << std::fabs(got - want) << std::setprecision(6) << " > atol "
+         << tolerances.atol << " + rtol " << tolerances.rtol << " * " << scale << " (eps " << tolerances.eps
+         << ", seed " << tolerances.seed << ")\n";
     result.ok = false;
     result.message += line.str();
   }
@@ -144,8 +145,10 @@ std::vector<AdIndex> seed(const Values& values, const Lanes& seeds) {
     AdIndex ad = values[k].ad();
     if (!ad) continue;
     Handle s = array_of(node_type(values[k].index()), seeds[k]);
-    if (std::find(nodes.begin(), nodes.end(), ad) == nodes.end()) ad_set_grad(ad, s.index());
-    else ad_accumulate_grad(ad, s.index());
+    if (std::find(nodes.begin(), nodes.end(), ad) == nodes.end())
+      ad_set_grad(ad, s.index());
+    else
+      ad_accumulate_grad(ad, s.index());
     nodes.push_back(ad);
   }
   return nodes;

@@ -151,12 +151,12 @@ void accumulate(AdIndex index, Handle contribution) {
   size_t size = node_size(contribution.index());
   if (size != n.size) {
     if (n.size != 1 && size != 1)
-      throw InternalError("kiln: AD: a gradient of " + std::to_string(size) +
-                          " lanes reached a node of " + std::to_string(n.size));
+      throw InternalError("kiln: AD: a gradient of " + std::to_string(size) + " lanes reached a node of " +
+                          std::to_string(n.size));
     // A one-lane node inside a loop body keeps its gradient lane by lane (see inside_region).
     if (n.size != 1) {  // a one-lane gradient (a seed, a sum's adjoint) of a wide node: gathers need every lane
-      contribution = Handle::steal(trace(Op::Add, contribution.index(),
-                                         Handle::steal(make_literal(n.type, 0, n.size)).index()));
+      contribution =
+          Handle::steal(trace(Op::Add, contribution.index(), Handle::steal(make_literal(n.type, 0, n.size)).index()));
     } else if (!inside_region()) {  // the node was broadcast: its gradient is the sum over the lanes
       add_wide(n, std::move(contribution));
       return;
@@ -262,8 +262,8 @@ void check_gradient(const ad::Node& n, Index grad, const char* what, bool summed
   size_t size = node_size(grad);
   if (size != 1 && size != n.size && !(summed && n.size == 1))
     throw SizeError(std::string("kiln: ") + what + "(): the gradient has " + std::to_string(size) +
-                    " lanes but the array has " + std::to_string(n.size) + "; pass " +
-                    std::to_string(n.size) + " lanes or one");
+                    " lanes but the array has " + std::to_string(n.size) + "; pass " + std::to_string(n.size) +
+                    " lanes or one");
 }
 }  // namespace
 

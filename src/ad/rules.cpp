@@ -29,6 +29,7 @@ namespace {
 
 /// The derivative rule of an IR op, or nothing when the op stops gradients.
 std::optional<DiffOp> rule_of(Op op) {
+  // clang-format off: one line per rule, a table
   switch (op) {
     case Op::Neg: return DiffOp::Neg;
     case Op::Abs: return DiffOp::Abs;
@@ -57,6 +58,7 @@ std::optional<DiffOp> rule_of(Op op) {
     case Op::LoopBegin: case Op::LoopUpdate: case Op::LoopEnd:
       return std::nullopt;
   }
+  // clang-format on
   return std::nullopt;
 }
 
@@ -135,7 +137,7 @@ template <typename T> struct Rule {
   const AdOperand* operands;
   A result;
   AdIndex target;
-  size_t parameter = 0;     ///< PrefixSum: exclusive; BlockSum: block size
+  size_t parameter = 0;  ///< PrefixSum: exclusive; BlockSum: block size
 
   A arg(size_t i) const { return A::borrow(operands[i].value); }
   Handle raw(size_t i) const { return Handle::borrow(operands[i].value); }
@@ -159,6 +161,7 @@ template <typename T> struct Rule {
 template <typename T> void apply_rule(DiffOp op, Rule<T>& r) {
   using A = Array<T>;
   const A& y = r.result;
+  // clang-format off: one line per rule, a table
   switch (op) {
     case DiffOp::Neg: r.scale(0, r.lit(-1)); return;
     case DiffOp::Abs: { A x = r.arg(0); r.scale(0, select(x > T(0), r.lit(1), select(x < T(0), r.lit(-1), r.lit(0)))); return; }
@@ -226,6 +229,7 @@ template <typename T> void apply_rule(DiffOp op, Rule<T>& r) {
     case DiffOp::PrefixSum: r.special(0, std::make_shared<PrefixSumEdge<T>>(r.parameter != 0)); return;
     case DiffOp::BlockSum: r.special(0, std::make_shared<BlockSumEdge<T>>(r.parameter, r.size(0))); return;
   }
+  // clang-format on
   throw InternalError(std::string("kiln: AD: no derivative rule for ") + diff_op_name(op));
 }
 
@@ -255,21 +259,37 @@ template <typename T> Array<T> math_value(DiffOp op, const AdOperand* operands) 
     case DiffOp::Erfinv: return erfinv(x);
     case DiffOp::Cbrt: return cbrt(x);
     // Not math functions: IR ops (ad_trace), scatters (ad_scatter), horizontal ops (ad_horizontal).
-    case DiffOp::Neg: case DiffOp::Abs: case DiffOp::Sqrt: case DiffOp::Rcp: case DiffOp::Rsqrt:
-    case DiffOp::Cast: case DiffOp::Add: case DiffOp::Sub: case DiffOp::Mul: case DiffOp::Div:
-    case DiffOp::Mod: case DiffOp::Min: case DiffOp::Max: case DiffOp::Fma: case DiffOp::Select:
-    case DiffOp::Gather: case DiffOp::Scatter: case DiffOp::ScatterAdd:
-    case DiffOp::Sum: case DiffOp::Prod: case DiffOp::ReduceMin: case DiffOp::ReduceMax:
-    case DiffOp::PrefixSum: case DiffOp::BlockSum:
-      break;
+    case DiffOp::Neg:
+    case DiffOp::Abs:
+    case DiffOp::Sqrt:
+    case DiffOp::Rcp:
+    case DiffOp::Rsqrt:
+    case DiffOp::Cast:
+    case DiffOp::Add:
+    case DiffOp::Sub:
+    case DiffOp::Mul:
+    case DiffOp::Div:
+    case DiffOp::Mod:
+    case DiffOp::Min:
+    case DiffOp::Max:
+    case DiffOp::Fma:
+    case DiffOp::Select:
+    case DiffOp::Gather:
+    case DiffOp::Scatter:
+    case DiffOp::ScatterAdd:
+    case DiffOp::Sum:
+    case DiffOp::Prod:
+    case DiffOp::ReduceMin:
+    case DiffOp::ReduceMax:
+    case DiffOp::PrefixSum:
+    case DiffOp::BlockSum: break;
   }
   throw InternalError(std::string("kiln: ad_math(): ") + diff_op_name(op) + " is not a math function");
 }
 
 /// Records the AD node of `value` (a new reference that the result takes over) with
 /// `op`'s edges. Returns the value alone when recording is off or nothing is float.
-template <typename T>
-AdValue record(DiffOp op, Index value, const AdOperand* operands, size_t parameter = 0) {
+template <typename T> AdValue record(DiffOp op, Index value, const AdOperand* operands, size_t parameter = 0) {
   GraphLock lock(graph().mutex);
   AdIndex target = new_node(node_type(value), node_size(value));
   Rule<T> rule{operands, Array<T>::borrow(value), target, parameter};
@@ -305,7 +325,8 @@ AdValue ad_math(DiffOp op, const AdOperand* operands, size_t count) {
   (void)count;
   VarType type = node_type(operands[0].value);
   Index value = (type == VarType::Float64 ? handle_of(math_value<double>(op, operands))
-                                          : handle_of(math_value<float>(op, operands))).release();
+                                          : handle_of(math_value<float>(op, operands)))
+                    .release();
   if (!ad_recording()) return {value, 0};
   return record_typed(op, value, operands);
 }
@@ -320,14 +341,44 @@ AdValue ad_horizontal(DiffOp op, AdOperand operand, size_t parameter) {
     case DiffOp::PrefixSum: value = prefix_sum(operand.value, parameter != 0); break;
     case DiffOp::BlockSum: value = block_sum(operand.value, parameter); break;
     // Not horizontal: IR ops (ad_trace), math functions (ad_math), scatters (ad_scatter).
-    case DiffOp::Neg: case DiffOp::Abs: case DiffOp::Sqrt: case DiffOp::Rcp: case DiffOp::Rsqrt:
-    case DiffOp::Cast: case DiffOp::Add: case DiffOp::Sub: case DiffOp::Mul: case DiffOp::Div:
-    case DiffOp::Mod: case DiffOp::Min: case DiffOp::Max: case DiffOp::Fma: case DiffOp::Select:
-    case DiffOp::Exp: case DiffOp::Exp2: case DiffOp::Expm1: case DiffOp::Log: case DiffOp::Log2:
-    case DiffOp::Log1p: case DiffOp::Pow: case DiffOp::Sin: case DiffOp::Cos: case DiffOp::Tan:
-    case DiffOp::Asin: case DiffOp::Acos: case DiffOp::Atan: case DiffOp::Atan2: case DiffOp::Sinh:
-    case DiffOp::Cosh: case DiffOp::Tanh: case DiffOp::Erf: case DiffOp::Erfinv: case DiffOp::Cbrt:
-    case DiffOp::Gather: case DiffOp::Scatter: case DiffOp::ScatterAdd:
+    case DiffOp::Neg:
+    case DiffOp::Abs:
+    case DiffOp::Sqrt:
+    case DiffOp::Rcp:
+    case DiffOp::Rsqrt:
+    case DiffOp::Cast:
+    case DiffOp::Add:
+    case DiffOp::Sub:
+    case DiffOp::Mul:
+    case DiffOp::Div:
+    case DiffOp::Mod:
+    case DiffOp::Min:
+    case DiffOp::Max:
+    case DiffOp::Fma:
+    case DiffOp::Select:
+    case DiffOp::Exp:
+    case DiffOp::Exp2:
+    case DiffOp::Expm1:
+    case DiffOp::Log:
+    case DiffOp::Log2:
+    case DiffOp::Log1p:
+    case DiffOp::Pow:
+    case DiffOp::Sin:
+    case DiffOp::Cos:
+    case DiffOp::Tan:
+    case DiffOp::Asin:
+    case DiffOp::Acos:
+    case DiffOp::Atan:
+    case DiffOp::Atan2:
+    case DiffOp::Sinh:
+    case DiffOp::Cosh:
+    case DiffOp::Tanh:
+    case DiffOp::Erf:
+    case DiffOp::Erfinv:
+    case DiffOp::Cbrt:
+    case DiffOp::Gather:
+    case DiffOp::Scatter:
+    case DiffOp::ScatterAdd:
       throw InternalError(std::string("kiln: ad_horizontal(): ") + diff_op_name(op) + " is not horizontal");
   }
   if (!ad_recording()) return {value, 0};

@@ -227,7 +227,7 @@ void ad_forward(const AdIndex* sources, size_t count) {
       g.nodes[i].wide.clear();
     }
   propagate_forward(order, within, recording);
-  g.last = visited;  // set after the callbacks: a CustomOp's own traversals would replace it
+  g.last = visited;        // set after the callbacks: a CustomOp's own traversals would replace it
   for (AdIndex i : order)  // an enclosing traversal owns the nodes older than the boundary
     if (g.nodes[i].refs_ext == 0 && !seeded.count(i) && g.nodes[i].serial >= boundary) g.nodes[i].grad = Handle();
 }

@@ -64,8 +64,8 @@ class Backend {
   virtual uint32_t packet_width() const = 0;
   /// Compiles `form` with entry point `symbol`. Backends with object code (has_object_code())
   /// also return it in `object`: what the disk cache stores and load() accepts.
-  virtual std::unique_ptr<Kernel> compile(const KernelForm& form, const std::string& symbol,
-                                          CompileTimes& times, std::vector<uint8_t>& object) = 0;
+  virtual std::unique_ptr<Kernel> compile(const KernelForm& form, const std::string& symbol, CompileTimes& times,
+                                          std::vector<uint8_t>& object) = 0;
   virtual bool has_object_code() const { return false; }
   /// Loads object code produced by compile() (in this or another process).
   virtual std::unique_ptr<Kernel> load(std::span<const uint8_t> /*object*/, const std::string& /*symbol*/) {

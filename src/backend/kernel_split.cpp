@@ -12,8 +12,7 @@ namespace {
 
 /// Calls `visit(position)` for each operand of `s` that is read as a value (not the buffer
 /// operand of a memory access, which names a buffer slot).
-template <typename Visit>
-void for_each_value_operand(const KernelStatement& s, Visit visit) {
+template <typename Visit> void for_each_value_operand(const KernelStatement& s, Visit visit) {
   for (int k = op_has_buffer_operand(s.op) ? 1 : 0; k < op_arity(s.op); ++k) visit(s.operands[k]);
 }
 
@@ -99,8 +98,10 @@ KernelSplit plan_kernel_split(const KernelForm& form, uint32_t max_statements, u
       busy.pop();
     }
     uint32_t slot = split.frame_slots;
-    if (free_slots.empty()) ++split.frame_slots;
-    else slot = free_slots.back(), free_slots.pop_back();
+    if (free_slots.empty())
+      ++split.frame_slots;
+    else
+      slot = free_slots.back(), free_slots.pop_back();
     split.frame_slot[p] = slot;
     busy.push({last_use[p], slot});
     split.exports[piece_of[p]].push_back(p);

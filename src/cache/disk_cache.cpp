@@ -27,8 +27,8 @@
 
 #include <algorithm>
 #include <cctype>
-#include <chrono>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -43,7 +43,7 @@ namespace {
 
 constexpr char kMagic[8] = {'K', 'I', 'L', 'N', 'D', 'I', 'S', 'K'};
 constexpr uint32_t kDiskFormatVersion = 1;
-constexpr size_t kMaxStringBytes = 4096;               ///< longest version/compiler/cpu string
+constexpr size_t kMaxStringBytes = 4096;                  ///< longest version/compiler/cpu string
 constexpr uint64_t kMaxPayloadBytes = uint64_t(1) << 30;  ///< largest payload one entry holds
 constexpr size_t kDefaultLimit = size_t(1) << 30;
 constexpr int kZstdLevel = 3;
@@ -205,8 +205,7 @@ std::string decode_entry(std::span<const uint8_t> file, DiskEntryKind kind, cons
   if (compressed_bytes > size - payload_at)
     return "truncated (" + std::to_string(size) + " of " + declared_size + " bytes)";
   std::span<const uint8_t> compressed = file.subspan(payload_at);
-  if (entry_checksum(file.first(checksum_at), compressed) != checksum)
-    return "checksum mismatch (the file is corrupt)";
+  if (entry_checksum(file.first(checksum_at), compressed) != checksum) return "checksum mismatch (the file is corrupt)";
   if (compressed_bytes != compressed.size())
     return "corrupt (" + std::to_string(size) + " bytes, its header says " + declared_size + ")";
 
@@ -272,8 +271,8 @@ template <typename Fn> void for_each_cache_file(const std::string& directory, Fn
   while (dirent* e = readdir(dir)) {
     std::string name = e->d_name;
     struct stat st;
-    if ((is_entry_name(name) || is_temp_name(name)) &&
-        fstatat(dirfd(dir), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
+    if ((is_entry_name(name) || is_temp_name(name)) && fstatat(dirfd(dir), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+        S_ISREG(st.st_mode))
       fn(dirfd(dir), name, st);
   }
   closedir(dir);
@@ -303,7 +302,7 @@ int make_directories(const std::string& path) {
   for (size_t end = path.find('/', 1); end != std::string::npos; end = path.find('/', end + 1))
     if (mkdir(path.substr(0, end).c_str(), 0700) != 0 && errno != EEXIST) return errno;
   if (mkdir(path.c_str(), 0700) != 0) return errno == EEXIST ? 0 : errno;  // lstat() checks what is there
-  return chmod(path.c_str(), 0700) == 0 ? 0 : errno;                      // the umask may have narrowed it
+  return chmod(path.c_str(), 0700) == 0 ? 0 : errno;                       // the umask may have narrowed it
 }
 
 /// The sentence problem() returns for a refused directory.
@@ -317,7 +316,8 @@ std::string prepare_directory(const std::string& path) {
   const std::string choose = "set KILN_CACHE_DIR (or call set_disk_cache_dir()) to a directory of your own";
   if (path.empty())
     return "the disk cache has no directory (HOME is not set and the user has no home directory), so kernels are "
-           "cached in memory only; " + choose + ".";
+           "cached in memory only; " +
+           choose + ".";
   struct stat st;
   if (lstat(path.c_str(), &st) != 0) {
     int error = errno == ENOENT ? make_directories(path) : errno;
@@ -327,8 +327,9 @@ std::string prepare_directory(const std::string& path) {
   if (S_ISLNK(st.st_mode)) return refusal(path, "is a symlink", "point KILN_CACHE_DIR at the real directory instead");
   if (!S_ISDIR(st.st_mode)) return refusal(path, "is not a directory", choose);
   if (st.st_uid != geteuid())
-    return refusal(path, "is owned by user " + std::to_string(st.st_uid) + ", not by you (user " +
-                             std::to_string(geteuid()) + ")", choose);
+    return refusal(
+        path, "is owned by user " + std::to_string(st.st_uid) + ", not by you (user " + std::to_string(geteuid()) + ")",
+        choose);
   if (st.st_mode & 022) {
     char mode[8];
     std::snprintf(mode, sizeof(mode), "%04o", unsigned(st.st_mode & 07777));
@@ -365,7 +366,7 @@ bool DiskCache::open_locked() {
 
 void DiskCache::remove_rejected_locked(int fd, const std::string& path) {
   // Only the file that was read: another process may have renamed a good one over it since.
-  struct stat opened {}, named {};
+  struct stat opened{}, named{};
   if (fstat(fd, &opened) != 0 || lstat(path.c_str(), &named) != 0) return;
   if (opened.st_dev != named.st_dev || opened.st_ino != named.st_ino) return;
   if (unlink(path.c_str()) == 0) bytes_ -= std::min(bytes_, size_t(opened.st_size));
@@ -375,8 +376,7 @@ void DiskCache::report_once_locked(const std::string& key, const std::string& me
   if (reported_.insert(key).second) log(LogLevel::Warn, message);
 }
 
-std::optional<std::vector<uint8_t>> DiskCache::load(DiskEntryKind kind, const Hash128& key,
-                                                    const DiskTarget& target) {
+std::optional<std::vector<uint8_t>> DiskCache::load(DiskEntryKind kind, const Hash128& key, const DiskTarget& target) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (!open_locked()) return std::nullopt;
   std::string path = directory_ + "/" + entry_name(kind, key);
@@ -463,8 +463,8 @@ void DiskCache::evict_locked(const std::string& keep) {
     if (unlink(path.c_str()) == 0 || errno == ENOENT)  // another process may have removed it first
       total -= e.bytes;
     else
-      report_once_locked("evict " + directory_, "disk cache: cannot remove " + path + " (" +
-                                                    error_text(errno) + "), so the directory may outgrow its limit");
+      report_once_locked("evict " + directory_, "disk cache: cannot remove " + path + " (" + error_text(errno) +
+                                                    "), so the directory may outgrow its limit");
   };
   for (const EntryFile& e : entries)  // first, so that it does not push out entries that fit
     if (e.name == keep && e.bytes > limit_) remove(e);
@@ -524,9 +524,8 @@ size_t DiskCache::limit() {
 void DiskCache::clear() {
   std::lock_guard<std::mutex> lock(mutex_);
   if (!open_locked()) return;
-  for_each_cache_file(directory_, [](int dir_fd, const std::string& name, const struct stat&) {
-    unlinkat(dir_fd, name.c_str(), 0);
-  });
+  for_each_cache_file(
+      directory_, [](int dir_fd, const std::string& name, const struct stat&) { unlinkat(dir_fd, name.c_str(), 0); });
   bytes_ = 0;
 }
 

@@ -85,7 +85,7 @@ class DiskCache {
   bool opened_ = false;
   size_t limit_ = size_t(1) << 30;
   size_t bytes_ = 0;
-  uint64_t temp_counter_ = 0;                ///< numbers this process's temporary files
+  uint64_t temp_counter_ = 0;                 ///< numbers this process's temporary files
   std::unordered_set<std::string> reported_;  ///< paths (and directories) already reported
 };
 

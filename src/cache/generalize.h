@@ -24,8 +24,8 @@ struct ShapeRecord {
 
 /// How to compile a variant that missed every cache.
 struct CompilePlan {
-  ParameterMask mask;        ///< slots to take as parameters
-  bool generalized = false;  ///< the plan turns slots that varied into parameters
+  ParameterMask mask;                ///< slots to take as parameters
+  bool generalized = false;          ///< the plan turns slots that varied into parameters
   size_t new_parameters = 0;         ///< slots that become parameters now
   std::vector<size_t> changed;       ///< slots to name in the reason (ones that changed)
   std::vector<uint64_t> old_values;  ///< their previous values (by slot)

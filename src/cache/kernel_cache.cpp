@@ -54,14 +54,19 @@ std::string symbol_for(const Hash128& key) { return "kiln_" + key.hex(); }
 /// The parameter slots of a shape as stored on disk: one byte per slot.
 void load_disk_parameters(ShapeRecord& record, const KernelShape& shape, const DiskTarget& target) {
   auto payload = disk_cache().load(DiskEntryKind::Shape, shape.hash, target);
-  if (payload && payload->size() == shape.slots.positions.size()) record.parameters.assign(payload->begin(), payload->end());
+  if (payload && payload->size() == shape.slots.positions.size())
+    record.parameters.assign(payload->begin(), payload->end());
 }
 
 /// Everything about one lookup: the form, its shape, and what the caller needs back.
 class Lookup {
  public:
   Lookup(Cache& cache, Backend& backend, const KernelForm& form, const StatementNoteSource& notes)
-      : cache_(cache), backend_(backend), form_(form), notes_(notes), identity_(identity_of(cache, backend)),
+      : cache_(cache),
+        backend_(backend),
+        form_(form),
+        notes_(notes),
+        identity_(identity_of(cache, backend)),
         shape_(kernel_shape(form, identity_.hash)),
         disk_(flag(Flag::DiskCache) && backend.has_object_code() && disk_cache().enabled()),
         generalize_(flag(Flag::Generalize)) {}
@@ -85,8 +90,8 @@ class Lookup {
 
     CompilePlan plan = plan_compilation(record, shape_, generalize_, generalization_threshold());
     Candidate planned = candidate(plan.mask);
-    bool new_mask = std::none_of(candidates.begin(), candidates.end(),
-                                 [&](const Candidate& c) { return c.key == planned.key; });
+    bool new_mask =
+        std::none_of(candidates.begin(), candidates.end(), [&](const Candidate& c) { return c.key == planned.key; });
     // The planned kernel may exist already: compiled for a launch in which these slots
     // were opaque(), in this process, or by another process.
     if (new_mask) {
@@ -174,8 +179,9 @@ class Lookup {
     auto compiled = listing(std::make_shared<const KernelForm>(generic_form(form_, shape_, plan.mask)));
     std::string why = reason(plan, compiled->notes);  // before this kernel joins the compiled ones
     if (log_enabled(LogLevel::Debug))
-      log(LogLevel::Debug, "lowering " + symbol_for(key) + ", after generalization (" + std::to_string(std::count(plan.mask.begin(), plan.mask.end(), 1)) +
-                               " of " + std::to_string(shape_.slots.positions.size()) + " literal slots are parameters):\n" +
+      log(LogLevel::Debug, "lowering " + symbol_for(key) + ", after generalization (" +
+                               std::to_string(std::count(plan.mask.begin(), plan.mask.end(), 1)) + " of " +
+                               std::to_string(shape_.slots.positions.size()) + " literal slots are parameters):\n" +
                                print_kernel_form(*compiled->form, compiled->notes));
     std::vector<uint8_t> object;
     CompileTimes times;
@@ -200,8 +206,7 @@ class Lookup {
       return "first time this kernel shape was seen; generalization threshold 1: all " + std::to_string(slots) +
              " literal slots are parameters";
     if (plan.first_variant) return cache_.compiled.explain_new_shape(form_, notes);
-    if (plan.changed.empty())
-      return "these literal values were compiled before, under other generalization settings";
+    if (plan.changed.empty()) return "these literal values were compiled before, under other generalization settings";
     std::string changes = describe_literal_changes(form_, shape_, plan.changed, plan.old_values, notes);
     if (plan.generalized) {
       size_t count = plan.new_parameters;

@@ -26,7 +26,7 @@ namespace kiln::detail {
 struct LaunchListing {
   std::shared_ptr<const KernelForm> form;  ///< as compiled: shared by every launch of the kernel
   StatementNotes notes;
-  bool labelled = false;                   ///< some note carries a label
+  bool labelled = false;  ///< some note carries a label
 };
 
 /// The diagnostics of the statements being launched, gathered on demand.
@@ -42,7 +42,7 @@ struct CachedKernel {
   std::shared_ptr<const Kernel> kernel;
   std::shared_ptr<const LaunchListing> listing;
   KernelSource source = KernelSource::Compiled;
-  CompileTimes times;                ///< zero for hits
+  CompileTimes times;  ///< zero for hits
   Hash128 key, shape;
   std::vector<uint64_t> parameters;  ///< the launch's parameter block
   std::string reason;                ///< why it was compiled; empty for hits

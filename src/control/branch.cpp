@@ -16,8 +16,8 @@ namespace {
 
 /// One way through the statement: the lanes that take it and the function they run.
 struct Choice {
-  Handle lanes_mask;           ///< where the choice applies (symbolic mode)
-  std::vector<uint32_t> lanes; ///< or its lanes (evaluated mode)
+  Handle lanes_mask;            ///< where the choice applies (symbolic mode)
+  std::vector<uint32_t> lanes;  ///< or its lanes (evaluated mode)
   std::function<Values(const Values&)> run;
 };
 
@@ -29,14 +29,17 @@ Values symbolic_choices(std::vector<Choice>& choices, const Values& args, size_t
   Values result;
   for (Choice& choice : choices) {
     auto lanes_of_choice = [&](const Values&) { return choice.lanes_mask; };
-    Values after = record_region(statement, name, lanes, args, lanes_of_choice, [&](const Values& phis, Values& outputs) {
-      outputs = choice.run(phis);
-      for (const Handle& v : outputs)
-        if (!v) throw ValueError("kiln: " + what + " returned an empty array");
-      if (!result.empty()) check_like(result, outputs, what);
-      check_lanes(outputs, lanes, what);
-      return phis;  // the arguments do not change
-    }, /*once=*/true);
+    Values after = record_region(
+        statement, name, lanes, args, lanes_of_choice,
+        [&](const Values& phis, Values& outputs) {
+          outputs = choice.run(phis);
+          for (const Handle& v : outputs)
+            if (!v) throw ValueError("kiln: " + what + " returned an empty array");
+          if (!result.empty()) check_like(result, outputs, what);
+          check_lanes(outputs, lanes, what);
+          return phis;  // the arguments do not change
+        },
+        /*once=*/true);
     Values out(after.begin() + long(args.size()), after.end());
     if (result.empty()) result = zeros_like(out, 1);
     for (size_t k = 0; k < out.size(); ++k) result[k] = select_values(choice.lanes_mask, out[k], result[k]);
@@ -74,7 +77,8 @@ Values evaluated_choices(std::vector<Choice>& choices, const Values& args, size_
         out = choice.run(inputs);
       } catch (const SizeError& e) {
         throw SizeError(std::string(e.what()) + " (inside " + what + ", evaluated: each branch runs on the " +
-                        std::to_string(choice.lanes.size()) + " lanes that take it, so per-lane arrays must be "
+                        std::to_string(choice.lanes.size()) +
+                        " lanes that take it, so per-lane arrays must be "
                         "passed as arguments rather than captured)");
       }
     }
@@ -129,7 +133,8 @@ Values dispatch(Index ids_index, const std::vector<uint32_t>& instances, const I
   std::string what = statement_title("dispatch", name);
   Handle ids = checked_operand(ids_index, VarType::UInt32, what, "the instance ids");
   if (instances.empty())
-    throw ValueError("kiln: " + what + ": no instances are registered, so the result types are unknown; "
+    throw ValueError("kiln: " + what +
+                     ": no instances are registered, so the result types are unknown; "
                      "register at least one instance");
   Values all = args;
   all.push_back(ids);

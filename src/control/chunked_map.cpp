@@ -19,11 +19,11 @@ namespace {
 
 struct MapSpec {
   ChunkFn fn;
-  Values mapped;                // detached
-  std::vector<size_t> widths;   // lanes per row of each mapped input
+  Values mapped;               // detached
+  std::vector<size_t> widths;  // lanes per row of each mapped input
   size_t rows = 0, chunk_rows = 0;
-  Values whole;                 // detached
-  Values captures;              // AD nodes fn reads from outside (value index 0)
+  Values whole;     // detached
+  Values captures;  // AD nodes fn reads from outside (value index 0)
   std::vector<size_t> out_widths;
   std::string title;
 };
@@ -60,8 +60,9 @@ Handle added(const Handle& total, Handle part, size_t lanes) {
 void check_outputs(MapSpec& s, const Values& out, size_t first, size_t count) {
   bool learning = s.out_widths.empty() && first == 0;
   if (!learning && out.size() != s.out_widths.size())
-    throw ValueError("kiln: " + s.title + ": fn returned " + std::to_string(out.size()) + " outputs for the chunk at row " +
-                     std::to_string(first) + " but " + std::to_string(s.out_widths.size()) + " for the first chunk");
+    throw ValueError("kiln: " + s.title + ": fn returned " + std::to_string(out.size()) +
+                     " outputs for the chunk at row " + std::to_string(first) + " but " +
+                     std::to_string(s.out_widths.size()) + " for the first chunk");
   for (size_t k = 0; k < out.size(); ++k) {
     if (!out[k]) throw ValueError("kiln: " + s.title + ": output " + std::to_string(k) + " of fn is empty");
     size_t lanes = node_size(out[k].index());
@@ -121,7 +122,8 @@ class ChunkedMapDerivative final : public CustomCallbacks {
         if (!args[k].ad()) continue;
         Handle grad = Handle::steal(ad_grad(args[k].ad()));
         if (!grad) continue;
-        if (!mapped_grads[k]) mapped_grads[k] = literal(node_type(s_->mapped[k].index()), 0, node_size(s_->mapped[k].index()));
+        if (!mapped_grads[k])
+          mapped_grads[k] = literal(node_type(s_->mapped[k].index()), 0, node_size(s_->mapped[k].index()));
         store_rows(mapped_grads[k], grad, s_->widths[k], first);
         pending.push_back(mapped_grads[k]);
       }
@@ -210,7 +212,8 @@ Values run_primal(MapSpec& s, bool discover) {
   Values joined;
   for_each_chunk(s, [&](size_t first, size_t count) {
     Values args;
-    for (size_t k = 0; k < s.mapped.size(); ++k) args.push_back(rows_of(s.mapped[k], s.widths[k], first, count, s.rows));
+    for (size_t k = 0; k < s.mapped.size(); ++k)
+      args.push_back(rows_of(s.mapped[k], s.widths[k], first, count, s.rows));
     Values out;
     {
       RecordingScope recording(discover && first == 0);
@@ -221,7 +224,8 @@ Values run_primal(MapSpec& s, bool discover) {
       for (const Handle& v : out)
         if (v.ad()) roots.push_back(v.ad());
       if (!roots.empty())
-        for (AdIndex c : ad_frontier(roots.data(), roots.size(), serial)) s.captures.push_back(Handle::borrow(AdOperand{0, c}));
+        for (AdIndex c : ad_frontier(roots.data(), roots.size(), serial))
+          s.captures.push_back(Handle::borrow(AdOperand{0, c}));
     }
     if (s.chunk_rows >= s.rows) {
       for (const Handle& v : out) joined.push_back(v.detached());
@@ -265,7 +269,8 @@ Values chunked_map(const ChunkFn& fn, const Values& mapped, const std::vector<si
   bool recording = ad_recording();
   Values outputs = run_primal(*s, recording);
   bool differentiable = std::count(mapped_ad.begin(), mapped_ad.end(), true) +
-                            std::count(whole_ad.begin(), whole_ad.end(), true) + s->captures.size() > 0;
+                            std::count(whole_ad.begin(), whole_ad.end(), true) + s->captures.size() >
+                        0;
   if (!recording || !differentiable) return outputs;
 
   std::vector<AdOperand> operands;

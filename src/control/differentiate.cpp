@@ -92,8 +92,7 @@ BodyFn tangent_function(const BodyFn& fn, size_t n) {
 /// by scatters in the statement (gathers from a captured array) go to `buffers` instead,
 /// one list per capture.
 using CaptureBuffers = std::shared_ptr<std::vector<Values>>;
-BodyFn adjoint_function(const BodyFn& fn, size_t n, const Values& captures, bool with_outputs,
-                        CaptureBuffers buffers) {
+BodyFn adjoint_function(const BodyFn& fn, size_t n, const Values& captures, bool with_outputs, CaptureBuffers buffers) {
   return [fn, n, captures, with_outputs, buffers](const Values& in) {
     RecordingScope on(true);
     IsolationScope scope(/*collect=*/true);
@@ -147,9 +146,7 @@ std::vector<Index> by_position(const Values& like, const Values& values, size_t 
   return out;
 }
 
-size_t float_count(const Values& values) {
-  return size_t(std::count_if(values.begin(), values.end(), is_float_value));
-}
+size_t float_count(const Values& values) { return size_t(std::count_if(values.begin(), values.end(), is_float_value)); }
 
 Values concat(Values a, const Values& b) {
   a.insert(a.end(), b.begin(), b.end());
@@ -186,7 +183,10 @@ class CaptureTangents {
 class StatementDerivative : public CustomCallbacks {
  public:
   StatementDerivative(std::string what, Values inputs, Values outputs, Values captures)
-      : what_(std::move(what)), inputs_(detached(inputs)), outputs_(detached(outputs)), captures_(std::move(captures)) {}
+      : what_(std::move(what)),
+        inputs_(detached(inputs)),
+        outputs_(detached(outputs)),
+        captures_(std::move(captures)) {}
   std::string name() const override { return what_; }
 
  protected:
@@ -202,7 +202,8 @@ class StatementDerivative : public CustomCallbacks {
       size_t lanes = node_size(total.index()), size = ad_size(captures_[c].ad());
       if (size != 1 && lanes != 1 && lanes != size) total = Handle();  // lane-wise zeros for a capture of another size
       if (!(*buffers)[c].empty() && inside_statement())
-        throw ValueError("kiln: " + what_ + ": reverse mode through a gather from a captured array inside a symbolic "
+        throw ValueError("kiln: " + what_ +
+                         ": reverse mode through a gather from a captured array inside a symbolic "
                          "statement nested in another symbolic statement is not supported yet; run one of the two "
                          "evaluated (ControlMode::Evaluated)");
       for (const Handle& b : (*buffers)[c]) total = total ? traced(Op::Add, total, b) : b;
@@ -223,15 +224,17 @@ class ChoicesDerivative final : public StatementDerivative {
   std::vector<Index> forward_grads(const std::vector<Index>& g) override {
     size_t n = inputs_.size();
     CaptureTangents only_this_traversal(captures_, g, n);
-    Values all = run_(concat(inputs_, gradients_for(inputs_, g)), [n](const BodyFn& fn) { return tangent_function(fn, n); });
+    Values all =
+        run_(concat(inputs_, gradients_for(inputs_, g)), [n](const BodyFn& fn) { return tangent_function(fn, n); });
     return by_position(outputs_, all, outputs_.size());
   }
   std::vector<Index> backward_grads(const std::vector<Index>& g) override {
     size_t n = inputs_.size();
     const Values& captures = captures_;
     CaptureBuffers buffers = new_buffers();
-    Values all = run_(concat(inputs_, gradients_for(outputs_, g)),
-                      [n, &captures, buffers](const BodyFn& fn) { return adjoint_function(fn, n, captures, false, buffers); });
+    Values all = run_(concat(inputs_, gradients_for(outputs_, g)), [n, &captures, buffers](const BodyFn& fn) {
+      return adjoint_function(fn, n, captures, false, buffers);
+    });
     return input_grads(all, 0, all, float_count(inputs_), buffers);
   }
 
@@ -318,7 +321,10 @@ class LoopDerivativeNode final : public StatementDerivative {
   LoopDerivativeNode(std::string what, Values state, Values outputs, Values captures, ConditionFn cond, BodyFn body,
                      LoopRun run, LoopDerivative options, Trajectory trajectory)
       : StatementDerivative(std::move(what), std::move(state), std::move(outputs), std::move(captures)),
-        cond_(std::move(cond)), body_(std::move(body)), run_(std::move(run)), options_(options),
+        cond_(std::move(cond)),
+        body_(std::move(body)),
+        run_(std::move(run)),
+        options_(options),
         trajectory_(std::move(trajectory)) {}
 
   std::vector<Index> forward_grads(const std::vector<Index>& g) override {
@@ -332,7 +338,8 @@ class LoopDerivativeNode final : public StatementDerivative {
   std::vector<Index> backward_grads(const std::vector<Index>& g) override {
     if (options_.sum_loop) return sum_loop_adjoint(g);
     if (options_.max_iterations) return trajectory_adjoint(g);
-    throw ValueError("kiln: " + what_ + ": reverse mode of a symbolic loop needs its trajectory or a sum loop: pass "
+    throw ValueError("kiln: " + what_ +
+                     ": reverse mode of a symbolic loop needs its trajectory or a sum loop: pass "
                      "max_iterations=N (stores each lane's state for up to N iterations) or sum_loop=true (a loop that "
                      "only accumulates), or run the loop evaluated (ControlMode::Evaluated)");
   }
@@ -354,7 +361,8 @@ class LoopDerivativeNode final : public StatementDerivative {
       Handle iteration = traced(Op::Sub, s[0], literal(VarType::UInt32, 1));
       Handle position = t.position(iteration);
       Values in;
-      for (const Handle& buffer : t.buffers) in.push_back(traced(Op::Gather, buffer, position, literal(VarType::Bool, 1)));
+      for (const Handle& buffer : t.buffers)
+        in.push_back(traced(Op::Gather, buffer, position, literal(VarType::Bool, 1)));
       for (size_t k = 0; k < floats; ++k) in.push_back(s[1 + k]);
       Values r = adjoint(in);
       Values next{iteration};
@@ -378,8 +386,7 @@ class LoopDerivativeNode final : public StatementDerivative {
     BodyFn step = [this, n, floats, adjoint, seeds](const Values& s) {
       Values r = adjoint(concat(Values(s.begin(), s.begin() + long(n)), seeds));
       Values next(r.begin(), r.begin() + long(n));
-      for (size_t c = 0; c < captures_.size(); ++c)
-        next.push_back(traced(Op::Add, s[n + c], r[n + floats + c]));
+      for (size_t c = 0; c < captures_.size(); ++c) next.push_back(traced(Op::Add, s[n + c], r[n + floats + c]));
       return next;
     };
     Values result = run_(state, cond, step);
@@ -407,7 +414,8 @@ bool any_derivative(const Values& values) {
 }
 
 /// The statement's outputs connected to its inputs and captures through `op`.
-Values connect(std::shared_ptr<CustomCallbacks> op, const Values& inputs, const Values& captures, const Values& outputs) {
+Values connect(std::shared_ptr<CustomCallbacks> op, const Values& inputs, const Values& captures,
+               const Values& outputs) {
   std::vector<AdOperand> operands;
   for (const Handle& v : inputs) operands.push_back(v.operand());
   for (const Handle& c : captures) operands.push_back(c.operand());
@@ -422,13 +430,13 @@ Values connect(std::shared_ptr<CustomCallbacks> op, const Values& inputs, const 
 /// state before every iteration in trajectory `t` (at most `max_iterations`); returns the
 /// loop's results without the counter.
 Values run_recording_trajectory(const Values& state, const ConditionFn& cond, const BodyFn& discover,
-                                const LoopRun& run, size_t max_iterations, const std::string& what,
-                                Trajectory& t) {
+                                const LoopRun& run, size_t max_iterations, const std::string& what, Trajectory& t) {
   t.max_iterations = max_iterations;
   t.lanes = common_size(state, what);
   if (t.max_iterations > (size_t(1) << 32) / std::max<size_t>(t.lanes, 1))
     throw SizeError("kiln: " + what + ": max_iterations=" + std::to_string(t.max_iterations) + " times " +
-                    std::to_string(t.lanes) + " lanes exceeds the 2^32 entries a trajectory can index; "
+                    std::to_string(t.lanes) +
+                    " lanes exceeds the 2^32 entries a trajectory can index; "
                     "lower max_iterations or split the lanes");
   for (const Handle& v : state)
     t.buffers.push_back(Handle::steal(make_empty(node_type(v.index()), t.max_iterations * t.lanes)));

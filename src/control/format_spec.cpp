@@ -20,7 +20,8 @@ constexpr std::string_view kIntTypes = "dxXob";
 
 [[noreturn]] void bad_spec(const std::string& spec, VarType type, const std::string& why) {
   throw ValueError("kiln: print_async(): the field \"{:" + spec + "}\" cannot format a " + type_name(type) +
-                   " value: " + why + ". Fields are {} or {:[[fill]align][sign][#][0][width][.precision][type]}, "
+                   " value: " + why +
+                   ". Fields are {} or {:[[fill]align][sign][#][0][width][.precision][type]}, "
                    "type one of e E f F g G % for floats, d x X o b (and the float types) for integers, none "
                    "for Bool");
 }
@@ -63,9 +64,14 @@ double as_double(VarType type, const uint8_t* p) {
 /// Magnitude digits and sign of an integer lane in `base`.
 std::pair<std::string, bool> integer_digits(VarType type, const uint8_t* p, int base) {
   char text[72];
-  auto write = [&](auto magnitude) { return std::string(text, std::to_chars(text, text + sizeof(text), magnitude, base).ptr); };
+  auto write = [&](auto magnitude) {
+    return std::string(text, std::to_chars(text, text + sizeof(text), magnitude, base).ptr);
+  };
   switch (type) {
-    case VarType::Int32: { int64_t v = load<int32_t>(p); return {write(uint64_t(v < 0 ? -v : v)), v < 0}; }
+    case VarType::Int32: {
+      int64_t v = load<int32_t>(p);
+      return {write(uint64_t(v < 0 ? -v : v)), v < 0};
+    }
     case VarType::Int64: {
       int64_t v = load<int64_t>(p);
       uint64_t magnitude = v < 0 ? uint64_t(0) - uint64_t(v) : uint64_t(v);
@@ -74,7 +80,8 @@ std::pair<std::string, bool> integer_digits(VarType type, const uint8_t* p, int 
     case VarType::UInt32: return {write(uint64_t(load<uint32_t>(p))), false};
     case VarType::UInt64: return {write(load<uint64_t>(p)), false};
     case VarType::Bool: return {write(uint64_t(*p)), false};
-    case VarType::Float32: case VarType::Float64: break;
+    case VarType::Float32:
+    case VarType::Float64: break;
   }
   return {"?", false};
 }
@@ -141,7 +148,8 @@ ParsedFormat parse_format(const std::string& format) {
     } else if (c == '{') {
       size_t close = format.find('}', i);
       if (close == std::string::npos)
-        throw ValueError("kiln: print_async(): the format \"" + format + "\" has a '{' without a '}'; write {{ for a brace");
+        throw ValueError("kiln: print_async(): the format \"" + format +
+                         "\" has a '{' without a '}'; write {{ for a brace");
       std::string field = format.substr(i + 1, close - i - 1);
       if (!field.empty() && field[0] != ':')
         throw ValueError("kiln: print_async(): the field \"{" + field + "}\" in \"" + format +
@@ -150,7 +158,8 @@ ParsedFormat parse_format(const std::string& format) {
       parsed.text.emplace_back();
       i = close;
     } else if (c == '}') {
-      throw ValueError("kiln: print_async(): the format \"" + format + "\" has a '}' without a '{'; write }} for a brace");
+      throw ValueError("kiln: print_async(): the format \"" + format +
+                       "\" has a '}' without a '{'; write }} for a brace");
     } else {
       parsed.text.back() += c;
     }

@@ -14,14 +14,14 @@ namespace kiln::detail {
 /// One replacement field: [[fill]align][sign][#][0][width][.precision][type].
 struct FormatSpec {
   char fill = ' ';
-  char align = 0;       ///< '<', '>', '^', '=' or 0 (right for numbers)
-  char sign = '-';      ///< '+', '-' or ' '
+  char align = 0;   ///< '<', '>', '^', '=' or 0 (right for numbers)
+  char sign = '-';  ///< '+', '-' or ' '
   bool alternate = false;
   bool zero = false;
   int width = 0;
-  int precision = -1;   ///< -1: none given
-  char type = 0;        ///< e E f F g G % d x X o b, or 0 for the default form
-  std::string text;     ///< the field as written, for messages
+  int precision = -1;  ///< -1: none given
+  char type = 0;       ///< e E f F g G % d x X o b, or 0 for the default form
+  std::string text;    ///< the field as written, for messages
 };
 
 /// A format split at its fields: text[0], field 0, text[1], field 1, ..., text[n].

@@ -19,13 +19,9 @@ Handle traced(Op op, const Handle& a, const Handle& b, const Handle& c) {
   return Handle::steal(ad_trace(op, operands, size_t(op_arity(op))));
 }
 
-Handle literal(VarType type, uint64_t bits, size_t size) {
-  return Handle::steal(make_literal(type, bits, size));
-}
+Handle literal(VarType type, uint64_t bits, size_t size) { return Handle::steal(make_literal(type, bits, size)); }
 
-Handle select_values(const Handle& mask, const Handle& t, const Handle& f) {
-  return traced(Op::Select, mask, t, f);
-}
+Handle select_values(const Handle& mask, const Handle& t, const Handle& f) { return traced(Op::Select, mask, t, f); }
 
 size_t common_size(const Values& values, const std::string& what, const std::string& hint) {
   size_t size = 1;
@@ -52,8 +48,7 @@ Values gather_values(const Values& values, const Handle& lanes, size_t width) {
   InputWatchScope compaction;  // per-lane values gathered by lane, not indexed
   Values out;
   Handle all = literal(VarType::Bool, 1);
-  for (const Handle& v : values)
-    out.push_back(node_size(v.index()) == width ? traced(Op::Gather, v, lanes, all) : v);
+  for (const Handle& v : values) out.push_back(node_size(v.index()) == width ? traced(Op::Gather, v, lanes, all) : v);
   return out;
 }
 
@@ -115,8 +110,7 @@ MaskScope::~MaskScope() {
   pop_mask();
 }
 
-InputWatchScope::InputWatchScope(const char* statement, const std::string& name, bool loop_state,
-                                 const Values& inputs)
+InputWatchScope::InputWatchScope(const char* statement, const std::string& name, bool loop_state, const Values& inputs)
     : watch_{statement, name, loop_state, {}} {
   for (const Handle& v : inputs) watch_.inputs.push_back(v.index());
   StateLock lock(state().mutex);

@@ -22,8 +22,8 @@ namespace {
 size_t print_capacity(size_t lanes) { return std::clamp<size_t>(lanes * 16, 1024, size_t(1) << 20); }
 
 struct PendingPrint {
-  std::vector<std::string> pieces;  ///< the text around the fields
-  std::vector<FormatSpec> specs;    ///< one per value
+  std::vector<std::string> pieces;        ///< the text around the fields
+  std::vector<FormatSpec> specs;          ///< one per value
   std::unique_ptr<RecorderCore> records;  ///< fields: lane, sequence number, the values
   size_t lanes = 0;
   uint32_t region = 0;  ///< the loop body it was traced in (printable once that loop ran)

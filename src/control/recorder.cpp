@@ -28,7 +28,8 @@ RecorderCore::RecorderCore(std::vector<VarType> columns, size_t capacity, std::v
     throw InternalError("RecorderCore: field widths do not add up to the number of columns");
   if (capacity >= UINT32_MAX / widest)
     throw SizeError("kiln: Recorder(): a capacity of " + std::to_string(capacity) + " records of " +
-                    std::to_string(widest) + " values is more than the 2^32 - 1 values a UInt32 index addresses; "
+                    std::to_string(widest) +
+                    " values is more than the 2^32 - 1 values a UInt32 index addresses; "
                     "use several recorders");
   clear();
   for (size_t f = 0, first = 0; f < widths_.size(); first += widths_[f], ++f)

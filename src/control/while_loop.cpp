@@ -109,7 +109,8 @@ Values evaluated_loop(const Values& initial, const ConditionFn& cond, const Body
   Handle c = condition(state);
   check_condition(c, lanes, what);
   Handle active = within_enclosing(c);
-  if (node_size(active.index()) != lanes) active = traced(Op::And, active, literal(VarType::Bool, 1, lanes));  // per lane
+  if (node_size(active.index()) != lanes)
+    active = traced(Op::And, active, literal(VarType::Bool, 1, lanes));  // per lane
   Values pending = state;
   pending.push_back(active);
   eval_values(pending);
@@ -168,8 +169,8 @@ Values evaluated_loop(const Values& initial, const ConditionFn& cond, const Body
 
 }  // namespace
 
-Values while_loop(const Values& state, const ConditionFn& cond, const BodyFn& body,
-                  std::optional<ControlMode> mode, const std::string& name, const LoopDerivative& derivative) {
+Values while_loop(const Values& state, const ConditionFn& cond, const BodyFn& body, std::optional<ControlMode> mode,
+                  const std::string& name, const LoopDerivative& derivative) {
   std::string what = statement_title("while_loop", name);
   if (state.empty()) throw ValueError("kiln: " + what + ": the loop has no state; pass the arrays it updates");
   for (const Handle& v : state)

@@ -122,7 +122,8 @@ std::string run_group(const KernelGroup& group) {
   if (!check.failed) return {};
   return "kiln: " + describe_statement(k, check.statement) + "(): index " + std::to_string(check.index) +
          " is out of range for an array of " + std::to_string(check.size) + " elements (checked mode; " +
-         std::to_string(check.lanes.load()) + " lanes out of range in this launch, skipped). Fix the index "
+         std::to_string(check.lanes.load()) +
+         " lanes out of range in this launch, skipped). Fix the index "
          "computation or mask the lanes.";
 }
 

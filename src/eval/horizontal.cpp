@@ -21,7 +21,6 @@ namespace {
 
 constexpr size_t kBlock = 1 << 14;
 
-
 /// Evaluates `index` and returns its elements and count.
 template <typename T> std::pair<const T*, size_t> input(Index index, const char* what) {
   check_live(index, what);
@@ -36,8 +35,7 @@ template <typename T> Index output(VarType type, size_t count, T*& data) {
 }
 
 /// Applies `combine` over blocks in parallel, then over block results in order.
-template <typename T, typename Combine>
-T fold(const T* data, size_t n, T identity, Combine combine) {
+template <typename T, typename Combine> T fold(const T* data, size_t n, T identity, Combine combine) {
   size_t blocks = (n + kBlock - 1) / kBlock;
   std::vector<T> partial(blocks, identity);
   tbb::parallel_for(size_t(0), blocks, [&](size_t b) {
@@ -60,11 +58,25 @@ template <typename T> T reduce_values(Reduction kind, const T* data, size_t n) {
       case Reduction::Sum: return fold<T>(data, n, T(0), [](T a, T b) { return T(a + b); });
       case Reduction::Prod: return fold<T>(data, n, T(1), [](T a, T b) { return T(a * b); });
       case Reduction::Min:
-        return fold<T>(data, n, std::numeric_limits<T>::has_infinity ? std::numeric_limits<T>::infinity() : std::numeric_limits<T>::max(),
-                       [](T a, T b) { if constexpr (std::is_floating_point_v<T>) return std::fmin(a, b); else return std::min(a, b); });
+        return fold<T>(
+            data, n,
+            std::numeric_limits<T>::has_infinity ? std::numeric_limits<T>::infinity() : std::numeric_limits<T>::max(),
+            [](T a, T b) {
+              if constexpr (std::is_floating_point_v<T>)
+                return std::fmin(a, b);
+              else
+                return std::min(a, b);
+            });
       case Reduction::Max:
-        return fold<T>(data, n, std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::lowest(),
-                       [](T a, T b) { if constexpr (std::is_floating_point_v<T>) return std::fmax(a, b); else return std::max(a, b); });
+        return fold<T>(data, n,
+                       std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity()
+                                                            : std::numeric_limits<T>::lowest(),
+                       [](T a, T b) {
+                         if constexpr (std::is_floating_point_v<T>)
+                           return std::fmax(a, b);
+                         else
+                           return std::max(a, b);
+                       });
       default: throw TypeError("kiln: any()/all(): need a Bool array");
     }
   }
@@ -156,7 +168,8 @@ Index prefix_sum(Index index, bool exclusive) {
   if (type == VarType::Bool) throw TypeError("kiln: prefix_sum(): not defined for Bool; cast to UInt32 first");
   return dispatch_type(type, [&](auto tag) -> Index {
     using T = decltype(tag);
-    if constexpr (std::is_same_v<T, bool>) return 0;
+    if constexpr (std::is_same_v<T, bool>)
+      return 0;
     else {
       auto [data, n] = input<T>(index, "prefix_sum");
       T* out;
@@ -215,7 +228,8 @@ Index block_sum(Index index, size_t block) {
   if (type == VarType::Bool) throw TypeError("kiln: block_sum(): not defined for Bool; cast to UInt32 first");
   return dispatch_type(type, [&](auto tag) -> Index {
     using T = decltype(tag);
-    if constexpr (std::is_same_v<T, bool>) return 0;
+    if constexpr (std::is_same_v<T, bool>)
+      return 0;
     else {
       auto [data, n] = input<T>(index, "block_sum");
       size_t groups = (n + block - 1) / block;

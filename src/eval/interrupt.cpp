@@ -36,7 +36,7 @@ std::atomic<uint32_t>& interrupt_flag() { return interrupted; }
 
 InterruptScope::InterruptScope() {
   if (depth++ > 0) return;
-  struct sigaction action {};
+  struct sigaction action{};
   action.sa_handler = on_interrupt;
   sigemptyset(&action.sa_mask);
   installed = sigaction(SIGINT, &action, &previous) == 0;
@@ -55,8 +55,9 @@ InterruptScope::~InterruptScope() {
 
 void throw_if_interrupted() {
   if (interrupted.load(std::memory_order_relaxed))
-    throw Interrupted("kiln: interrupted (SIGINT) while running kernels; results of the interrupted "
-                      "evaluation were discarded (scatters it ran may be partly applied)");
+    throw Interrupted(
+        "kiln: interrupted (SIGINT) while running kernels; results of the interrupted "
+        "evaluation were discarded (scatters it ran may be partly applied)");
 }
 
 }  // namespace kiln::detail

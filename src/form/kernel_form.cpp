@@ -11,8 +11,7 @@ namespace kiln::detail {
 
 size_t KernelForm::op_count() const {
   size_t count = 0;
-  for (const KernelStatement& s : statements)
-    count += op_arity(s.op) > 0;
+  for (const KernelStatement& s : statements) count += op_arity(s.op) > 0;
   return count;
 }
 
@@ -36,10 +35,10 @@ std::string describe_origin(const StatementNote* note) {
 
 std::string print_kernel_form(const KernelForm& form, const StatementNotes& notes) {
   std::ostringstream out;
-  out << "kernel inputs=" << form.input_count << " outputs=" << form.output_count
-      << (form.checks ? " checked" : "") << "\n";
+  out << "kernel inputs=" << form.input_count << " outputs=" << form.output_count << (form.checks ? " checked" : "")
+      << "\n";
   std::string indent = "  ";  // two more spaces inside each loop
-  size_t next_slot = 0;        // a scheduled form's literal slots, in statement order
+  size_t next_slot = 0;       // a scheduled form's literal slots, in statement order
   for (size_t i = 0; i < form.statements.size(); ++i) {
     const KernelStatement& s = form.statements[i];
     if (s.op == Op::LoopEnd) indent.resize(indent.size() - 2);
@@ -58,8 +57,7 @@ std::string print_kernel_form(const KernelForm& form, const StatementNotes& note
     if (s.op == Op::Data) out << " in" << s.input_slot << (s.broadcast ? " broadcast" : "");
     if (s.op == Op::Cast || s.op == Op::Bitcast) out << " from " << type_name(s.operand_type);
     if (s.output_slot != kNoSlot) out << " -> out" << s.output_slot;
-    if (std::string origin = describe_origin(find_note(notes, uint32_t(i))); !origin.empty())
-      out << "  # " << origin;
+    if (std::string origin = describe_origin(find_note(notes, uint32_t(i))); !origin.empty()) out << "  # " << origin;
     out << "\n";
   }
   return out.str();

@@ -7,8 +7,7 @@
 
 namespace kiln::detail {
 
-std::vector<KernelGroup> group_by_size(const std::vector<Index>& roots,
-                                       const std::vector<Index>& effects) {
+std::vector<KernelGroup> group_by_size(const std::vector<Index>& roots, const std::vector<Index>& effects) {
   std::vector<KernelGroup> groups;
   auto group_for = [&](size_t size) -> KernelGroup& {
     for (KernelGroup& g : groups)
@@ -18,8 +17,7 @@ std::vector<KernelGroup> group_by_size(const std::vector<Index>& roots,
   };
   for (Index e : effects) group_for(node(e).size).effects.push_back(e);
   for (Index r : roots) group_for(node(r).size).roots.push_back(r);
-  std::stable_partition(groups.begin(), groups.end(),
-                        [](const KernelGroup& g) { return !g.effects.empty(); });
+  std::stable_partition(groups.begin(), groups.end(), [](const KernelGroup& g) { return !g.effects.empty(); });
   return groups;
 }
 
@@ -27,8 +25,7 @@ namespace {
 
 class KernelBuilder {
  public:
-  KernelBuilder(bool checks, uint32_t packet_width, size_t lanes)
-      : pass_(++state().schedule_passes), lanes_(lanes) {
+  KernelBuilder(bool checks, uint32_t packet_width, size_t lanes) : pass_(++state().schedule_passes), lanes_(lanes) {
     kernel_.form.checks = checks;
     kernel_.form.packet_width = packet_width;
   }
@@ -46,9 +43,12 @@ class KernelBuilder {
         continue;
       }
       if (expanded) {
-        if (n.op == Op::Loop) emit_loop(index);
-        else if (n.op == Op::LoopResult) place_at(index, node(phi_of(index)).schedule_position);
-        else emit(index);
+        if (n.op == Op::Loop)
+          emit_loop(index);
+        else if (n.op == Op::LoopResult)
+          place_at(index, node(phi_of(index)).schedule_position);
+        else
+          emit(index);
         continue;
       }
       stack.push_back({index, true});

@@ -27,8 +27,7 @@ struct ScheduledKernel {
 
 /// Splits roots and pending side effects into groups by size. Groups with side effects
 /// come first, in program order of their first effect; then root-only groups.
-std::vector<KernelGroup> group_by_size(const std::vector<Index>& roots,
-                                       const std::vector<Index>& effects);
+std::vector<KernelGroup> group_by_size(const std::vector<Index>& roots, const std::vector<Index>& effects);
 
 /// Builds the canonical form of one group's kernel.
 ScheduledKernel schedule_kernel(const KernelGroup& group, bool checks, uint32_t packet_width);

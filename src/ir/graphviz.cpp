@@ -53,7 +53,7 @@ std::string graphviz(const Index* indices, size_t count) {
       text += bits.str();
     }
     if (n.labelled) text += "\\n" + state().notes.at(index).label;
-    const char* style = n.op == Op::Data ? ", style=filled, fillcolor=lightgray"
+    const char* style = n.op == Op::Data          ? ", style=filled, fillcolor=lightgray"
                         : op_is_side_effect(n.op) ? ", style=filled, fillcolor=lightpink"
                                                   : "";
     out << "  n" << n.serial << " [label=" << quoted(text) << style << "];\n";

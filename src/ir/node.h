@@ -10,10 +10,10 @@
 
 #include <kiln/detail/trace_api.h>
 
-#include "memory/allocator.h"
 #include "ir/op_info.h"
 #include "ir/region.h"
 #include "ir/value_table.h"
+#include "memory/allocator.h"
 
 #include <memory>
 #include <mutex>
@@ -80,15 +80,15 @@ struct State {
   std::vector<Index> side_effects;  ///< pending, in program order (internal refs)
   std::vector<Index> scheduled;     ///< marked by schedule() (internal refs)
   uint64_t next_serial = 1;
-  size_t pending_nodes = 0;  ///< live nodes other than Data: traced work not evaluated yet
-  uint64_t schedule_passes = 0;  ///< kernels scheduled so far (see Node::schedule_pass)
+  size_t pending_nodes = 0;                      ///< live nodes other than Data: traced work not evaluated yet
+  uint64_t schedule_passes = 0;                  ///< kernels scheduled so far (see Node::schedule_pass)
   std::unordered_map<uint32_t, Region> regions;  ///< recorded loop bodies by id
-  std::vector<uint32_t> open_regions;  ///< being recorded, innermost last
+  std::vector<uint32_t> open_regions;            ///< being recorded, innermost last
   uint32_t next_region = 1;
   std::vector<Index> masks;  ///< the mask stack (internal refs; 0 = all lanes)
   /// Run after every evaluation (e.g. to print what print_async() recorded).
   std::vector<void (*)()> after_evaluation;
-  CreationWatch* creation_watch = nullptr;  ///< innermost only
+  CreationWatch* creation_watch = nullptr;       ///< innermost only
   std::vector<const InputWatch*> input_watches;  ///< innermost last; null: a barrier
   /// Nodes waiting to be freed, and whether a call is freeing them (node_table.cpp).
   std::vector<Index> unreferenced;

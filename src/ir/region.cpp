@@ -79,8 +79,7 @@ Index make_loop_cond(uint32_t id, Index cond) {
 namespace {
 void pop_open(uint32_t id) {
   auto& open = state().open_regions;
-  if (open.empty() || open.back() != id)
-    throw InternalError("kiln: loop regions closed out of order");
+  if (open.empty() || open.back() != id) throw InternalError("kiln: loop regions closed out of order");
   open.pop_back();
   region(id).open = false;
 }
@@ -162,8 +161,8 @@ uint32_t scope_of_operands(const Index* operands, int count, const char* what) {
     if (!s || s == scope) continue;
     const Region* r = find_region(s);
     if (!r || !r->open)
-      throw ValueError(std::string("kiln: ") + what + "(): uses a value computed inside the body of " +
-                       loop_title(r) + " outside of it; such values only exist inside the kernel's loop or call — "
+      throw ValueError(std::string("kiln: ") + what + "(): uses a value computed inside the body of " + loop_title(r) +
+                       " outside of it; such values only exist inside the kernel's loop or call — "
                        "return it from the body (as part of the loop state) or function instead");
     if (r->depth > depth) {
       scope = s;
@@ -192,16 +191,18 @@ void check_evaluable(Index index, const char* what) {
   const Node& n = node(index);
   if (n.dirty_size && n.dirty_scope)
     throw ValueError(std::string("kiln: ") + what + "(): the array is written inside the body of " +
-                     loop_title(find_region(n.dirty_scope)) + ", which is still being recorded; read it after the loop");
+                     loop_title(find_region(n.dirty_scope)) +
+                     ", which is still being recorded; read it after the loop");
   uint32_t s = n.scope;
   if (!s) return;
   const Region* r = find_region(s);
   if (r && r->open)
-    throw ValueError(std::string("kiln: ") + what + "(): cannot evaluate a value of " + loop_title(r) +
-                     " inside its body: it is recorded once into the kernel and has no value yet. Use "
-                     "print_async() to see per-lane values, a Recorder to keep them, or run the statement in evaluated mode");
-  throw ValueError(std::string("kiln: ") + what + "(): uses a value computed inside the body of " +
-                   loop_title(r) + " outside of it; return it from the body (as part of the loop state) or function instead");
+    throw ValueError(
+        std::string("kiln: ") + what + "(): cannot evaluate a value of " + loop_title(r) +
+        " inside its body: it is recorded once into the kernel and has no value yet. Use "
+        "print_async() to see per-lane values, a Recorder to keep them, or run the statement in evaluated mode");
+  throw ValueError(std::string("kiln: ") + what + "(): uses a value computed inside the body of " + loop_title(r) +
+                   " outside of it; return it from the body (as part of the loop state) or function instead");
 }
 
 std::string statement_title(const std::string& statement, const std::string& name) {
@@ -211,8 +212,8 @@ std::string statement_title(const std::string& statement, const std::string& nam
 namespace {
 [[noreturn]] void buffer_input_error(const std::string& statement, const std::string& title, bool loop_state,
                                      size_t position, VarType type, const char* use) {
-  std::string value = std::string(loop_state ? "state[" : "args[") + std::to_string(position) + "] (a " +
-                      type_name(type) + " array)";
+  std::string value =
+      std::string(loop_state ? "state[" : "args[") + std::to_string(position) + "] (a " + type_name(type) + " array)";
   if (loop_state)
     throw ValueError("kiln: " + title + ": the loop " + use + " " + value +
                      ", but loop state is per lane: a symbolic loop carries it lane by lane and an evaluated one "
@@ -220,7 +221,8 @@ namespace {
                      "from the enclosing scope instead of passing it as state (gathers then read all of it, and "
                      "scatters into it are kept)");
   throw ValueError("kiln: " + title + ": a function " + use + " " + value + ", but arguments are per lane: a " +
-                   "symbolic " + statement + " selects them lane by lane and an evaluated one gathers the lanes "
+                   "symbolic " + statement +
+                   " selects them lane by lane and an evaluated one gathers the lanes "
                    "that take each function, so they cannot be indexed as buffers. Use the array from the "
                    "enclosing scope instead of passing it as an argument (gathers then read all of it, and "
                    "scatters into it are kept)");

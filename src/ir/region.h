@@ -25,8 +25,8 @@ struct Region {
   uint32_t depth = 1;
   std::string statement;  ///< "while_loop", "if_stmt", "dispatch": diagnostics only
   std::string name;       ///< diagnostics only, never hashed
-  size_t size = 1;      ///< lanes of the loop
-  bool open = true;     ///< still being recorded
+  size_t size = 1;        ///< lanes of the loop
+  bool open = true;       ///< still being recorded
   /// Runs at most one iteration (a guarded branch or call): kernels skip it in packets
   /// with no active lane, and its results are only defined on the lanes that ran it.
   bool once = false;

@@ -44,9 +44,12 @@ template <typename To, typename From> To convert(From x) {
 
 /// The operand types of the table's type rules (Numeric, Integer, Bitwise; Float is
 /// std::floating_point), as constraints on the parameters of each op's lambda in eval_scalar().
-template <typename T> concept Number = std::is_arithmetic_v<T> && !std::is_same_v<T, bool>;
-template <typename T> concept Integer = std::is_integral_v<T> && !std::is_same_v<T, bool>;
-template <typename T> concept Bits = std::is_integral_v<T>;  // Bool and the integers
+template <typename T>
+concept Number = std::is_arithmetic_v<T> && !std::is_same_v<T, bool>;
+template <typename T>
+concept Integer = std::is_integral_v<T> && !std::is_same_v<T, bool>;
+template <typename T>
+concept Bits = std::is_integral_v<T>;  // Bool and the integers
 
 /// Integer arithmetic wraps: it runs in the unsigned type of the same width, where
 /// overflow is defined. Floats are left as they are.
@@ -113,10 +116,14 @@ template <typename Fn> uint64_t lanewise(Op op, VarType type, uint64_t a, uint64
   return dispatch_type(type, [&](auto t) -> uint64_t {
     using T = decltype(t);
     T x = from_bits<T>(a), y = from_bits<T>(b), z = from_bits<T>(c);
-    if constexpr (std::is_invocable_v<Fn&, T>) return to_lane(T(fn(x)));
-    else if constexpr (std::is_invocable_v<Fn&, T, T>) return to_lane(T(fn(x, y)));
-    else if constexpr (std::is_invocable_v<Fn&, T, T, T>) return to_lane(T(fn(x, y, z)));
-    else throw InternalError(std::string("kiln: op ") + op_name(op) + " is not defined for " + type_name(type));
+    if constexpr (std::is_invocable_v<Fn&, T>)
+      return to_lane(T(fn(x)));
+    else if constexpr (std::is_invocable_v<Fn&, T, T>)
+      return to_lane(T(fn(x, y)));
+    else if constexpr (std::is_invocable_v<Fn&, T, T, T>)
+      return to_lane(T(fn(x, y, z)));
+    else
+      throw InternalError(std::string("kiln: op ") + op_name(op) + " is not defined for " + type_name(type));
   });
 }
 
@@ -138,9 +145,7 @@ uint64_t cast(VarType to, VarType from, uint64_t bits) {
 
 }  // namespace
 
-bool is_scalar_evaluable(Op op) {
-  return op_is_pure(op) && op_arity(op) > 0;
-}
+bool is_scalar_evaluable(Op op) { return op_is_pure(op) && op_arity(op) > 0; }
 
 uint64_t eval_scalar(Op op, VarType type, VarType in, uint64_t a, uint64_t b, uint64_t c) {
   auto on_lanes = [&](auto fn) { return lanewise(op, type, a, b, c, fn); };
@@ -178,11 +183,20 @@ uint64_t eval_scalar(Op op, VarType type, VarType in, uint64_t a, uint64_t b, ui
     case Op::Fma: return on_lanes([](Number auto x, Number auto y, Number auto z) { return multiply_add(x, y, z); });
     case Op::Select: return from_bits<bool>(a) ? b : c;
     // Leaves, memory and loops: the interpreter and the backends run these themselves.
-    case Op::Literal: case Op::Param: case Op::Data: case Op::Counter:
-    case Op::Gather: case Op::Scatter: case Op::ScatterInc:
-    case Op::LoopPhi: case Op::LoopCond: case Op::Loop: case Op::LoopResult:
-    case Op::LoopBegin: case Op::LoopUpdate: case Op::LoopEnd:
-      break;
+    case Op::Literal:
+    case Op::Param:
+    case Op::Data:
+    case Op::Counter:
+    case Op::Gather:
+    case Op::Scatter:
+    case Op::ScatterInc:
+    case Op::LoopPhi:
+    case Op::LoopCond:
+    case Op::Loop:
+    case Op::LoopResult:
+    case Op::LoopBegin:
+    case Op::LoopUpdate:
+    case Op::LoopEnd: break;
   }
   throw InternalError(std::string("kiln: op ") + op_name(op) + " has no scalar semantics");
 }

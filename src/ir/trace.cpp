@@ -3,9 +3,9 @@
 #include <kiln/detail/trace_api.h>
 #include <kiln/errors.h>
 
-#include "ir/read_barrier.h"
 #include "ir/node.h"
 #include "ir/op_info.h"
+#include "ir/read_barrier.h"
 #include "ir/scalar_ops.h"
 
 #include <algorithm>
@@ -38,8 +38,7 @@ size_t broadcast_size(const char* what, const Index* operands, int count) {
     if (s == size || s == 1) continue;
     if (size != 1) {
       std::string sizes;
-      for (int j = 0; j < count; ++j)
-        sizes += (j ? " and " : "") + std::to_string(node(operands[j]).size);
+      for (int j = 0; j < count; ++j) sizes += (j ? " and " : "") + std::to_string(node(operands[j]).size);
       throw SizeError(std::string("kiln: ") + what + "(): incompatible array sizes " + sizes +
                       "; only arrays of size 1 broadcast, so make the sizes equal");
     }
@@ -64,8 +63,8 @@ VarType result_type(Op op, const Index* operands, VarType cast_type) {
   auto require_same = [&](int first, int last) {
     for (int i = first + 1; i <= last; ++i)
       if (node(operands[i]).type != node(operands[first]).type)
-        type_error(op, "operands have different types (" + describe(operands[first]) + " and " +
-                           describe(operands[i]) + "); convert one with cast<T>()");
+        type_error(op, "operands have different types (" + describe(operands[first]) + " and " + describe(operands[i]) +
+                           "); convert one with cast<T>()");
   };
   /// The operands' one type, which must be one the op is `defined_for`.
   auto common_type = [&](bool defined_for) {
@@ -86,8 +85,8 @@ VarType result_type(Op op, const Index* operands, VarType cast_type) {
     case TypeRule::Cast: return cast_type;
     case TypeRule::Bitcast:
       if (type_size(a) != type_size(cast_type) || a == VarType::Bool || cast_type == VarType::Bool)
-        type_error(op, std::string("cannot reinterpret ") + type_name(a) + " as " +
-                           type_name(cast_type) + "; the widths differ");
+        type_error(op, std::string("cannot reinterpret ") + type_name(a) + " as " + type_name(cast_type) +
+                           "; the widths differ");
       return cast_type;
     case TypeRule::Select:
       if (a != VarType::Bool) type_error(op, "the mask must be Bool, not " + describe(operands[0]));
@@ -100,8 +99,8 @@ VarType result_type(Op op, const Index* operands, VarType cast_type) {
 
 void check_index_operands(const char* what, Index index, Index mask) {
   if (node(index).type != VarType::UInt32)
-    throw TypeError(std::string("kiln: ") + what + "(): the index must be UInt32, not " +
-                    describe(index) + "; convert it with cast<uint32_t>()");
+    throw TypeError(std::string("kiln: ") + what + "(): the index must be UInt32, not " + describe(index) +
+                    "; convert it with cast<uint32_t>()");
   if (node(mask).type != VarType::Bool)
     throw TypeError(std::string("kiln: ") + what + "(): the mask must be Bool, not " + describe(mask));
 }
@@ -133,13 +132,13 @@ void label_folded(Index folded, const Index* operands, int arity) {
 Index writable_target(Index target, size_t scatter_size) {
   if (node(target).op != Op::Data) evaluate_for_read(&target, 1);
   const Node& n = node(target);
-  bool shared = n.dirty_size ? n.ref_ext > 1
-                             : n.ref_ext + n.ref_int > 1 || n.buffer.use_count() > 1;
+  bool shared = n.dirty_size ? n.ref_ext > 1 : n.ref_ext + n.ref_int > 1 || n.buffer.use_count() > 1;
   if (n.dirty_size && n.dirty_scope) {
     // Written earlier in the loop body being recorded: copying now would lose those writes.
     if (shared)
-      throw ValueError("kiln: scatter(): the target is shared with another array and was already written in "
-                       "this symbolic loop body; copy it before the loop");
+      throw ValueError(
+          "kiln: scatter(): the target is shared with another array and was already written in "
+          "this symbolic loop body; copy it before the loop");
     return target;
   }
   // Pending scatters of another size would land in another kernel: keep program order.
@@ -253,8 +252,7 @@ Index make_counter(size_t size) {
   if (size == 1) return make_literal(VarType::UInt32, 0, 1);
   StateLock lock(state().mutex);
   if (size > UINT32_MAX)
-    throw SizeError("kiln: arange(): " + std::to_string(size) +
-                    " lanes exceed the UInt32 lane index; split the work");
+    throw SizeError("kiln: arange(): " + std::to_string(size) + " lanes exceed the UInt32 lane index; split the work");
   Node n;
   n.op = Op::Counter;
   n.type = VarType::UInt32;
@@ -278,7 +276,9 @@ Index trace(Op op, Index a, Index b, Index c, VarType type) {
     Index sized[3] = {b, c, current_mask()};  // inside a loop or branch: its lanes too
     n.size = broadcast_size("gather", sized, sized[2] ? 3 : 2);
     OwnedIndex mask{apply_current_mask(c)};  // inactive lanes of loops and branches read nothing
-    n.operands[0] = a; n.operands[1] = b; n.operands[2] = mask.index;
+    n.operands[0] = a;
+    n.operands[1] = b;
+    n.operands[2] = mask.index;
     return create_node(n);
   }
   if (!op_is_pure(op) || arity == 0)
@@ -315,8 +315,8 @@ void trace_scatter(ReduceOp reduce, Index& target, Index value, Index index, Ind
   for (Index i : {target, value, index, mask}) check_live(i, what);
   check_index_operands(what, index, mask);
   if (node(value).type != node(target).type)
-    throw TypeError(std::string("kiln: ") + what + "(): the value (" + describe(value) +
-                    ") and the target (" + describe(target) + ") have different types");
+    throw TypeError(std::string("kiln: ") + what + "(): the value (" + describe(value) + ") and the target (" +
+                    describe(target) + ") have different types");
   if (reduce != ReduceOp::None && node(target).type == VarType::Bool)
     throw TypeError(std::string("kiln: ") + what + "(): reductions are not defined for Bool");
   if ((reduce == ReduceOp::And || reduce == ReduceOp::Or) && !is_int(node(target).type))
@@ -331,7 +331,9 @@ void trace_scatter(ReduceOp reduce, Index& target, Index value, Index index, Ind
   n.size = broadcast_size(what, operands, operands[3] ? 4 : 3);  // once per lane of a loop or branch
   n.literal = uint64_t(reduce);
   OwnedIndex active{apply_current_mask(mask)};  // only the lanes of the enclosing loop or branch
-  n.operands[1] = value; n.operands[2] = index; n.operands[3] = active.index;
+  n.operands[1] = value;
+  n.operands[2] = index;
+  n.operands[3] = active.index;
   dec_ref(record_scatter(target, n));  // only the pending list holds it
 }
 
@@ -348,7 +350,8 @@ Index trace_scatter_inc(Index& target, Index index, Index mask) {
   n.op = Op::ScatterInc;
   n.size = broadcast_size("scatter_inc", operands, operands[2] ? 3 : 2);
   OwnedIndex active{apply_current_mask(mask)};
-  n.operands[1] = index; n.operands[2] = active.index;
+  n.operands[1] = index;
+  n.operands[2] = active.index;
   return record_scatter(target, n);
 }
 
@@ -371,8 +374,8 @@ bool node_is_literal(Index index) {
 }
 
 void set_label(Index index, const std::string& label, std::source_location where) {
-  set_label(index, label, where.line() ? std::string(where.file_name()) + ":" + std::to_string(where.line())
-                                       : std::string());
+  set_label(index, label,
+            where.line() ? std::string(where.file_name()) + ":" + std::to_string(where.line()) : std::string());
 }
 
 void set_label(Index index, const std::string& label, const std::string& where) {

@@ -51,8 +51,8 @@ std::string verify_ir() {
     if (n.ref_ext + n.ref_int == 0) continue;
     pending += n.op != Op::Data;
     if (n.ref_int != int_refs[i])
-      return fail(i, "internal reference count " + std::to_string(n.ref_int) + " but " +
-                         std::to_string(int_refs[i]) + " users");
+      return fail(i, "internal reference count " + std::to_string(n.ref_int) + " but " + std::to_string(int_refs[i]) +
+                         " users");
   }
   if (pending != s.pending_nodes)
     return "the pending node count is " + std::to_string(s.pending_nodes) + " but " + std::to_string(pending) +

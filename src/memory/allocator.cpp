@@ -70,8 +70,7 @@ struct AllocationError : std::bad_alloc {
 void count_allocation(Allocator& a, size_t capacity) {
   size_t now = a.current_bytes.fetch_add(capacity, std::memory_order_relaxed) + capacity;
   size_t peak = a.peak_bytes.load(std::memory_order_relaxed);
-  while (now > peak && !a.peak_bytes.compare_exchange_weak(peak, now, std::memory_order_relaxed)) {
-  }
+  while (now > peak && !a.peak_bytes.compare_exchange_weak(peak, now, std::memory_order_relaxed)) {}
   a.allocation_count.fetch_add(1, std::memory_order_relaxed);
 }
 }  // namespace

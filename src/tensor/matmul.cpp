@@ -46,17 +46,16 @@ constexpr size_t kRowsPerTask = 4096;
 /// threading parallelizes poorly. Without transpose_a, tasks take blocks of C's rows;
 /// with it (weight gradients: a sum over the long axis), blocks of that axis, whose
 /// partial products (in a Kiln buffer, counted by memory_stats()) are then added up.
-template <typename T>
-void product(const T* a, const T* b, T* c, size_t m, size_t k, size_t n, bool ta, bool tb) {
+template <typename T> void product(const T* a, const T* b, T* c, size_t m, size_t k, size_t n, bool ta, bool tb) {
   static const bool single = [] {
     openblas_set_num_threads(1);
     return true;
   }();
-  (void) single;
+  (void)single;
   size_t lda = std::max<size_t>(1, ta ? m : k), ldb = std::max<size_t>(1, tb ? k : n);
   size_t along = ta ? k : m;
-  size_t tasks = std::min<size_t>((along + kRowsPerTask - 1) / kRowsPerTask,
-                                  size_t(tbb::this_task_arena::max_concurrency()));
+  size_t tasks =
+      std::min<size_t>((along + kRowsPerTask - 1) / kRowsPerTask, size_t(tbb::this_task_arena::max_concurrency()));
   if (tasks <= 1) return gemm(ta, tb, m, n, k, a, lda, b, ldb, T(0), c);
   size_t per = (along + tasks - 1) / tasks;
   if (!ta) {
@@ -100,8 +99,8 @@ Index multiply(Index a, Index b, size_t m, size_t k, size_t n, bool transpose_a,
   if (m * n > 0 && k == 0) {
     std::memset(pc, 0, m * n * type_size(type));
   } else if (m * n > 0 && type == VarType::Float32) {
-    product(static_cast<const float*>(pa), static_cast<const float*>(pb), static_cast<float*>(pc), m, k, n,
-            transpose_a, transpose_b);
+    product(static_cast<const float*>(pa), static_cast<const float*>(pb), static_cast<float*>(pc), m, k, n, transpose_a,
+            transpose_b);
   } else if (m * n > 0) {
     product(static_cast<const double*>(pa), static_cast<const double*>(pb), static_cast<double*>(pc), m, k, n,
             transpose_a, transpose_b);
@@ -165,7 +164,8 @@ class MatmulDerivative final : public CustomCallbacks {
 AdValue matmul(AdOperand a, AdOperand b, size_t m, size_t k, size_t n, bool transpose_a, bool transpose_b) {
   Index c = multiply(a.value, b.value, m, k, n, transpose_a, transpose_b);
   if ((!a.ad && !b.ad) || !ad_recording()) return {c, 0};
-  auto op = std::make_shared<MatmulDerivative>(a.value, b.value, m, k, n, transpose_a, transpose_b, a.ad != 0, b.ad != 0);
+  auto op =
+      std::make_shared<MatmulDerivative>(a.value, b.value, m, k, n, transpose_a, transpose_b, a.ad != 0, b.ad != 0);
   std::vector<AdValue> connected = ad_custom(op, {a, b}, {c});
   dec_ref(c);
   return connected[0];

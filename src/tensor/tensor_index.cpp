@@ -98,7 +98,8 @@ Shape reshaped(const Shape& from, const std::vector<int64_t>& to) {
       continue;
     }
     if (to[k] < 0)
-      throw SizeError("kiln: reshape(): extent " + std::to_string(to[k]) + " given; extents must be >= 0, with at "
+      throw SizeError("kiln: reshape(): extent " + std::to_string(to[k]) +
+                      " given; extents must be >= 0, with at "
                       "most one -1 to infer");
     out[k] = size_t(to[k]);
     known *= out[k];

@@ -91,9 +91,18 @@ size_t env_bytes(const char* name, size_t fallback) {
   unsigned long long n = std::strtoull(value->c_str(), &end, 10);
   int shift = 0;
   switch (std::toupper(static_cast<unsigned char>(*end))) {
-    case 'K': shift = 10; ++end; break;
-    case 'M': shift = 20; ++end; break;
-    case 'G': shift = 30; ++end; break;
+    case 'K':
+      shift = 10;
+      ++end;
+      break;
+    case 'M':
+      shift = 20;
+      ++end;
+      break;
+    case 'G':
+      shift = 30;
+      ++end;
+      break;
   }
   if (std::toupper(static_cast<unsigned char>(*end)) == 'B' && shift) ++end;  // "512MB"
   if (std::isdigit(static_cast<unsigned char>((*value)[0])) && errno != ERANGE && *end == '\0' &&

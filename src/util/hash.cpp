@@ -45,8 +45,7 @@ Hash128 Hasher128::finish() {
 
 std::string Hash128::hex() const {
   char text[33];
-  std::snprintf(text, sizeof(text), "%016llx%016llx", (unsigned long long)high,
-                (unsigned long long)low);
+  std::snprintf(text, sizeof(text), "%016llx%016llx", (unsigned long long)high, (unsigned long long)low);
   return text;
 }
 

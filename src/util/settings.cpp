@@ -81,8 +81,9 @@ uint32_t kernel_split() { return settings().kernel_split; }
 
 void set_generalization_threshold(uint32_t variants) {
   if (variants == 0)
-    throw ValueError("kiln: set_generalization_threshold(): 0 variants; use 1 (every literal is a parameter), "
-                     "2 (the default: literals that change at the second variant) or more");
+    throw ValueError(
+        "kiln: set_generalization_threshold(): 0 variants; use 1 (every literal is a parameter), "
+        "2 (the default: literals that change at the second variant) or more");
   settings().threshold = variants;
 }
 uint32_t generalization_threshold() { return settings().threshold; }

@@ -73,10 +73,10 @@ inline void for_each_run(const std::function<void()>& check) {
 }
 
 /// EXPECT_TRUE on a check_grads() result, with its message.
-#define KILN_EXPECT_GRADS(...)                         \
-  do {                                                 \
-    ::kiln::GradCheckResult result_ = (__VA_ARGS__);   \
-    EXPECT_TRUE(result_.ok) << result_.message;        \
+#define KILN_EXPECT_GRADS(...)                       \
+  do {                                               \
+    ::kiln::GradCheckResult result_ = (__VA_ARGS__); \
+    EXPECT_TRUE(result_.ok) << result_.message;      \
   } while (0)
 
 /// Expects `statement` to throw `Error` with a message that contains `needle`.

@@ -75,9 +75,10 @@ int main(int argc, char** argv) {
     if (launch.source == kiln::KernelSource::Compiled || launch.source == kiln::KernelSource::Generalized)
       compiled += (compiled.empty() ? "" : ",") + launch.hash;
   kiln::CacheStats stats = kiln::cache_stats();
-  std::printf("compiles=%zu generalizations=%zu disk_hits=%zu memory_hits=%zu disk_enabled=%d checksum=%016llx "
-              "compiled=%s\n",
-              stats.compiles, stats.generalizations, stats.disk_hits, stats.memory_hits, int(stats.disk_enabled),
-              (unsigned long long)checksum.value(), compiled.c_str());
+  std::printf(
+      "compiles=%zu generalizations=%zu disk_hits=%zu memory_hits=%zu disk_enabled=%d checksum=%016llx "
+      "compiled=%s\n",
+      stats.compiles, stats.generalizations, stats.disk_hits, stats.memory_hits, int(stats.disk_enabled),
+      (unsigned long long)checksum.value(), compiled.c_str());
   return 0;
 }

@@ -181,5 +181,4 @@ struct Affine : Stepper {
   }
 };
 
-
 }  // namespace

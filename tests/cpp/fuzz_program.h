@@ -83,7 +83,8 @@ class FuzzProgram {
       case VarType::Bool: return rng_() % 2;
       case VarType::Float32: return bits_of(float(std::normal_distribution<double>(0, 10)(rng_)));
       case VarType::Float64: return bits_of(std::normal_distribution<double>(0, 1e3)(rng_));
-      case VarType::Int32: case VarType::UInt32: return uint32_t(int32_t(rng_() % 200) - 100);
+      case VarType::Int32:
+      case VarType::UInt32: return uint32_t(int32_t(rng_() % 200) - 100);
       default: return uint64_t(int64_t(rng_() % 20000) - 10000);
     }
   }
@@ -154,13 +155,17 @@ class FuzzProgram {
   void add_step() {
     VarType t = kTypes[rng_() % 7];
     switch (rng_() % 10) {
-      case 0: case 1: case 2: case 3: {  // elementwise arithmetic
+      case 0:
+      case 1:
+      case 2:
+      case 3: {  // elementwise arithmetic
         Op op = Op(int(Op::Neg) + rng_() % (int(Op::Fma) - int(Op::Neg) + 1));
         if (op == Op::Cast || op == Op::Bitcast || !op_defined_for(op, t)) return;
         int arity = detail::op_arity(op);
         Index a = pick(t), b = arity > 1 ? pick(t) : 0, c = arity > 2 ? pick(t) : 0;
         VarType result = detail::op_is_comparison(op) ? VarType::Bool : t;
-        std::string text = std::string(detail::op_name(op)) + " " + name(a) + (b ? ", " + name(b) : "") + (c ? ", " + name(c) : "");
+        std::string text =
+            std::string(detail::op_name(op)) + " " + name(a) + (b ? ", " + name(b) : "") + (c ? ", " + name(c) : "");
         add(detail::trace(op, a, b, c), result, text);
         return;
       }
@@ -178,8 +183,10 @@ class FuzzProgram {
       case 6: {
         // Integer -> float only: NaN payloads are unspecified (LLVM may canonicalize them),
         // so reinterpreting a computed NaN as an integer is not comparable.
-        static const std::pair<VarType, VarType> pairs[] = {{VarType::UInt32, VarType::Float32}, {VarType::Int32, VarType::Float32},
-                                                            {VarType::Int64, VarType::Float64}, {VarType::UInt64, VarType::Float64}};
+        static const std::pair<VarType, VarType> pairs[] = {{VarType::UInt32, VarType::Float32},
+                                                            {VarType::Int32, VarType::Float32},
+                                                            {VarType::Int64, VarType::Float64},
+                                                            {VarType::UInt64, VarType::Float64}};
         auto [from, to] = pairs[rng_() % 4];
         Index a = pick(from);
         add(detail::trace(Op::Bitcast, a, 0, 0, to), to, "Bitcast " + name(a) + " to " + type_name(to));
@@ -226,7 +233,8 @@ class FuzzProgram {
         Index old = detail::trace_scatter_inc(counter, index, mask);
         listing_ << "counter" << targets_.size() << " = u32[3] zeros\n";
         targets_.push_back({counter, VarType::UInt32});
-        add(old, VarType::UInt32, "ScatterInc counter" + std::to_string(targets_.size() - 1) + "[" + name(index) + "] if " + name(mask));
+        add(old, VarType::UInt32,
+            "ScatterInc counter" + std::to_string(targets_.size() - 1) + "[" + name(index) + "] if " + name(mask));
         return;
       }
     }
@@ -244,15 +252,16 @@ class FuzzProgram {
     Index value = pick(target.type), index = memory_index(), mask = pick(VarType::Bool);
     // And-ed with a per-lane true value: a scatter whose operands are all size 1 has no
     // agreed meaning in loop bodies yet (modes differ; test_control.cpp covers it).
-    mask = add(detail::trace(Op::And, mask, body_lanes_), VarType::Bool, "And " + name(mask) + ", " + name(body_lanes_));
+    mask =
+        add(detail::trace(Op::And, mask, body_lanes_), VarType::Bool, "And " + name(mask) + ", " + name(body_lanes_));
     Index t = target.index;
     detail::trace_scatter(reduce, t, value, index, mask);
     if (t != target.index) {  // copied on write: the copy carries a new reference
       detail::dec_ref(target.index);
       target.index = t;
     }
-    listing_ << "target" << which << " Scatter(reduce=" << int(reduce) << ") " << name(value) << " at "
-             << name(index) << " if " << name(mask) << "\n";
+    listing_ << "target" << which << " Scatter(reduce=" << int(reduce) << ") " << name(value) << " at " << name(index)
+             << " if " << name(mask) << "\n";
   }
 
   /// Inside a loop body: if_stmt over 1-3 arguments from the pool, each branch a few
@@ -310,10 +319,10 @@ class FuzzProgram {
   ControlMode mode_ = ControlMode::Symbolic;  ///< of the statements in a loop program
   int branch_depth_ = 0;                      ///< inside an if_stmt branch of a loop body
   size_t size_ = 1;
-  bool in_body_ = false;             ///< generating a loop body (see FuzzLoopProgram)
-  Index body_lanes_ = 0;             ///< in a body: a per-lane Bool that is always true
-  uint64_t serial_ = 0;              ///< next value number of the listing
-  std::vector<size_t> body_targets_; ///< targets_ a loop body may reduce into
+  bool in_body_ = false;              ///< generating a loop body (see FuzzLoopProgram)
+  Index body_lanes_ = 0;              ///< in a body: a per-lane Bool that is always true
+  uint64_t serial_ = 0;               ///< next value number of the listing
+  std::vector<size_t> body_targets_;  ///< targets_ a loop body may reduce into
   std::vector<FuzzValue> values_, targets_;
   std::vector<Index> sources_;  ///< gather sources (not operands: their size differs)
   std::ostringstream listing_;
@@ -395,16 +404,18 @@ class FuzzLoopProgram : public FuzzProgram {
     listing_ << (allow_capture ? "; body may capture per-lane values" : "; body reads only its state") << "\n";
     listing_ << "  cond: phi0 < " << (trip_in_state ? "phi1" : name(trip));
     if (extra_cond)
-      listing_ << " && " << (cond_op == Op::Ne ? "Ne" : "Lt") << "(phi" << first_var + cond_var << ", 0x" << hex(cond_literal)
-               << ")";
+      listing_ << " && " << (cond_op == Op::Ne ? "Ne" : "Lt") << "(phi" << first_var + cond_var << ", 0x"
+               << hex(cond_literal) << ")";
     listing_ << "\n";
 
     detail::ConditionFn cond = [&](const detail::Values& phis) {
-      detail::Handle c = detail::Handle::steal(detail::trace(Op::Lt, phis[0].index(), trip_in_state ? phis[1].index() : trip));
+      detail::Handle c =
+          detail::Handle::steal(detail::trace(Op::Lt, phis[0].index(), trip_in_state ? phis[1].index() : trip));
       if (extra_cond) {
         VarType t = var_types[cond_var];
         detail::Handle lit = detail::Handle::steal(detail::make_literal(t, cond_literal, 1));
-        detail::Handle test = detail::Handle::steal(detail::trace(cond_op, phis[first_var + cond_var].index(), lit.index()));
+        detail::Handle test =
+            detail::Handle::steal(detail::trace(cond_op, phis[first_var + cond_var].index(), lit.index()));
         c = detail::Handle::steal(detail::trace(Op::And, c.index(), test.index()));
       }
       return c;
@@ -426,8 +437,8 @@ class FuzzLoopProgram : public FuzzProgram {
       detail::Values next;
       try {
         for (int step = 0; step < body_steps; ++step) add_step();
-        next.push_back(detail::Handle::steal(
-            detail::trace(Op::Add, phis[0].index(), detail::Handle::steal(detail::make_literal(VarType::UInt32, 1, 1)).index())));
+        next.push_back(detail::Handle::steal(detail::trace(
+            Op::Add, phis[0].index(), detail::Handle::steal(detail::make_literal(VarType::UInt32, 1, 1)).index())));
         if (trip_in_state) next.push_back(phis[1]);
         std::string line = std::string("  next: phi0 + 1") + (trip_in_state ? ", phi1" : "");
         for (size_t k = 0; k < vars; ++k) {

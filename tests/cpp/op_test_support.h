@@ -31,24 +31,30 @@ inline std::vector<uint64_t> edge_values(VarType type) {
     }
     case VarType::UInt32: return {0, 1, 2, 7, 31, 32, 33, 100, 0x7fffffff, 0x80000000u, 0xffffffffu, 3000000000u};
     case VarType::Int64: {
-      std::vector<int64_t> v = {0, 1, -1, 5, -9, 63, 64, 65, INT64_MAX, INT64_MIN, int64_t(1) << 40, -(int64_t(1) << 33)};
+      std::vector<int64_t> v = {
+          0, 1, -1, 5, -9, 63, 64, 65, INT64_MAX, INT64_MIN, int64_t(1) << 40, -(int64_t(1) << 33)};
       std::vector<uint64_t> out;
       for (int64_t x : v) out.push_back(uint64_t(x));
       return out;
     }
-    case VarType::UInt64: return {0, 1, 3, 63, 64, 65, UINT64_MAX, uint64_t(1) << 63, uint64_t(1) << 32, 12345678901234ull};
+    case VarType::UInt64:
+      return {0, 1, 3, 63, 64, 65, UINT64_MAX, uint64_t(1) << 63, uint64_t(1) << 32, 12345678901234ull};
     case VarType::Float32: {
       using L = std::numeric_limits<float>;
-      std::vector<float> v = {0.f, -0.f, 1.f, -1.5f, 2.5f, 3.5f, L::quiet_NaN(), L::infinity(), -L::infinity(),
-                              L::denorm_min(), -L::min() / 4, L::max(), 3e9f, -5e18f, 0.1f, 1e-30f};
+      std::vector<float> v = {0.f,           -0.f,           1.f,           -1.5f,          2.5f,
+                              3.5f,          L::quiet_NaN(), L::infinity(), -L::infinity(), L::denorm_min(),
+                              -L::min() / 4, L::max(),       3e9f,          -5e18f,         0.1f,
+                              1e-30f};
       std::vector<uint64_t> out;
       for (float x : v) out.push_back(bits_of(x));
       return out;
     }
     case VarType::Float64: {
       using L = std::numeric_limits<double>;
-      std::vector<double> v = {0.0, -0.0, 1.0, -1.5, 2.5, -3.5, L::quiet_NaN(), L::infinity(), -L::infinity(),
-                               L::denorm_min(), -L::min() / 8, L::max(), 1e19, -3e9, 0.1, 1e300};
+      std::vector<double> v = {0.0,           -0.0,           1.0,           -1.5,           2.5,
+                               -3.5,          L::quiet_NaN(), L::infinity(), -L::infinity(), L::denorm_min(),
+                               -L::min() / 8, L::max(),       1e19,          -3e9,           0.1,
+                               1e300};
       std::vector<uint64_t> out;
       for (double x : v) out.push_back(bits_of(x));
       return out;
@@ -61,11 +67,22 @@ inline std::vector<uint64_t> edge_values(VarType type) {
 /// table's type rules are checked against (OpTable tests in test_ops.cpp).
 inline bool op_defined_for(Op op, VarType t) {
   switch (op) {
-    case Op::And: case Op::Or: case Op::Xor: case Op::Not: return !is_float(t);
-    case Op::Shl: case Op::Shr: return is_int(t);
-    case Op::Sqrt: case Op::Rcp: case Op::Rsqrt: case Op::Floor: case Op::Ceil: case Op::Round:
+    case Op::And:
+    case Op::Or:
+    case Op::Xor:
+    case Op::Not: return !is_float(t);
+    case Op::Shl:
+    case Op::Shr: return is_int(t);
+    case Op::Sqrt:
+    case Op::Rcp:
+    case Op::Rsqrt:
+    case Op::Floor:
+    case Op::Ceil:
+    case Op::Round:
     case Op::Trunc: return is_float(t);
-    case Op::Eq: case Op::Ne: case Op::Select: return true;
+    case Op::Eq:
+    case Op::Ne:
+    case Op::Select: return true;
     default: return t != VarType::Bool;
   }
 }
@@ -106,9 +123,9 @@ struct ModeRun {
   const char* name;
 };
 inline constexpr ModeRun kModeRuns[] = {{ControlMode::Symbolic, false, "symbolic/jit"},
-                                       {ControlMode::Evaluated, false, "evaluated/jit"},
-                                       {ControlMode::Symbolic, true, "symbolic/interpreter"},
-                                       {ControlMode::Evaluated, true, "evaluated/interpreter"}};
+                                        {ControlMode::Evaluated, false, "evaluated/jit"},
+                                        {ControlMode::Symbolic, true, "symbolic/interpreter"},
+                                        {ControlMode::Evaluated, true, "evaluated/interpreter"}};
 
 /// Equality of lane values: bitwise, except that any two NaNs are equal (payloads may
 /// differ) and, when `zero_sign_free`, +0 equals -0.

@@ -96,8 +96,8 @@ TEST_F(AutodiffCustom, SeveralInputsAndOutputsSomeUnused) {
     auto one_output = [](const Float64& a, const Vec3& v) {  // the others' adjoints are zeros
       return exp(std::get<2>(custom(std::make_shared<Mixed>(), a, v)));
     };
-    auto inputs = std::tuple(test::domain_array(8, {}, 0.1), Vec3(test::domain_array(8, {}, 0.3),
-                                                                   test::domain_array(8, {}, 0.6), from({0.5})));
+    auto inputs = std::tuple(test::domain_array(8, {}, 0.1),
+                             Vec3(test::domain_array(8, {}, 0.3), test::domain_array(8, {}, 0.6), from({0.5})));
     KILN_EXPECT_GRADS(check_grads(all_outputs, inputs));
     KILN_EXPECT_GRADS(check_grads(one_output, inputs));
   });
@@ -439,7 +439,7 @@ TEST_F(AutodiffSemantics, BackwardToCollectsFromEveryNodeWithAGradient) {
   set_grad(y, from({1, 1}));
   set_grad(z, from({1, 0}));
   EXPECT_EQ(host(backward_to(x)), (std::vector<double>{6 * 1 + 5, 6 * 2}));
-  EXPECT_EQ(last_traversal().nodes, 4u);  // x, a, y, z: not w
+  EXPECT_EQ(last_traversal().nodes, 4u);                  // x, a, y, z: not w
   EXPECT_EQ(host(grad(w)), (std::vector<double>{0, 0}));  // only paths from x
   // Into an intermediate node: its inputs get nothing.
   Float64 b = x * 2.0, c = b * b;
@@ -453,10 +453,10 @@ TEST_F(AutodiffSemantics, ForwardToStartsFromEveryNodeWithAGradient) {
   Float64 x = from({1, 2});
   enable_grad(x);
   Float64 a = x * 3.0, y = a * x;  // y = 3x², through a and directly
-  set_grad(a, from({1, 1}));         // only a has a tangent: dy = x · da
+  set_grad(a, from({1, 1}));       // only a has a tangent: dy = x · da
   EXPECT_EQ(host(forward_to(y)), (std::vector<double>{1, 2}));
-  clear_grad(y);                     // (a target's tangent accumulates, like an input's adjoint)
-  set_grad(x, from({1, 1}));         // now x: dy = 6x (a's tangent was cleared by the traversal)
+  clear_grad(y);              // (a target's tangent accumulates, like an input's adjoint)
+  set_grad(x, from({1, 1}));  // now x: dy = 6x (a's tangent was cleared by the traversal)
   EXPECT_EQ(host(forward_to(y)), (std::vector<double>{6, 12}));
 }
 

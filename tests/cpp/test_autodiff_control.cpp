@@ -39,9 +39,9 @@ Float64 iterate(const UInt32& count, const Float64& y0, Step step, const char* n
 TEST_F(ControlAutodiff, WhileLoopWithTrajectory) {
   for_each_run([] {
     auto f = [](const Float64& x, const Float64& theta) {
-      return iterate(iteration_counts(), x,
-                     [theta](const UInt32& i, const Float64& y) { return y * theta + sin(y); }, "trajectory",
-                     LoopDerivative{4, false});
+      return iterate(
+          iteration_counts(), x, [theta](const UInt32& i, const Float64& y) { return y * theta + sin(y); },
+          "trajectory", LoopDerivative{4, false});
     };
     KILN_EXPECT_GRADS(check_grads(f, std::make_tuple(domain_array(kLanes, {0.2, 0.9}, 0), Float64(0.8))));
   });
@@ -71,7 +71,8 @@ TEST_F(ControlAutodiff, SumLoop) {
     auto f = [](const Float64& x, const Float64& theta) {
       UInt32 count = iteration_counts();
       auto [i, acc] = while_loop(
-          std::make_tuple(zeros<UInt32>(kLanes), x * 0.5), [count](const UInt32& i, const Float64&) { return i < count; },
+          std::make_tuple(zeros<UInt32>(kLanes), x * 0.5),
+          [count](const UInt32& i, const Float64&) { return i < count; },
           [x, theta](const UInt32& i, const Float64& acc) {
             Float64 k = cast<double>(i);
             return std::make_tuple(i + 1u, acc + sin(x * k) * theta * theta + k);
@@ -132,11 +133,11 @@ TEST_F(ControlAutodiff, Dispatch) {
     auto f = [shaders](const Float64& x, const Float64& a, const Float64& b) {
       shaders->scaling.k = a;
       shaders->waving.k = b;
-      return dispatch(shaders->registry, shader_ids(), [](const Shader& s, const Float64& v) { return s.shade(v); },
-                      std::make_tuple(x), std::nullopt, "shaders");
+      return dispatch(
+          shaders->registry, shader_ids(), [](const Shader& s, const Float64& v) { return s.shade(v); },
+          std::make_tuple(x), std::nullopt, "shaders");
     };
-    KILN_EXPECT_GRADS(
-        check_grads(f, std::make_tuple(domain_array(kLanes, {-1, 1}, 0), Float64(0.6), Float64(1.7))));
+    KILN_EXPECT_GRADS(check_grads(f, std::make_tuple(domain_array(kLanes, {-1, 1}, 0), Float64(0.6), Float64(1.7))));
   });
 }
 
@@ -151,15 +152,15 @@ TEST_F(ControlAutodiff, LoopAroundDispatch) {
           std::make_tuple(zeros<UInt32>(kLanes), x), [count](const UInt32& i, const Float64&) { return i < count; },
           [shaders](const UInt32& i, const Float64& y) {
             UInt32 id = (i + arange<UInt32>(kLanes)) % 2u + 1u;
-            Float64 shaded = dispatch(shaders->registry, id, [](const Shader& s, const Float64& v) { return s.shade(v); },
-                                      std::make_tuple(y), std::nullopt, "shader");
+            Float64 shaded = dispatch(
+                shaders->registry, id, [](const Shader& s, const Float64& v) { return s.shade(v); }, std::make_tuple(y),
+                std::nullopt, "shader");
             return std::make_tuple(i + 1u, shaded * 0.5 + y * 0.25);
           },
           std::nullopt, "bounces", LoopDerivative{4, false});
       return y;
     };
-    KILN_EXPECT_GRADS(
-        check_grads(f, std::make_tuple(domain_array(kLanes, {-1, 1}, 0), Float64(0.6), Float64(1.1))));
+    KILN_EXPECT_GRADS(check_grads(f, std::make_tuple(domain_array(kLanes, {-1, 1}, 0), Float64(0.6), Float64(1.1))));
   });
 }
 
@@ -196,8 +197,8 @@ Float64 ten_iterations_with(const Float64& theta) {
   auto [i, y] = while_loop(
       std::make_tuple(UInt32::from(std::vector<uint32_t>{5, 0}), full<Float64>(1.0, 2)),
       [](const UInt32& i, const Float64&) { return i < 10u; },
-      [theta](const UInt32& i, const Float64& y) { return std::make_tuple(i + 1u, y * theta); }, std::nullopt,
-      "ten", LoopDerivative{10, false});
+      [theta](const UInt32& i, const Float64& y) { return std::make_tuple(i + 1u, y * theta); }, std::nullopt, "ten",
+      LoopDerivative{10, false});
   return y;
 }
 
@@ -212,7 +213,9 @@ TEST_F(ControlAutodiff, LoopInsideALoopBody) {
           [theta](const UInt32& i, const Float64& y) {
             auto [j, z] = while_loop(
                 std::make_tuple(i, y), [](const UInt32& j, const Float64&) { return j < 3u; },
-                [theta](const UInt32& j, const Float64& z) { return std::make_tuple(j + 1u, sin(z) * theta + z * 0.5); },
+                [theta](const UInt32& j, const Float64& z) {
+                  return std::make_tuple(j + 1u, sin(z) * theta + z * 0.5);
+                },
                 std::nullopt, "inner", LoopDerivative{3, false});
             return std::make_tuple(i + 1u, z * theta);
           },
@@ -303,8 +306,9 @@ TEST_F(ControlAutodiff, DispatchWithAConstantInstance) {
     auto instances = std::make_shared<Instances>();
     auto f = [instances](const Float64& x, const Float64& a) {
       instances->scaling.k = a;
-      return dispatch(instances->registry, shader_ids(), [](const Shader& s, const Float64& v) { return s.shade(v); },
-                      std::make_tuple(x), std::nullopt, "constant or scaling");
+      return dispatch(
+          instances->registry, shader_ids(), [](const Shader& s, const Float64& v) { return s.shade(v); },
+          std::make_tuple(x), std::nullopt, "constant or scaling");
     };
     KILN_EXPECT_GRADS(check_grads(f, std::make_tuple(domain_array(kLanes, {-1, 1}, 0), Float64(0.6))));
   });
@@ -323,8 +327,7 @@ TEST_F(ControlAutodiff, OneLaneStateEntryBesideManyLanes) {
           std::nullopt, "one lane", LoopDerivative{4, false});
       return std::make_tuple(y, s);
     };
-    KILN_EXPECT_GRADS(
-        check_grads(f, std::make_tuple(domain_array(kLanes, {0.2, 0.9}, 0), Float64(0.5), Float64(0.7))));
+    KILN_EXPECT_GRADS(check_grads(f, std::make_tuple(domain_array(kLanes, {0.2, 0.9}, 0), Float64(0.5), Float64(0.7))));
   });
 }
 
@@ -390,7 +393,8 @@ TEST_F(ControlAutodiff, CapturedTableGatheredInALoop) {
           std::nullopt, "table", LoopDerivative{4, false});
       return y;
     };
-    KILN_EXPECT_GRADS(check_grads(f, std::make_tuple(domain_array(kLanes, {0.2, 0.9}, 0), domain_array(5, {0.1, 0.6}, 0.5))));
+    KILN_EXPECT_GRADS(
+        check_grads(f, std::make_tuple(domain_array(kLanes, {0.2, 0.9}, 0), domain_array(5, {0.1, 0.6}, 0.5))));
   });
 }
 
@@ -506,8 +510,8 @@ TEST_F(ControlAutodiff, ForwardIgnoresGradientsLeftOnCapturesOfALoop) {
     auto [i, y] = while_loop(  // y = x (θ² + θ + 1) after 3 iterations
         std::make_tuple(zeros<UInt32>(kLanes), zeros<Float64>(kLanes)),
         [](const UInt32& i, const Float64&) { return i < 3u; },
-        [x, theta](const UInt32& i, const Float64& y) { return std::make_tuple(i + 1u, y * theta + x); },
-        std::nullopt, "captures", LoopDerivative{3, false});
+        [x, theta](const UInt32& i, const Float64& y) { return std::make_tuple(i + 1u, y * theta + x); }, std::nullopt,
+        "captures", LoopDerivative{3, false});
     backward(sum(y), /*retain_graph=*/true);  // leaves adjoints on x and theta
     forward(x);
     std::vector<double> tangent = host(grad(y));
@@ -536,8 +540,8 @@ Float64 ten_iterations(const Float64& theta, LoopDerivative derivative, const st
   auto [i, y] = while_loop(
       std::make_tuple(UInt32::from(std::vector<uint32_t>{5, 0}), full<Float64>(1.0, 2)),
       [](const UInt32& i, const Float64&) { return i < 10u; },
-      [theta](const UInt32& i, const Float64& y) { return std::make_tuple(i + 1u, y * theta); },
-      ControlMode::Symbolic, name, derivative);
+      [theta](const UInt32& i, const Float64& y) { return std::make_tuple(i + 1u, y * theta); }, ControlMode::Symbolic,
+      name, derivative);
   return y;
 }
 

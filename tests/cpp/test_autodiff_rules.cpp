@@ -66,8 +66,13 @@ std::vector<RuleCase> rule_cases() {
       {DiffOp::Sqrt, "Sqrt", [](F a, F, F) { return sqrt(a); }, kPositive},
       {DiffOp::Rcp, "Rcp", [](F a, F, F) { return rcp(a); }, kPositive},
       {DiffOp::Rsqrt, "Rsqrt", [](F a, F, F) { return rsqrt(a); }, kPositive},
-      {DiffOp::Cast, "Cast_f64_f32_f64", [](F a, F b, F) { return to_f64(to_f32(a) * to_f32(b)); }, {}, {},
-       {}, float32_options()},
+      {DiffOp::Cast,
+       "Cast_f64_f32_f64",
+       [](F a, F b, F) { return to_f64(to_f32(a) * to_f32(b)); },
+       {},
+       {},
+       {},
+       float32_options()},
       {DiffOp::Add, "Add", [](F a, F b, F) { return a + b; }},
       {DiffOp::Sub, "Sub", [](F a, F b, F) { return a - b; }},
       {DiffOp::Mul, "Mul", [](F a, F b, F) { return a * b; }},
@@ -100,8 +105,7 @@ std::vector<RuleCase> rule_cases() {
       {DiffOp::Erfinv, "Erfinv", [](F a, F, F) { return erfinv(a); }, kUnit},
       {DiffOp::Cbrt, "Cbrt", [](F a, F, F) { return cbrt(a); }, {0.2, 3, true}},
       // Memory operations: conflicts, masks, and what a scatter leaves of the old target.
-      {DiffOp::Gather, "Gather_repeated_indices",
-       [](F a, F b, F) { return gather(a, repeated_index(16)) * b; }},
+      {DiffOp::Gather, "Gather_repeated_indices", [](F a, F b, F) { return gather(a, repeated_index(16)) * b; }},
       {DiffOp::Gather, "Gather_masked", [](F a, F, F) { return gather(sin(a), permutation(16), some_lanes(16)); }},
       {DiffOp::Scatter, "Scatter_masked_keeps_old_target",
        [](F a, F b, F c) {
@@ -124,7 +128,7 @@ std::vector<RuleCase> rule_cases() {
       {DiffOp::Scatter, "Scatter_twice_overlapping",  // the second overwrites some of the first
        [](F a, F b, F c) {
          Float64 target = c * 1.0;
-         scatter(target, gather(a, arange<UInt32>(8)), arange<UInt32>(8) * 2u);  // the even slots
+         scatter(target, gather(a, arange<UInt32>(8)), arange<UInt32>(8) * 2u);      // the even slots
          scatter(target, gather(b * b, arange<UInt32>(4)), arange<UInt32>(4) + 5u);  // slots 5 to 8
          return gather(target, arange<UInt32>(16) % 12u) * c;
        }},
@@ -134,12 +138,15 @@ std::vector<RuleCase> rule_cases() {
          scatter_add(target, a * c, repeated_index(16));
          return target;
        }},
-      {DiffOp::ScatterAdd, "ScatterAdd_masked",
+      {DiffOp::ScatterAdd,
+       "ScatterAdd_masked",
        [](F a, F b, F) {
          Float64 target = sqrt(b);
          scatter_add(target, a * a, repeated_index(16), some_lanes(16));
          return target;
-       }, {}, kPositive},
+       },
+       {},
+       kPositive},
       // Horizontal operations (one-lane results broadcast back over the lanes).
       {DiffOp::Sum, "Sum", [](F a, F b, F) { return sum(a * b) * b; }},
       {DiffOp::Prod, "Prod", [](F a, F, F) { return prod(a); }, {0.8, 1.25}},
@@ -153,8 +160,12 @@ std::vector<RuleCase> rule_cases() {
   // Float (f32) sanity entries: the same rules in single precision.
   auto f32 = [&](DiffOp op, std::string name, std::function<Float(const Float&, const Float&)> body, Domain a = {},
                  Domain b = {}) {
-    cases.push_back({op, "Float_" + name,
-                     [body](F x, F y, F) { return to_f64(body(to_f32(x), to_f32(y))); }, a, b, {},
+    cases.push_back({op,
+                     "Float_" + name,
+                     [body](F x, F y, F) { return to_f64(body(to_f32(x), to_f32(y))); },
+                     a,
+                     b,
+                     {},
                      float32_options()});
   };
   f32(DiffOp::Mul, "Mul", [](const Float& a, const Float& b) { return a * b; });
@@ -194,8 +205,7 @@ TEST(AutodiffRulesTable, EveryDiffOpHasACase) {
   if (!covered.count(DiffOp::name)) missing += std::string(missing.empty() ? "" : ", ") + #name;
   KILN_DIFF_TABLE(KILN_CHECK_COVERED)
 #undef KILN_CHECK_COVERED
-  EXPECT_TRUE(missing.empty()) << "DiffOps without an entry in the rule table (test_autodiff_rules.cpp): "
-                               << missing;
+  EXPECT_TRUE(missing.empty()) << "DiffOps without an entry in the rule table (test_autodiff_rules.cpp): " << missing;
   EXPECT_EQ(covered.size(), kDiffOpCount);
 }
 
@@ -203,7 +213,6 @@ TEST(AutodiffRulesTable, CaseNamesAreUnique) {
   std::set<std::string> names;
   for (const RuleCase& c : all_cases()) EXPECT_TRUE(names.insert(c.name).second) << "duplicate case " << c.name;
 }
-
 
 // ---- vector and matrix algebra ----------------------------------------------------------------
 
@@ -283,7 +292,6 @@ TEST_F(AutodiffMemory, GatherWithRepeatedIndicesAccumulates) {
     EXPECT_EQ(test::host(grad(x2)), (std::vector<double>{1001, 0, 100100, 0, 10000}));
   });
 }
-
 
 TEST_F(AutodiffMemory, ScatterAddWithRepeatedIndices) {
   test::for_each_run([] {
@@ -412,7 +420,8 @@ TEST_F(AutodiffLanes, ForwardAndReverseAreAdjoint) {
       return s;
     };
     double forward_side = inner(jvp, v), reverse_side = inner(u, vjp);
-    EXPECT_NEAR(forward_side, reverse_side, 1e-12 * (std::fabs(forward_side) + 1)) << forward_side << " vs " << reverse_side;
+    EXPECT_NEAR(forward_side, reverse_side, 1e-12 * (std::fabs(forward_side) + 1))
+        << forward_side << " vs " << reverse_side;
     EXPECT_NE(forward_side, 0.0);
   });
 }

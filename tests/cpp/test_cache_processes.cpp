@@ -245,7 +245,7 @@ TEST_F(CacheProcesses, DamagedEntriesAreRejectedReportedAndReplaced) {
   for (const auto& [entry, reason] : damaged) {
     EXPECT_EQ(second.warnings_naming(entry.string()), 1u) << entry << "\n" << second.err;
     EXPECT_EQ(second.warnings_naming(entry.string() + ": " + reason), 1u) << "expected \"" << reason << "\"\n"
-                                                                           << second.err;
+                                                                          << second.err;
   }
 
   ChildRun third = run(cache_, kSeed, "third");

@@ -62,7 +62,8 @@ Snapshot nested_loops_capturing(ControlMode mode) {
   const size_t size = 1003;
   UInt32 n = lanes_of(size) % 13u;
   auto [i, total, acc] = while_loop(
-      std::tuple(n * 0u, n * 0u, zeros<Float>(size)), [&](const UInt32& i, const UInt32&, const Float&) { return i < n; },
+      std::tuple(n * 0u, n * 0u, zeros<Float>(size)),
+      [&](const UInt32& i, const UInt32&, const Float&) { return i < n; },
       [&](const UInt32& i, const UInt32& total, const Float& acc) {
         auto [j, total2, acc2] = while_loop(
             std::tuple(i * 0u, total, acc), [&](const UInt32& j, const UInt32&, const Float&) { return j < i; },
@@ -169,13 +170,12 @@ Snapshot if_in_loop(ControlMode mode) {
       std::tuple(lane0, lane0 * 0u, cast<float>(lane0)),
       [](const UInt32& lane, const UInt32& i, const Float&) { return i < lane % 6u; },
       [&](const UInt32& lane, const UInt32& i, const Float& x) {
-        Float y = if_stmt(
-            ((lane + i) & 1u) == 0u,
-            [&](const Float& x, const UInt32& lane) {
-              scatter_add(hist, lane * 0u + 1u, lane % 8u);
-              return x * 3.f;
-            },
-            [](const Float& x, const UInt32&) { return x + 7.f; }, std::tuple(x, lane), mode, "parity");
+        Float y = if_stmt(((lane + i) & 1u) == 0u,
+                          [&](const Float& x, const UInt32& lane) {
+                            scatter_add(hist, lane * 0u + 1u, lane % 8u);
+                            return x * 3.f;
+                          },
+                          [](const Float& x, const UInt32&) { return x + 7.f; }, std::tuple(x, lane), mode, "parity");
         return std::tuple(lane, i + 1u, y);
       },
       mode, "loop");
@@ -189,8 +189,10 @@ Snapshot if_in_loop_expected() {
   for (uint32_t l = 0; l < size; ++l) {
     float v = float(l);
     for (uint32_t it = 0; it < l % 6; ++it) {
-      if (((l + it) & 1) == 0) v = v * 3.f, hist[l % 8]++;
-      else v = v + 7.f;
+      if (((l + it) & 1) == 0)
+        v = v * 3.f, hist[l % 8]++;
+      else
+        v = v + 7.f;
     }
     i[l] = l % 6, x[l] = v;
   }
@@ -229,9 +231,12 @@ Snapshot one_sided_expected() {
   std::vector<uint32_t> z(size), hist_true(8), hist_false(8, 100);
   for (uint32_t l = 0; l < size; ++l) {
     float x = float(l) * 0.5f;
-    if (l % 3 == 0) y[l] = x * 2.f, z[l] = l + 100, hist_true[l % 8]++;
-    else y[l] = x + 1.f, z[l] = l * 2;
-    if (l < 400) w[l] = -x;
+    if (l % 3 == 0)
+      y[l] = x * 2.f, z[l] = l + 100, hist_true[l % 8]++;
+    else
+      y[l] = x + 1.f, z[l] = l * 2;
+    if (l < 400)
+      w[l] = -x;
     else {
       w[l] = x;
       if (l & 1) hist_false[l % 8]++;
@@ -274,8 +279,7 @@ Snapshot unchanged_state(ControlMode mode) {
   UInt32 lane = lanes_of(size);
   Float k = cast<float>(lane) * 1.5f;
   auto [i, k_out, acc] = while_loop(
-      std::tuple(lane * 0u, k, zeros<Float>(size)),
-      [&](const UInt32& i, const Float&, const Float&) { return i < 4u; },
+      std::tuple(lane * 0u, k, zeros<Float>(size)), [&](const UInt32& i, const Float&, const Float&) { return i < 4u; },
       [](const UInt32& i, const Float& k, const Float& acc) { return std::tuple(i + 1u, k, acc + k); }, mode,
       "unchanged");
   return snap(i, k_out, acc);
@@ -321,8 +325,7 @@ Snapshot zero_size(ControlMode mode) {
       std::tuple(lane, x), [](const UInt32& i, const Float&) { return i < 3u; },
       [](const UInt32& i, const Float& acc) { return std::tuple(i + 1u, acc + 1.f); }, mode, "empty");
   Float y = if_stmt(
-      lane < 1u, [](const Float& x) { return x + 1.f; }, [](const Float& x) { return x - 1.f; }, std::tuple(x),
-      mode);
+      lane < 1u, [](const Float& x) { return x + 1.f; }, [](const Float& x) { return x - 1.f; }, std::tuple(x), mode);
   Scaled one;
   Registry<Material> registry;
   registry.add(&one);
@@ -448,7 +451,8 @@ Snapshot loop_runs_once(ControlMode mode) {
   UInt32 lane0 = lanes_of(size);
   UInt32 hist = zeros<UInt32>(3), only_effects = zeros<UInt32>(3);
   auto [lane, i, acc] = while_loop(
-      std::tuple(lane0, lane0 * 0u, lane0 * 2u), [](const UInt32& l, const UInt32& i, const UInt32&) { return i < l % 4u; },
+      std::tuple(lane0, lane0 * 0u, lane0 * 2u),
+      [](const UInt32& l, const UInt32& i, const UInt32&) { return i < l % 4u; },
       [&](const UInt32& l, const UInt32& i, const UInt32& acc) {
         scatter_add(hist, l * 0u + 1u, l % 3u);
         return std::tuple(l, i + 1u, acc + i);
@@ -492,12 +496,11 @@ std::vector<ControlCase> control_cases() {
          Snapshot e = nested_loops_expected(1003);
          return Snapshot{e[0], e[1], e[2], e[3]};
        }},
-      {"ScatterAddHistogramInLoop", [](ControlMode m) { return histogram_loop(m, Lane::InState); },
-       histogram_expected},
+      {"ScatterAddHistogramInLoop", [](ControlMode m) { return histogram_loop(m, Lane::InState); }, histogram_expected},
       {"ScatterAddHistogramInLoopCapturing", [](ControlMode m) { return histogram_loop(m, Lane::Captured); },
        histogram_expected},
-      {"LoopBodyCapturesItsInitialState",
-       [](ControlMode m) { return histogram_loop(m, Lane::CapturedInitialState); }, histogram_expected},
+      {"LoopBodyCapturesItsInitialState", [](ControlMode m) { return histogram_loop(m, Lane::CapturedInitialState); },
+       histogram_expected},
       {"LoopsInsideCallsInsideLoops", call_in_loop, call_in_loop_expected},
       {"ConditionalInLoopOneSidedScatter", if_in_loop, if_in_loop_expected},
       {"ConditionalsOneSidedSideEffects", one_sided, one_sided_expected},
@@ -507,16 +510,15 @@ std::vector<ControlCase> control_cases() {
       {"ZeroSizeArrays", zero_size,
        [] {
          Snapshot e;
-         for (VarType t : {VarType::UInt32, VarType::Float32, VarType::Float32, VarType::Float32, VarType::UInt32,
-                           VarType::UInt32})
+         for (VarType t :
+              {VarType::UInt32, VarType::Float32, VarType::Float32, VarType::Float32, VarType::UInt32, VarType::UInt32})
            e.push_back({t, {}});
          return e;
        }},
       {"VectorAndRngState", vector_rng, vector_rng_expected},
       {"Dispatch1Instance", [](ControlMode m) { return dispatch_case(m, 1); }, [] { return dispatch_expected(1); }},
       {"Dispatch3Instances", [](ControlMode m) { return dispatch_case(m, 3); }, [] { return dispatch_expected(3); }},
-      {"Dispatch50Instances", [](ControlMode m) { return dispatch_case(m, 50); },
-       [] { return dispatch_expected(50); }},
+      {"Dispatch50Instances", [](ControlMode m) { return dispatch_case(m, 50); }, [] { return dispatch_expected(50); }},
       {"DispatchAllIdsNull", dispatch_all_null,
        [] {
          return Snapshot{column(std::vector<float>(40, 0.f)), column(std::vector<uint32_t>(40, 0)),
@@ -710,8 +712,8 @@ Snapshot named_program(ControlMode mode, const std::string& name, float scale, u
   Registry<Material> registry;
   registry.add(&one), registry.add(&two);
   auto [d, e] = dispatch(
-      registry, n % 3u, [](Material& m, const Float& x, const UInt32& l) { return m.shade(x, l); },
-      std::tuple(y, n), mode, name + "-call");
+      registry, n % 3u, [](Material& m, const Float& x, const UInt32& l) { return m.shade(x, l); }, std::tuple(y, n),
+      mode, name + "-call");
   return snap(i, acc, y, d, e);
 }
 
@@ -726,8 +728,7 @@ TEST(Control, NamesNeverChangeKernelIdentity) {
     Snapshot second = named_program(mode, "renamed", 2.f, 5);
     EXPECT_EQ(cache_stats().compiles, compiles) << "renaming compiled a kernel";
     EXPECT_GT(cache_stats().memory_hits, hits);
-    for (const KernelLaunch& launch : kernel_history())
-      EXPECT_EQ(launch.source, KernelSource::Memory) << launch.reason;
+    for (const KernelLaunch& launch : kernel_history()) EXPECT_EQ(launch.source, KernelSource::Memory) << launch.reason;
     EXPECT_TRUE(differences(second, first).empty());
   }
 }
@@ -749,4 +750,3 @@ TEST(Control, LiteralsInBodiesGeneralize) {
     EXPECT_TRUE(differences(third, reference).empty()) << differences(third, reference);
   }
 }
-

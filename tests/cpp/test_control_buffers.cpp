@@ -119,16 +119,14 @@ class CapturedBuffers : public testing::TestWithParam<BufferCase> {};
 
 TEST_P(CapturedBuffers, AllModesAndBackendsMatchTheHost) { check_runs(GetParam().run, GetParam().expected); }
 
-INSTANTIATE_TEST_SUITE_P(Control, CapturedBuffers,
-                         testing::Values(BufferCase{"ScatterFromALoop", scatter_into_captured,
-                                                    scatter_into_captured_expected},
-                                         BufferCase{"GatherInACompactingLoop", gather_from_captured,
-                                                    gather_from_captured_expected},
-                                         BufferCase{"GatherInABranch", branch_gathers_captured,
-                                                    branch_gathers_captured_expected},
-                                         BufferCase{"CapturedArraysEqualToInputs", captured_equal_to_inputs,
-                                                    captured_equal_to_inputs_expected}),
-                         [](const auto& info) { return info.param.name; });
+INSTANTIATE_TEST_SUITE_P(
+    Control, CapturedBuffers,
+    testing::Values(BufferCase{"ScatterFromALoop", scatter_into_captured, scatter_into_captured_expected},
+                    BufferCase{"GatherInACompactingLoop", gather_from_captured, gather_from_captured_expected},
+                    BufferCase{"GatherInABranch", branch_gathers_captured, branch_gathers_captured_expected},
+                    BufferCase{"CapturedArraysEqualToInputs", captured_equal_to_inputs,
+                               captured_equal_to_inputs_expected}),
+    [](const auto& info) { return info.param.name; });
 
 // ---- indexing per-lane state or arguments -------------------------------------------------
 
@@ -182,9 +180,8 @@ std::vector<Misuse> misuses() {
          while_loop(
              std::tuple(lane * 0u, lane), [](const UInt32& i, const UInt32&) { return i < 3u; },
              [mode](const UInt32& i, const UInt32& t) {
-               UInt32 r = if_stmt(
-                   (i & 1u) == 0u, [&](const UInt32& i) { return gather(t, i); }, [](const UInt32& i) { return i; },
-                   std::tuple(i), mode);
+               UInt32 r = if_stmt((i & 1u) == 0u, [&](const UInt32& i) { return gather(t, i); },
+                                  [](const UInt32& i) { return i; }, std::tuple(i), mode);
                return std::tuple(i + 1u, r);
              },
              mode, "outer");
@@ -195,8 +192,7 @@ std::vector<Misuse> misuses() {
          Float table = cast<float>(lanes_of(kLanes)) * 10.f;
          UInt32 lane = lanes_of(kLanes);
          if_stmt(
-             lane % 5u == 1u,
-             [](const Float& t, const UInt32& l) { return gather(t, uint32_t(kLanes) - 1u - l); },
+             lane % 5u == 1u, [](const Float& t, const UInt32& l) { return gather(t, uint32_t(kLanes) - 1u - l); },
              [](const Float& t, const UInt32&) { return t; }, std::tuple(table, lane), mode, "mirror");
        },
        {"if_stmt('mirror')", "a function gathers from args[0]", argument_hint}},
@@ -244,7 +240,8 @@ TEST_P(IndexedInputs, RaiseTheSameErrorInEveryModeAndBackend) {
     EXPECT_EQ(message, first) << "the modes disagree";
   }
   // Nothing was left behind: loops with side effects still run in both modes.
-  for (ControlMode mode : kModes) EXPECT_EQ(scatter_into_captured(mode)[0].lanes, scatter_into_captured_expected()[0].lanes);
+  for (ControlMode mode : kModes)
+    EXPECT_EQ(scatter_into_captured(mode)[0].lanes, scatter_into_captured_expected()[0].lanes);
 }
 
 INSTANTIATE_TEST_SUITE_P(Control, IndexedInputs, testing::ValuesIn(misuses()),

@@ -85,7 +85,10 @@ TEST(ControlErrors, BodyValueUsedAfterTheLoop) {
   EXPECT_EQ(x.read(1), 8.f);
   std::string m1 = message_of<ValueError>([&] { (void)leaked.read(0); });
   EXPECT_NE(m1.find("loop"), std::string::npos) << m1;
-  std::string m2 = message_of<ValueError>([&] { Float y = leaked + 1.f; eval(y); });
+  std::string m2 = message_of<ValueError>([&] {
+    Float y = leaked + 1.f;
+    eval(y);
+  });
   EXPECT_NE(m2.find("loop"), std::string::npos) << m2;
   std::string m3 = message_of<ValueError>([&] { eval(leaked); });
   EXPECT_NE(m3.find("loop"), std::string::npos) << m3;
@@ -197,22 +200,21 @@ TEST(ControlErrors, EvaluatedBranchCapturingPerLaneArray) {
 TEST(ControlErrors, ErrorInsideNestedSymbolicBody) {
   UInt32 lane = lanes_of(8);
   auto nested = [&] {
-        auto r = while_loop(
-            std::tuple(lane * 0u), [](const UInt32& i) { return i < 3u; },
-            [](const UInt32& i) {
-              auto inner = while_loop(
-                  std::tuple(i * 0u), [](const UInt32& j) { return j < 2u; },
-                  [](const UInt32& j) {
-                    (void)j.read(0);
-                    return std::tuple(j + 1u);
-                  },
-                  ControlMode::Symbolic, "inner");
-              return std::tuple(std::get<0>(inner) + i + 1u);
-            },
-            ControlMode::Symbolic, "outer");
-        eval(std::get<0>(r));
+    auto r = while_loop(
+        std::tuple(lane * 0u), [](const UInt32& i) { return i < 3u; },
+        [](const UInt32& i) {
+          auto inner = while_loop(
+              std::tuple(i * 0u), [](const UInt32& j) { return j < 2u; },
+              [](const UInt32& j) {
+                (void)j.read(0);
+                return std::tuple(j + 1u);
+              },
+              ControlMode::Symbolic, "inner");
+          return std::tuple(std::get<0>(inner) + i + 1u);
+        },
+        ControlMode::Symbolic, "outer");
+    eval(std::get<0>(r));
   };
   EXPECT_THROW(nested(), ValueError);
   expect_loops_still_work();
 }
-

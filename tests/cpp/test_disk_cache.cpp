@@ -78,7 +78,9 @@ uint64_t u64_at(const std::vector<uint8_t>& file, size_t at) {
   return value;
 }
 
-void set_u32_at(std::vector<uint8_t>& file, size_t at, uint32_t value) { std::memcpy(file.data() + at, &value, sizeof(value)); }
+void set_u32_at(std::vector<uint8_t>& file, size_t at, uint32_t value) {
+  std::memcpy(file.data() + at, &value, sizeof(value));
+}
 
 /// Where the fields of an entry file are (the layout documented in disk_cache.cpp).
 struct Layout {
@@ -239,7 +241,8 @@ TEST_F(DiskCacheTest, FileLayoutIsAsDocumented) {
   Layout l = layout_of(file);
   ASSERT_LT(l.payload_at, file.size());
   EXPECT_GT(l.version_size, 0u);
-  EXPECT_EQ(std::string(file.begin() + long(l.compiler_at), file.begin() + long(l.compiler_at + l.compiler_size)), kTarget.compiler);
+  EXPECT_EQ(std::string(file.begin() + long(l.compiler_at), file.begin() + long(l.compiler_at + l.compiler_size)),
+            kTarget.compiler);
   EXPECT_EQ(std::string(file.begin() + long(l.cpu_at), file.begin() + long(l.cpu_at + l.cpu_size)), kTarget.cpu);
   EXPECT_EQ(u64_at(file, l.payload_size_at), 1000u);
   EXPECT_EQ(u64_at(file, l.payload_size_at + 8), file.size() - l.payload_at);
@@ -288,7 +291,8 @@ TEST_F(DiskCacheTest, FileTruncatedToItsHeaderIsRejected) {
 TEST_F(DiskCacheTest, FileMissingItsLastByteIsRejected) {
   std::vector<uint8_t> file = stored_file(1);
   ASSERT_EQ(truncate(path(1).c_str(), off_t(file.size() - 1)), 0);
-  expect_rejected_once(1, "truncated (" + std::to_string(file.size() - 1) + " of " + std::to_string(file.size()) + " bytes)");
+  expect_rejected_once(
+      1, "truncated (" + std::to_string(file.size() - 1) + " of " + std::to_string(file.size()) + " bytes)");
 }
 
 TEST_F(DiskCacheTest, FlippedPayloadByteFailsTheChecksum) {
@@ -430,7 +434,8 @@ void expect_refused(const std::string& directory, std::initializer_list<std::str
   EXPECT_NE(problem.find(directory), std::string::npos) << problem;
   EXPECT_NE(problem.find("memory only"), std::string::npos) << problem;
   EXPECT_NE(problem.find("KILN_CACHE_DIR"), std::string::npos) << problem;
-  for (const std::string& f : fragments) EXPECT_NE(problem.find(f), std::string::npos) << "missing '" << f << "' in: " << problem;
+  for (const std::string& f : fragments)
+    EXPECT_NE(problem.find(f), std::string::npos) << "missing '" << f << "' in: " << problem;
   EXPECT_EQ(count(err, problem), 1u) << err;
   cache.set_directory(good);
   EXPECT_TRUE(cache.enabled()) << cache.problem();
@@ -472,8 +477,8 @@ TEST_F(DiskCacheTest, DirectoryOfAnotherUserIsRefused) {
 TEST(DiskCacheSettings, LimitComesFromTheEnvironment) {
   kiln::set_log_level(kiln::LogLevel::Warn);
   const std::pair<const char*, size_t> good[] = {
-      {"1234", 1234}, {"512K", 512u << 10}, {"2m", 2u << 20}, {"3G", size_t(3) << 30}, {"0", 0}, {" 7", 7},
-      {"64MB", 64u << 20}};
+      {"1234", 1234}, {"512K", 512u << 10}, {"2m", 2u << 20}, {"3G", size_t(3) << 30}, {"0", 0},
+      {" 7", 7},      {"64MB", 64u << 20}};
   for (auto [text, bytes] : good) {
     ScopedEnv env("KILN_CACHE_LIMIT", text);
     EXPECT_EQ(DiskCache().limit(), bytes) << text;

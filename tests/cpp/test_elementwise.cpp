@@ -211,9 +211,8 @@ TEST_F(ElementwiseGrads, CompositesMatchFiniteDifferences) {
     KILN_EXPECT_GRADS(check_grads([](F x, F y) { return copysign(x, y); }, std::tuple(away, other)));
     KILN_EXPECT_GRADS(check_grads([](F x) { return square(x); }, std::tuple(away)));
     KILN_EXPECT_GRADS(check_grads([](F x, F y) { return fmod(x * 7.0, y); }, std::tuple(away, other)));
-    KILN_EXPECT_GRADS(check_grads(
-        [](F x, F y) { return norm(Array3f64(x, y, x * y)) + hypot(log1p(x * x), expm1(y)); },
-        std::tuple(away, other)));
+    KILN_EXPECT_GRADS(check_grads([](F x, F y) { return norm(Array3f64(x, y, x * y)) + hypot(log1p(x * x), expm1(y)); },
+                                  std::tuple(away, other)));
   });
 }
 

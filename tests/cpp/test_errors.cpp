@@ -19,7 +19,8 @@ template <typename E, typename Fn> void expect_error(Fn&& fn, std::initializer_l
     ADD_FAILURE() << "no exception thrown";
   } catch (const E& e) {
     std::string message = e.what();
-    for (const char* f : fragments) EXPECT_NE(message.find(f), std::string::npos) << "missing '" << f << "' in: " << message;
+    for (const char* f : fragments)
+      EXPECT_NE(message.find(f), std::string::npos) << "missing '" << f << "' in: " << message;
   } catch (const std::exception& e) {
     ADD_FAILURE() << "wrong exception type: " << e.what();
   }
@@ -37,12 +38,15 @@ TEST(Errors, SizeMismatchNamesTheOpAndBothSizes) {
 TEST(Errors, TypeMismatchInTheRuntimeTypedApi) {
   Float f = Float{1.f};
   Int32 i = Int32{1};
-  expect_error<TypeError>([&] { detail::dec_ref(detail::trace(Op::Add, f.index(), i.index())); }, {"Add", "f32[1]", "i32[1]", "cast"});
+  expect_error<TypeError>([&] { detail::dec_ref(detail::trace(Op::Add, f.index(), i.index())); },
+                          {"Add", "f32[1]", "i32[1]", "cast"});
   expect_error<TypeError>([&] { detail::dec_ref(detail::trace(Op::Sqrt, i.index())); }, {"Sqrt", "i32"});
   expect_error<TypeError>([&] { detail::dec_ref(detail::trace(Op::Shr, f.index(), f.index())); }, {"Shr", "f32"});
   expect_error<TypeError>([&] { detail::dec_ref(detail::trace(Op::Shl, f.index(), f.index())); }, {"Shl"});
-  expect_error<TypeError>([&] { detail::dec_ref(detail::trace(Op::Select, f.index(), f.index(), f.index())); }, {"Select", "mask"});
-  expect_error<TypeError>([&] { detail::dec_ref(detail::trace(Op::Bitcast, f.index(), 0, 0, VarType::Float64)); }, {"Bitcast", "widths"});
+  expect_error<TypeError>([&] { detail::dec_ref(detail::trace(Op::Select, f.index(), f.index(), f.index())); },
+                          {"Select", "mask"});
+  expect_error<TypeError>([&] { detail::dec_ref(detail::trace(Op::Bitcast, f.index(), 0, 0, VarType::Float64)); },
+                          {"Bitcast", "widths"});
   Bool m = Bool{true};
   expect_error<TypeError>([&] { detail::dec_ref(detail::trace(Op::Lt, m.index(), m.index())); }, {"Lt", "Bool"});
 }
@@ -50,18 +54,22 @@ TEST(Errors, TypeMismatchInTheRuntimeTypedApi) {
 TEST(Errors, MemoryOpsCheckTheirOperands) {
   Float source = Float{1.f, 2.f};
   Int32 signed_index = Int32{0};
-  expect_error<TypeError>([&] { detail::dec_ref(detail::trace(Op::Gather, source.index(), signed_index.index(), Bool(true).index())); },
-                          {"gather", "UInt32", "i32"});
-  expect_error<TypeError>([&] { detail::dec_ref(detail::trace(Op::Gather, source.index(), UInt32{0}.index(), source.index())); },
-                          {"gather", "mask"});
+  expect_error<TypeError>(
+      [&] { detail::dec_ref(detail::trace(Op::Gather, source.index(), signed_index.index(), Bool(true).index())); },
+      {"gather", "UInt32", "i32"});
+  expect_error<TypeError>(
+      [&] { detail::dec_ref(detail::trace(Op::Gather, source.index(), UInt32{0}.index(), source.index())); },
+      {"gather", "mask"});
   Index target = source.index();
   detail::inc_ref(target);
-  expect_error<TypeError>([&] { detail::trace_scatter(ReduceOp::None, target, Int32{1}.index(), UInt32{0}.index(), Bool(true).index()); },
-                          {"scatter", "different types"});
+  expect_error<TypeError>(
+      [&] { detail::trace_scatter(ReduceOp::None, target, Int32{1}.index(), UInt32{0}.index(), Bool(true).index()); },
+      {"scatter", "different types"});
   Float float_counter = Float{0.f};
   Index counter = float_counter.index();
   detail::inc_ref(counter);
-  expect_error<TypeError>([&] { detail::trace_scatter_inc(counter, UInt32{0}.index(), Bool(true).index()); }, {"scatter_inc", "UInt32"});
+  expect_error<TypeError>([&] { detail::trace_scatter_inc(counter, UInt32{0}.index(), Bool(true).index()); },
+                          {"scatter_inc", "UInt32"});
   Bool flags = Bool{true, false};
   expect_error<TypeError>([&] { scatter_add(flags, Bool(true), UInt32{0}); }, {"reductions", "Bool"});
   detail::dec_ref(target);
@@ -100,17 +108,18 @@ TEST(Errors, AllocationFailureIsBadAlloc) {
 }
 
 TEST(Errors, HorizontalOpsCheckTypes) {
-  expect_error<TypeError>([] { detail::dec_ref(detail::reduce(detail::Reduction::Sum, Bool{true}.index())); }, {"Bool", "any()"});
+  expect_error<TypeError>([] { detail::dec_ref(detail::reduce(detail::Reduction::Sum, Bool{true}.index())); },
+                          {"Bool", "any()"});
   expect_error<TypeError>([] { detail::dec_ref(detail::compress(Float{1.f}.index())); }, {"compress", "Bool"});
-  expect_error<TypeError>([] { detail::dec_ref(detail::prefix_sum(Bool{true}.index(), false)); }, {"prefix_sum", "Bool"});
+  expect_error<TypeError>([] { detail::dec_ref(detail::prefix_sum(Bool{true}.index(), false)); },
+                          {"prefix_sum", "Bool"});
 }
 
 TEST(Errors, StateStaysConsistentAfterErrors) {
   Float a = arange<Float>(3);
   try {
     Float b = a + arange<Float>(4);
-  } catch (const SizeError&) {
-  }
+  } catch (const SizeError&) {}
   EXPECT_EQ((a + 1.f).read(2), 3.f);
   EXPECT_EQ(detail::verify_ir(), "");
 }

@@ -123,8 +123,7 @@ TEST_F(Eval, PendingWorkGrowingAcrossEvaluationsWarnsOnce) {
 // Pending work that is large but does not grow is not the pattern either.
 TEST_F(Eval, LoopThatEvaluatesItsStateDoesNotWarn) {
   int per_iteration = int(detail::kGrowingPendingNodes / detail::kGrowingEvaluations);
-  std::string log =
-      loop_log(int(detail::kGrowingEvaluations) * 3, per_iteration, true, detail::kGrowingPendingNodes);
+  std::string log = loop_log(int(detail::kGrowingEvaluations) * 3, per_iteration, true, detail::kGrowingPendingNodes);
   EXPECT_EQ(count_of(log, "piling up"), 0u) << log;
 }
 
@@ -212,8 +211,8 @@ TEST_F(Eval, ScatterIncGivesDistinctSlots) {
 
 TEST_F(Eval, ScatterCopiesASharedTarget) {
   Float a = Float{1.f, 2.f, 3.f};
-  Float b = a;              // shares the node
-  Float c = a * 10.f;       // pending, reads a's old value
+  Float b = a;         // shares the node
+  Float c = a * 10.f;  // pending, reads a's old value
   scatter(a, Float(7.f), UInt32{1});
   EXPECT_EQ(a.to_vector(), (std::vector<float>{1, 7, 3}));
   EXPECT_EQ(b.to_vector(), (std::vector<float>{1, 2, 3}));

@@ -121,8 +121,8 @@ std::string describe_difference(const FuzzResult& got, const FuzzResult& want) {
     for (size_t i = 0; i < got.lanes[v].size() && shown < 4; ++i)
       if (!same_value(got.types[v], got.lanes[v][i], want.lanes[v][i])) {
         if (shown == 0) out << "value #" << v << " (" << type_name(got.types[v]) << ") differs:\n";
-        out << "  lane " << i << ": 0x" << std::hex << got.lanes[v][i] << " expected 0x" << want.lanes[v][i]
-            << std::dec << "\n";
+        out << "  lane " << i << ": 0x" << std::hex << got.lanes[v][i] << " expected 0x" << want.lanes[v][i] << std::dec
+            << "\n";
         ++shown;
       }
     if (shown) return out.str();
@@ -160,14 +160,14 @@ void check_loop_seed(uint64_t seed) {
   while (steps < 1000 && loop_failure(seed, steps).empty()) ++steps;
   std::string listing;
   std::string failure = loop_failure(seed, steps, &listing);
-  if (listing.empty())
-    try {
+  if (listing.empty()) try {
       listing = run_on(true, [&] { return FuzzLoopProgram(seed, steps).run(ControlMode::Symbolic); }).listing;
     } catch (const std::exception& e) {
       listing = std::string("(the symbolic interpreter run threw too: ") + e.what() + ")\n";
     }
   FAIL() << "loop fuzz seed " << seed << " (reproduce with KILN_FUZZ_LOOP_SEED=" << seed << "), smallest failing body ("
-         << steps << " steps): " << failure << "program:\n" << listing;
+         << steps << " steps): " << failure << "program:\n"
+         << listing;
 }
 
 }  // namespace

@@ -78,14 +78,15 @@ TEST_P(Interrupt, EndlessLoopStopsAndKilnStaysUsable) {
   EXPECT_EQ(n.read(0), 5u);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    ModesBackendsSizes, Interrupt,
-    testing::Combine(testing::Values(ControlMode::Symbolic, ControlMode::Evaluated), testing::Bool(),
-                     testing::Values(size_t(1), size_t(100000))),
-    [](const auto& info) {
-      return std::string(std::get<0>(info.param) == ControlMode::Symbolic ? "Symbolic" : "Evaluated") +
-             (std::get<1>(info.param) ? "Interpreter" : "Llvm") + std::to_string(std::get<2>(info.param));
-    });
+INSTANTIATE_TEST_SUITE_P(ModesBackendsSizes, Interrupt,
+                         testing::Combine(testing::Values(ControlMode::Symbolic, ControlMode::Evaluated),
+                                          testing::Bool(), testing::Values(size_t(1), size_t(100000))),
+                         [](const auto& info) {
+                           return std::string(std::get<0>(info.param) == ControlMode::Symbolic ? "Symbolic"
+                                                                                               : "Evaluated") +
+                                  (std::get<1>(info.param) ? "Interpreter" : "Llvm") +
+                                  std::to_string(std::get<2>(info.param));
+                         });
 
 TEST(InterruptScope, IgnoredSigintStaysIgnored) {
   auto previous = std::signal(SIGINT, SIG_IGN);

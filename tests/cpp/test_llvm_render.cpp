@@ -103,44 +103,37 @@ TEST(LlvmRender, CheckedGatherAndScatterAdd) {
 TEST(LlvmRender, ScatterIncAppend) {
   KernelStatement zero = statement(Op::Literal, VarType::UInt32, {}, 0);
   check_golden("scatter_inc",
-               form_of({statement(Op::Literal, VarType::Bool), input(VarType::UInt32, 0), zero,
-                        input(VarType::Bool, 1),
+               form_of({statement(Op::Literal, VarType::Bool), input(VarType::UInt32, 0), zero, input(VarType::Bool, 1),
                         output(statement(Op::ScatterInc, VarType::UInt32, {1, 2, 3}), 2)},
                        2, 1));
 }
 
 TEST(LlvmRender, SymbolicLoop) {
   // i = 0; acc = in0; while (i < in1) { acc = acc * 2; i += 1 }; out = acc
-  check_golden("symbolic_loop",
-               form_of({statement(Op::Literal, VarType::Bool), input(VarType::Float32, 0), input(VarType::UInt32, 1),
-                        statement(Op::Literal, VarType::UInt32, {}, 0), statement(Op::Literal, VarType::UInt32, {}, 1),
-                        statement(Op::Literal, VarType::Float32, {}, 0x40000000),
-                        statement(Op::LoopBegin, VarType::Bool),
-                        statement(Op::LoopPhi, VarType::UInt32, {3}),
-                        output(statement(Op::LoopPhi, VarType::Float32, {1}), 2),
-                        lt_u32(statement(Op::Lt, VarType::Bool, {7, 2})),
-                        statement(Op::LoopCond, VarType::Bool, {9}),
-                        statement(Op::Add, VarType::UInt32, {7, 4}),
-                        statement(Op::LoopUpdate, VarType::UInt32, {7, 11}),
-                        statement(Op::Mul, VarType::Float32, {8, 5}),
-                        statement(Op::LoopUpdate, VarType::Float32, {8, 13}),
-                        statement(Op::LoopEnd, VarType::Bool, {6})},
-                       2, 1));
+  check_golden(
+      "symbolic_loop",
+      form_of({statement(Op::Literal, VarType::Bool), input(VarType::Float32, 0), input(VarType::UInt32, 1),
+               statement(Op::Literal, VarType::UInt32, {}, 0), statement(Op::Literal, VarType::UInt32, {}, 1),
+               statement(Op::Literal, VarType::Float32, {}, 0x40000000), statement(Op::LoopBegin, VarType::Bool),
+               statement(Op::LoopPhi, VarType::UInt32, {3}), output(statement(Op::LoopPhi, VarType::Float32, {1}), 2),
+               lt_u32(statement(Op::Lt, VarType::Bool, {7, 2})), statement(Op::LoopCond, VarType::Bool, {9}),
+               statement(Op::Add, VarType::UInt32, {7, 4}), statement(Op::LoopUpdate, VarType::UInt32, {7, 11}),
+               statement(Op::Mul, VarType::Float32, {8, 5}), statement(Op::LoopUpdate, VarType::Float32, {8, 13}),
+               statement(Op::LoopEnd, VarType::Bool, {6})},
+              2, 1));
 }
 
 TEST(LlvmRender, GuardedCallRunsOnce) {
   // A symbolic branch: packets where no lane has in1 skip the body; out = in1 ? in0 * 2 : 0
-  check_golden("guarded_call",
-               form_of({statement(Op::Literal, VarType::Bool), input(VarType::Float32, 0), input(VarType::Bool, 1),
-                        statement(Op::Literal, VarType::Float32, {}, 0),
-                        statement(Op::Literal, VarType::Float32, {}, 0x40000000),
-                        statement(Op::LoopBegin, VarType::Bool, {}, 1),
-                        output(statement(Op::LoopPhi, VarType::Float32, {3}), 2),
-                        statement(Op::LoopCond, VarType::Bool, {2}),
-                        statement(Op::Mul, VarType::Float32, {1, 4}),
-                        statement(Op::LoopUpdate, VarType::Float32, {6, 8}),
-                        statement(Op::LoopEnd, VarType::Bool, {5})},
-                       2, 1));
+  check_golden(
+      "guarded_call",
+      form_of(
+          {statement(Op::Literal, VarType::Bool), input(VarType::Float32, 0), input(VarType::Bool, 1),
+           statement(Op::Literal, VarType::Float32, {}, 0), statement(Op::Literal, VarType::Float32, {}, 0x40000000),
+           statement(Op::LoopBegin, VarType::Bool, {}, 1), output(statement(Op::LoopPhi, VarType::Float32, {3}), 2),
+           statement(Op::LoopCond, VarType::Bool, {2}), statement(Op::Mul, VarType::Float32, {1, 4}),
+           statement(Op::LoopUpdate, VarType::Float32, {6, 8}), statement(Op::LoopEnd, VarType::Bool, {5})},
+          2, 1));
 }
 
 TEST(LlvmRender, ParametersAreReadFromTheParameterBlock) {
@@ -150,11 +143,10 @@ TEST(LlvmRender, ParametersAreReadFromTheParameterBlock) {
   KernelStatement flag = statement(Op::Param, VarType::Bool, {}, 2);
   KernelStatement cast = statement(Op::Cast, VarType::Float32, {3});
   cast.operand_type = VarType::UInt32;
-  check_golden("parameters",
-               form_of({input(VarType::Float32, 0), scale, statement(Op::Mul, VarType::Float32, {0, 1}), offset, cast,
-                        statement(Op::Add, VarType::Float32, {2, 4}), flag,
-                        output(statement(Op::Select, VarType::Float32, {6, 5, 0}), 1)},
-                       1, 1));
+  check_golden("parameters", form_of({input(VarType::Float32, 0), scale, statement(Op::Mul, VarType::Float32, {0, 1}),
+                                      offset, cast, statement(Op::Add, VarType::Float32, {2, 4}), flag,
+                                      output(statement(Op::Select, VarType::Float32, {6, 5, 0}), 1)},
+                                     1, 1));
 }
 
 TEST(LlvmRender, SplitIntoPieces) {
@@ -164,16 +156,16 @@ TEST(LlvmRender, SplitIntoPieces) {
   //   p = a * 2; c = p < b; s = c ? p + b : a; out2 = p; out3 = s; out4 = (s - 2) * a
   KernelStatement less = statement(Op::Lt, VarType::Bool, {4, 2});
   less.operand_type = VarType::Float32;
-  check_golden("split_pieces",
-               form_of({statement(Op::Literal, VarType::Bool), input(VarType::Float32, 0),
-                        input(VarType::Float32, 1, true), statement(Op::Literal, VarType::Float32, {}, 0x40000000),
-                        output(statement(Op::Mul, VarType::Float32, {1, 3}), 2),
-                        less, statement(Op::Add, VarType::Float32, {4, 2}),
-                        output(statement(Op::Select, VarType::Float32, {5, 6, 1}), 3),
-                        statement(Op::Sub, VarType::Float32, {7, 3}),
-                        output(statement(Op::Mul, VarType::Float32, {8, 1}), 4)},
-                       2, 3),
-               3);
+  check_golden(
+      "split_pieces",
+      form_of(
+          {statement(Op::Literal, VarType::Bool), input(VarType::Float32, 0), input(VarType::Float32, 1, true),
+           statement(Op::Literal, VarType::Float32, {}, 0x40000000),
+           output(statement(Op::Mul, VarType::Float32, {1, 3}), 2), less, statement(Op::Add, VarType::Float32, {4, 2}),
+           output(statement(Op::Select, VarType::Float32, {5, 6, 1}), 3), statement(Op::Sub, VarType::Float32, {7, 3}),
+           output(statement(Op::Mul, VarType::Float32, {8, 1}), 4)},
+          2, 3),
+      3);
 }
 
 int main(int argc, char** argv) {

@@ -143,9 +143,8 @@ TensorXf render_all(const Scene& s, const Params& p, const Run& run) {
   Mlp how = run.mlp;
   return chunked_map(
       [samples, how](const TensorXf& o, const TensorXf& d, const TensorXu& i, const TensorXf& w1, const TensorXf& b1,
-                     const TensorXf& w2, const TensorXf& b2, const TensorXf& w3, const TensorXf& b3) {
-        return render(o, d, i, samples, w1, b1, w2, b2, w3, b3, how);
-      },
+                     const TensorXf& w2, const TensorXf& b2, const TensorXf& w3,
+                     const TensorXf& b3) { return render(o, d, i, samples, w1, b1, w2, b2, w3, b3, how); },
       std::tuple(s.origins, s.dirs, s.index), std::tuple(p.w1, p.b1, p.w2, p.b2, p.w3, p.b3),
       MapOptions{.chunk_size = run.chunk_size, .name = "render"});
 }
@@ -302,10 +301,10 @@ TEST_F(ChunkedMap, BackwardRecomputesEachChunksForwardPass) {
   auto [primal_whole, backward_whole] = passes(0);
   auto [primal_chunked, backward_chunked] = passes(kChunk);
   // The first layer's forward product of one chunk: (4 rays · 16 samples) × 21 times 21 × 32.
-  std::string chunk_forward = "matmul " + std::to_string(kChunk * kSamples) + "×" + std::to_string(kEncoded) +
-                              " · " + std::to_string(kEncoded) + "×" + std::to_string(kHidden) + " (";
-  std::string whole_forward = "matmul " + std::to_string(kRays * kSamples) + "×" + std::to_string(kEncoded) +
-                              " · " + std::to_string(kEncoded) + "×" + std::to_string(kHidden) + " (";
+  std::string chunk_forward = "matmul " + std::to_string(kChunk * kSamples) + "×" + std::to_string(kEncoded) + " · " +
+                              std::to_string(kEncoded) + "×" + std::to_string(kHidden) + " (";
+  std::string whole_forward = "matmul " + std::to_string(kRays * kSamples) + "×" + std::to_string(kEncoded) + " · " +
+                              std::to_string(kEncoded) + "×" + std::to_string(kHidden) + " (";
   EXPECT_EQ(library_calls(primal_chunked, chunk_forward), kChunks);
   EXPECT_EQ(library_calls(backward_chunked, chunk_forward), kChunks) << "the chunks' forward passes did not run again";
   EXPECT_EQ(library_calls(primal_whole, whole_forward), 1u);
@@ -394,10 +393,9 @@ TensorXd looped(const TensorXd& x, const TensorXd& w, ControlMode mode) {
   size_t lanes = x.size();
   Float64 v = (x * w).array();
   auto [i, vv, acc] = while_loop(
-      std::tuple(zeros<UInt32>(lanes), v, v + 0.5), [](const UInt32& i, const Float64&, const Float64&) { return i < 3u; },
-      [](const UInt32& i, const Float64& v, const Float64& acc) {
-        return std::tuple(i + 1u, v, acc * v + sin(acc));
-      },
+      std::tuple(zeros<UInt32>(lanes), v, v + 0.5),
+      [](const UInt32& i, const Float64&, const Float64&) { return i < 3u; },
+      [](const UInt32& i, const Float64& v, const Float64& acc) { return std::tuple(i + 1u, v, acc * v + sin(acc)); },
       mode, "looped", LoopDerivative{.max_iterations = 4});
   return TensorXd(acc, x.shape());
 }

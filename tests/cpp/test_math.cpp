@@ -36,11 +36,13 @@ template <typename T> double ulp_error(T got, LD reference) {
   LD rounded = LD(T(reference));  // overflows to inf like the true result would
   if (std::isinf(rounded) || std::isinf(got)) {
     if (rounded == LD(got)) return 0;
-    if (!std::isinf(got)) reference = std::copysign(LD(std::numeric_limits<T>::max()), reference);
-    else return INFINITY;
+    if (!std::isinf(got))
+      reference = std::copysign(LD(std::numeric_limits<T>::max()), reference);
+    else
+      return INFINITY;
   }
   int exponent = 0;
-  std::frexp(reference, &exponent);  // |reference| in [2^(exponent-1), 2^exponent)
+  std::frexp(reference, &exponent);                         // |reference| in [2^(exponent-1), 2^exponent)
   int min_exponent = std::numeric_limits<T>::min_exponent;  // 2^(min_exponent-1) = min normal
   int e = std::max(exponent, min_exponent) - std::numeric_limits<T>::digits;
   return double(std::fabs(LD(got) - reference) / std::ldexp(LD(1), e));
@@ -104,9 +106,11 @@ template <typename T> class Inputs {
 
 template <typename T> std::vector<T> special_values() {
   using L = std::numeric_limits<T>;
-  return {T(0), -T(0), L::infinity(), -L::infinity(), L::quiet_NaN(), T(1), T(-1), T(0.5), T(-0.5),
-          T(2), T(-2), T(3), T(-3), L::denorm_min(), -L::denorm_min(), L::min(), -L::min(),
-          L::max(), -L::max(), T(1e-30), T(-1e-30), T(100), T(-100), T(1000), T(-1000)};
+  return {T(0),      -T(0),     L::infinity(), -L::infinity(),  L::quiet_NaN(),
+          T(1),      T(-1),     T(0.5),        T(-0.5),         T(2),
+          T(-2),     T(3),      T(-3),         L::denorm_min(), -L::denorm_min(),
+          L::min(),  -L::min(), L::max(),      -L::max(),       T(1e-30),
+          T(-1e-30), T(100),    T(-100),       T(1000),         T(-1000)};
 }
 
 // ---- the functions under test --------------------------------------------------------------
@@ -149,7 +153,7 @@ struct UnaryCase {
   std::function<LD(LD)> reference64;          // long double reference for double inputs
   std::function<void(Inputs<float>&)> inputs32;
   std::function<void(Inputs<double>&)> inputs64;
-  double bound32, bound64;  // asserted max ULP error
+  double bound32, bound64;                                        // asserted max ULP error
   double special_limit32 = INFINITY, special_limit64 = INFINITY;  // skip larger finite specials
 };
 
@@ -186,54 +190,74 @@ std::vector<UnaryCase> unary_cases() {
                    [](LD x) { return atanl(x); }, atan_inputs, atan_inputs, 2, 2});
   cases.push_back({"exp", KILN_UNARY(exp), KILN_UNARY(exp), [](double x) { return std::exp(x); },
                    [](LD x) { return expl(x); },
-                   [](Inputs<float>& in) { in.uniform(-0.35, 0.35, 300000).uniform(-104, 89, 400000).log_uniform(1e-30, 1, 300000); },
-                   [](Inputs<double>& in) { in.uniform(-0.35, 0.35, 300000).uniform(-746, 710, 400000).log_uniform(1e-300, 1, 300000); },
+                   [](Inputs<float>& in) {
+                     in.uniform(-0.35, 0.35, 300000).uniform(-104, 89, 400000).log_uniform(1e-30, 1, 300000);
+                   },
+                   [](Inputs<double>& in) {
+                     in.uniform(-0.35, 0.35, 300000).uniform(-746, 710, 400000).log_uniform(1e-300, 1, 300000);
+                   },
                    1, 1});
   cases.push_back({"exp2", KILN_UNARY(exp2), KILN_UNARY(exp2), [](double x) { return std::exp2(x); },
                    [](LD x) { return exp2l(x); },
-                   [](Inputs<float>& in) { in.uniform(-0.5, 0.5, 300000).uniform(-151, 129, 400000).log_uniform(1e-30, 1, 300000); },
-                   [](Inputs<double>& in) { in.uniform(-0.5, 0.5, 300000).uniform(-1076, 1025, 400000).log_uniform(1e-300, 1, 300000); },
+                   [](Inputs<float>& in) {
+                     in.uniform(-0.5, 0.5, 300000).uniform(-151, 129, 400000).log_uniform(1e-30, 1, 300000);
+                   },
+                   [](Inputs<double>& in) {
+                     in.uniform(-0.5, 0.5, 300000).uniform(-1076, 1025, 400000).log_uniform(1e-300, 1, 300000);
+                   },
                    1, 1});
   auto log32 = [](Inputs<float>& in) {
-    in.log_uniform(1e-45, 3e38, 500000, false).uniform(0.5, 2, 300000).near_one(1e-7, 0.3, 100000).uniform(1, 1.0001, 100000);
+    in.log_uniform(1e-45, 3e38, 500000, false)
+        .uniform(0.5, 2, 300000)
+        .near_one(1e-7, 0.3, 100000)
+        .uniform(1, 1.0001, 100000);
   };
   auto log64 = [](Inputs<double>& in) {
-    in.log_uniform(5e-324, 1.7e308, 500000, false).uniform(0.5, 2, 300000).near_one(1e-16, 0.3, 100000).uniform(1, 1.0001, 100000);
+    in.log_uniform(5e-324, 1.7e308, 500000, false)
+        .uniform(0.5, 2, 300000)
+        .near_one(1e-16, 0.3, 100000)
+        .uniform(1, 1.0001, 100000);
   };
   cases.push_back({"log", KILN_UNARY(log), KILN_UNARY(log), [](double x) { return std::log(x); },
                    [](LD x) { return logl(x); }, log32, log64, 1, 1});
   cases.push_back({"log2", KILN_UNARY(log2), KILN_UNARY(log2), [](double x) { return std::log2(x); },
                    [](LD x) { return log2l(x); }, log32, log64, 1.5, 1.5});
-  cases.push_back({"sinh", KILN_UNARY(sinh), KILN_UNARY(sinh), [](double x) { return std::sinh(x); },
-                   [](LD x) { return sinhl(x); },
-                   [](Inputs<float>& in) { in.uniform(-2, 2, 300000).uniform(-90, 90, 400000).log_uniform(1e-30, 1, 300000); },
-                   [](Inputs<double>& in) { in.uniform(-2, 2, 300000).uniform(-711, 711, 400000).log_uniform(1e-300, 1, 300000); },
-                   2, 2});
-  cases.push_back({"cosh", KILN_UNARY(cosh), KILN_UNARY(cosh), [](double x) { return std::cosh(x); },
-                   [](LD x) { return coshl(x); },
-                   [](Inputs<float>& in) { in.uniform(-2, 2, 300000).uniform(-90, 90, 400000).log_uniform(1e-30, 1, 300000); },
-                   [](Inputs<double>& in) { in.uniform(-2, 2, 300000).uniform(-711, 711, 400000).log_uniform(1e-300, 1, 300000); },
-                   1.5, 1.5});
-  cases.push_back({"tanh", KILN_UNARY(tanh), KILN_UNARY(tanh), [](double x) { return std::tanh(x); },
-                   [](LD x) { return tanhl(x); },
-                   [](Inputs<float>& in) { in.uniform(-1, 1, 300000).uniform(-10, 10, 400000).log_uniform(1e-30, 1, 300000); },
-                   [](Inputs<double>& in) { in.uniform(-1, 1, 300000).uniform(-22, 22, 400000).log_uniform(1e-300, 1, 300000); },
-                   2, 2});
+  cases.push_back(
+      {"sinh", KILN_UNARY(sinh), KILN_UNARY(sinh), [](double x) { return std::sinh(x); }, [](LD x) { return sinhl(x); },
+       [](Inputs<float>& in) { in.uniform(-2, 2, 300000).uniform(-90, 90, 400000).log_uniform(1e-30, 1, 300000); },
+       [](Inputs<double>& in) { in.uniform(-2, 2, 300000).uniform(-711, 711, 400000).log_uniform(1e-300, 1, 300000); },
+       2, 2});
+  cases.push_back(
+      {"cosh", KILN_UNARY(cosh), KILN_UNARY(cosh), [](double x) { return std::cosh(x); }, [](LD x) { return coshl(x); },
+       [](Inputs<float>& in) { in.uniform(-2, 2, 300000).uniform(-90, 90, 400000).log_uniform(1e-30, 1, 300000); },
+       [](Inputs<double>& in) { in.uniform(-2, 2, 300000).uniform(-711, 711, 400000).log_uniform(1e-300, 1, 300000); },
+       1.5, 1.5});
+  cases.push_back(
+      {"tanh", KILN_UNARY(tanh), KILN_UNARY(tanh), [](double x) { return std::tanh(x); }, [](LD x) { return tanhl(x); },
+       [](Inputs<float>& in) { in.uniform(-1, 1, 300000).uniform(-10, 10, 400000).log_uniform(1e-30, 1, 300000); },
+       [](Inputs<double>& in) { in.uniform(-1, 1, 300000).uniform(-22, 22, 400000).log_uniform(1e-300, 1, 300000); }, 2,
+       2});
   cases.push_back({"erf", KILN_UNARY(erf), KILN_UNARY(erf), [](double x) { return std::erf(x); },
                    [](LD x) { return erfl(x); },
-                   [](Inputs<float>& in) { in.uniform(-1.5, 1.5, 300000).uniform(-4.5, 4.5, 400000).log_uniform(1e-30, 1, 300000); },
-                   [](Inputs<double>& in) { in.uniform(-1.5, 1.5, 300000).uniform(-6.5, 6.5, 400000).log_uniform(1e-300, 1, 300000); },
+                   [](Inputs<float>& in) {
+                     in.uniform(-1.5, 1.5, 300000).uniform(-4.5, 4.5, 400000).log_uniform(1e-30, 1, 300000);
+                   },
+                   [](Inputs<double>& in) {
+                     in.uniform(-1.5, 1.5, 300000).uniform(-6.5, 6.5, 400000).log_uniform(1e-300, 1, 300000);
+                   },
                    1.5, 1.5});
-  cases.push_back({"erfinv", KILN_UNARY(erfinv), KILN_UNARY(erfinv), [](double x) { return double(erfinv_reference(x)); },
-                   [](LD x) { return erfinv_reference(x); },
-                   [](Inputs<float>& in) { in.uniform(-1, 1, 500000).near_one(6e-8, 0.5, 300000).log_uniform(1e-30, 1, 200000); },
-                   [](Inputs<double>& in) { in.uniform(-1, 1, 500000).near_one(1.2e-16, 0.5, 300000).log_uniform(1e-300, 1, 200000); },
-                   3, 3});
+  cases.push_back(
+      {"erfinv", KILN_UNARY(erfinv), KILN_UNARY(erfinv), [](double x) { return double(erfinv_reference(x)); },
+       [](LD x) { return erfinv_reference(x); },
+       [](Inputs<float>& in) { in.uniform(-1, 1, 500000).near_one(6e-8, 0.5, 300000).log_uniform(1e-30, 1, 200000); },
+       [](Inputs<double>& in) {
+         in.uniform(-1, 1, 500000).near_one(1.2e-16, 0.5, 300000).log_uniform(1e-300, 1, 200000);
+       },
+       3, 3});
   cases.push_back({"cbrt", KILN_UNARY(cbrt), KILN_UNARY(cbrt), [](double x) { return std::cbrt(x); },
                    [](LD x) { return cbrtl(x); },
                    [](Inputs<float>& in) { in.uniform(-8, 8, 300000).log_uniform(1e-45, 3e38, 700000); },
-                   [](Inputs<double>& in) { in.uniform(-8, 8, 300000).log_uniform(5e-324, 1.7e308, 700000); },
-                   1, 1});
+                   [](Inputs<double>& in) { in.uniform(-8, 8, 300000).log_uniform(5e-324, 1.7e308, 700000); }, 1, 1});
   return cases;
 }
 
@@ -335,8 +359,7 @@ template <typename T> Pairs<T> atan2_inputs(uint64_t seed) {
   return p;
 }
 
-template <typename T, typename Ref>
-Worst measure_binary(const Binary<T>& f, const Pairs<T>& p, const Ref& reference) {
+template <typename T, typename Ref> Worst measure_binary(const Binary<T>& f, const Pairs<T>& p, const Ref& reference) {
   std::vector<T> got = run(f, p.x, p.y);
   Worst worst;
   for (size_t i = 0; i < got.size(); ++i) {
@@ -407,8 +430,10 @@ template <typename T> void check_unary_specials(const UnaryCase& c) {
   constexpr bool f32 = sizeof(T) == 4;
   std::vector<T> x = special_values<T>();
   std::vector<T> got;
-  if constexpr (f32) got = run(c.f32, x);
-  else got = run(c.f64, x);
+  if constexpr (f32)
+    got = run(c.f32, x);
+  else
+    got = run(c.f64, x);
   double limit = f32 ? c.special_limit32 : c.special_limit64;
   for (size_t i = 0; i < x.size(); ++i) {
     LD reference = f32 ? LD(c.reference32(double(x[i]))) : c.reference64(LD(x[i]));
@@ -530,15 +555,19 @@ template <typename T, typename Program> void expect_backends_agree(const char* n
 
 template <typename T> void check_backends(const UnaryCase& c, uint64_t seed) {
   Inputs<T> in(seed);
-  if constexpr (sizeof(T) == 4) c.inputs32(in);
-  else c.inputs64(in);
+  if constexpr (sizeof(T) == 4)
+    c.inputs32(in);
+  else
+    c.inputs64(in);
   // A small sample: every 4000th generated input plus the special values.
   std::vector<T> x;
   for (size_t i = 0; i < in.values().size(); i += 4000) x.push_back(in.values()[i]);
   for (T s : special_values<T>()) x.push_back(s);
   expect_backends_agree<T>(c.name, [&] {
-    if constexpr (sizeof(T) == 4) return run(c.f32, x);
-    else return run(c.f64, x);
+    if constexpr (sizeof(T) == 4)
+      return run(c.f32, x);
+    else
+      return run(c.f64, x);
   });
 }
 

@@ -51,17 +51,16 @@ void check_op(Op op, VarType type, VarType result_type = VarType::Bool) {
   };
   std::vector<uint64_t> jit = run_on(false, program), reference = run_on(true, program);
   VarType out_type = (op == Op::Cast || op == Op::Bitcast) ? result_type
-                     : detail::op_is_comparison(op)         ? VarType::Bool
-                                                            : type;
+                     : detail::op_is_comparison(op)        ? VarType::Bool
+                                                           : type;
   ASSERT_EQ(jit.size(), reference.size());
   for (size_t i = 0; i < jit.size(); ++i) {
     ASSERT_TRUE(same_value(out_type, jit[i], reference[i]))
-        << detail::op_name(op) << " on " << type_name(type) << " lane " << i << ": a=0x" << std::hex
-        << columns[0][i] << " b=0x" << columns[1][i] << " c=0x" << columns[2][i] << " jit=0x" << jit[i]
-        << " interpreter=0x" << reference[i];
+        << detail::op_name(op) << " on " << type_name(type) << " lane " << i << ": a=0x" << std::hex << columns[0][i]
+        << " b=0x" << columns[1][i] << " c=0x" << columns[2][i] << " jit=0x" << jit[i] << " interpreter=0x"
+        << reference[i];
   }
 }
-
 
 }  // namespace
 
@@ -70,11 +69,21 @@ TEST(Ops, EveryElementwiseOpMatchesTheInterpreter) {
   for (int i = 0; i < detail::kOpCount; ++i) {
     Op op = Op(i);
     switch (op) {
-      case Op::Literal: case Op::Param: case Op::Data: case Op::Counter:  // leaves: Ops.Leaves, test_kernel_cache
-      case Op::Gather: case Op::Scatter: case Op::ScatterInc:  // memory: test_eval, fuzzer
+      case Op::Literal:
+      case Op::Param:
+      case Op::Data:
+      case Op::Counter:  // leaves: Ops.Leaves, test_kernel_cache
+      case Op::Gather:
+      case Op::Scatter:
+      case Op::ScatterInc:  // memory: test_eval, fuzzer
         continue;
-      case Op::LoopPhi: case Op::LoopCond: case Op::Loop: case Op::LoopResult:  // loops: test_control,
-      case Op::LoopBegin: case Op::LoopUpdate: case Op::LoopEnd:                // fuzzer
+      case Op::LoopPhi:
+      case Op::LoopCond:
+      case Op::Loop:
+      case Op::LoopResult:  // loops: test_control,
+      case Op::LoopBegin:
+      case Op::LoopUpdate:
+      case Op::LoopEnd:  // fuzzer
         continue;
       case Op::Cast:
         for (VarType from : kAllTypes)
@@ -82,8 +91,10 @@ TEST(Ops, EveryElementwiseOpMatchesTheInterpreter) {
         ++checked;
         continue;
       case Op::Bitcast:
-        for (auto [from, to] : {std::pair{VarType::Float32, VarType::Int32}, {VarType::UInt32, VarType::Float32},
-                                {VarType::Float64, VarType::UInt64}, {VarType::Int64, VarType::Float64},
+        for (auto [from, to] : {std::pair{VarType::Float32, VarType::Int32},
+                                {VarType::UInt32, VarType::Float32},
+                                {VarType::Float64, VarType::UInt64},
+                                {VarType::Int64, VarType::Float64},
                                 {VarType::Int32, VarType::UInt32}})
           check_op(Op::Bitcast, from, to);
         ++checked;
@@ -131,10 +142,11 @@ TEST(Ops, DocumentedIntegerEdgeCases) {
 /// at launch (an opaque() parameter, or a one-element input): the LLVM backend multiplies by
 /// a reciprocal computed per launch (llvm_render.cpp, invariant_divide) instead of dividing.
 TEST(Ops, UInt32DivisionByLaunchInvariantDivisors) {
-  const uint32_t divisors[] = {0, 1, 2, 3, 5, 7, 10, 641, 65535, 65536, 0x7FFFFFFFu, 0x80000000u, 0x80000001u,
-                               0xFFFFFFFEu, 0xFFFFFFFFu};
-  std::vector<uint32_t> n = {0, 1, 2, 3, 9, 10, 11, 640, 641, 642, 65535, 65536, 1u << 20, 0x7FFFFFFFu, 0x80000000u,
-                             0x80000001u, 0xFFFFFFFEu, 0xFFFFFFFFu};
+  const uint32_t divisors[] = {0,     1,     2,           3,           5,           7,           10,         641,
+                               65535, 65536, 0x7FFFFFFFu, 0x80000000u, 0x80000001u, 0xFFFFFFFEu, 0xFFFFFFFFu};
+  std::vector<uint32_t> n = {0,        1,           2,           3,           9,           10,
+                             11,       640,         641,         642,         65535,       65536,
+                             1u << 20, 0x7FFFFFFFu, 0x80000000u, 0x80000001u, 0xFFFFFFFEu, 0xFFFFFFFFu};
   for (uint32_t k = 0; k < 1000; ++k) n.push_back(k * 2654435761u);
   UInt32 values = UInt32::from(n);
   for (uint32_t d : divisors) {
@@ -152,11 +164,10 @@ TEST(Ops, UInt32DivisionByLaunchInvariantDivisors) {
 TEST(Ops, DocumentedFloatEdgeCases) {
   float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
   Float f = Float{nan, inf, -inf, 3e9f, -3e9f, 2.5f, -2.5f};
-  EXPECT_EQ(cast<int32_t>(f).to_vector(),
-            (std::vector<int32_t>{0, INT32_MAX, INT32_MIN, INT32_MAX, INT32_MIN, 2, -2}));
+  EXPECT_EQ(cast<int32_t>(f).to_vector(), (std::vector<int32_t>{0, INT32_MAX, INT32_MIN, INT32_MAX, INT32_MIN, 2, -2}));
   EXPECT_EQ(cast<uint32_t>(f).to_vector(), (std::vector<uint32_t>{0, UINT32_MAX, 0, 3000000000u, 0, 2, 0}));
   EXPECT_EQ(round(f).to_vector()[5], 2.f);  // half to even
-  EXPECT_TRUE(cast<bool>(f).read(0));        // NaN != 0
+  EXPECT_TRUE(cast<bool>(f).read(0));       // NaN != 0
   EXPECT_EQ(min(Float{nan}, Float{1.f}).item(), 1.f);
 }
 
@@ -190,8 +201,12 @@ bool arity_fits(TypeRule rule, int arity) {
     case TypeRule::Own: return true;
     case TypeRule::Numeric: return arity >= 1 && arity <= 3;
     case TypeRule::Bitwise: return arity == 1 || arity == 2;
-    case TypeRule::Integer: case TypeRule::Equality: case TypeRule::Ordering: return arity == 2;
-    case TypeRule::Float: case TypeRule::Cast: case TypeRule::Bitcast: return arity == 1;
+    case TypeRule::Integer:
+    case TypeRule::Equality:
+    case TypeRule::Ordering: return arity == 2;
+    case TypeRule::Float:
+    case TypeRule::Cast:
+    case TypeRule::Bitcast: return arity == 1;
     case TypeRule::Select: return arity == 3;
   }
   return false;

@@ -15,7 +15,7 @@ using namespace kiln;
 
 namespace {
 
-constexpr size_t kLanes = 37;  // not a multiple of any packet width
+constexpr size_t kLanes = 37;        // not a multiple of any packet width
 using Quat = std::array<double, 4>;  // x, y, z, w
 using Vec = std::array<double, 3>;
 using Mat = std::array<std::array<double, 3>, 3>;
@@ -153,8 +153,8 @@ TEST(Quaternion, ConjugateReciprocalNormAndDivision) {
 TEST(Quaternion, MatrixToQuatRoundTripsEveryBranch) {
   AxisAngle r = random_rotations(5);
   double half_turn = 3.14159265358979;
-  std::vector<std::pair<Vec, double>> special = {{{1, 0, 0}, half_turn}, {{0, 1, 0}, half_turn},
-                                                 {{0, 0, 1}, half_turn}, {{0, 0, 1}, 0.0},
+  std::vector<std::pair<Vec, double>> special = {{{1, 0, 0}, half_turn},     {{0, 1, 0}, half_turn},
+                                                 {{0, 0, 1}, half_turn},     {{0, 0, 1}, 0.0},
                                                  {{0.6, 0.8, 0}, half_turn}, {{0, 0.6, -0.8}, 3.0}};
   for (size_t i = 0; i < special.size(); ++i) r.axis[i] = special[i].first, r.angle[i] = special[i].second;
   Quaternion4f q = quaternions<Float>(r);
@@ -269,9 +269,9 @@ TEST(QuaternionGrad, SlerpOnBothBranches) {
   Quaternion4f64 close = normalize(a + Quaternion4f64(Float64(0.01), Float64(0.0), Float64(-0.01), Float64(0.0)));
   Quaternion4f64 b_mixed = select(arange<Float64>(8) < 4.0, b, close);  // lanes 4..7 nearly parallel
   Float64 t = linspace<Float64>(0.1, 0.9, 8);
-  GradCheckResult result = check_grads([](const Quaternion4f64& a, const Quaternion4f64& b, const Float64& t) {
-    return slerp(a, b, t);
-  }, std::tuple(a, b_mixed, t));
+  GradCheckResult result =
+      check_grads([](const Quaternion4f64& a, const Quaternion4f64& b, const Float64& t) { return slerp(a, b, t); },
+                  std::tuple(a, b_mixed, t));
   EXPECT_TRUE(result.ok) << result.message;
   // exactly parallel (dot = 1 exactly): the branch not taken divides by 0 unless guarded
   Quaternion4f64 same(Float64(0.5), Float64(0.5), Float64(0.5), Float64(0.5));

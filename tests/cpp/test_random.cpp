@@ -51,8 +51,7 @@ struct ReferencePcg32 {
   }
 };
 
-const uint32_t kDemoOutputs[] = {0xa15c02b7, 0x7b47f409, 0xba1d3330,
-                                 0x83d2f293, 0xbfa4784b, 0xcbed606e};
+const uint32_t kDemoOutputs[] = {0xa15c02b7, 0x7b47f409, 0xba1d3330, 0x83d2f293, 0xbfa4784b, 0xcbed606e};
 
 /// Reference generators seeded as PCG32(size) seeds its lanes by default.
 std::vector<ReferencePcg32> default_references(size_t lanes) {
@@ -106,8 +105,7 @@ TEST(PCG32, DefaultSeedingGivesOneStreamPerLane) {
       UInt32 x = rng.next_uint32();
       eval(x, rng.state);
       std::vector<uint32_t> got = x.to_vector();
-      for (size_t i = 0; i < lanes; ++i)
-        ASSERT_EQ(got[i], refs[i].next()) << "step " << step << " lane " << i;
+      for (size_t i = 0; i < lanes; ++i) ASSERT_EQ(got[i], refs[i].next()) << "step " << step << " lane " << i;
     }
     std::vector<uint64_t> state = rng.state.to_vector();
     for (size_t i = 0; i < lanes; ++i) ASSERT_EQ(state[i], refs[i].state);

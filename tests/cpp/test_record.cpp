@@ -324,8 +324,10 @@ TEST(Control, PrintAsyncInConditionalsAndCalls) {
     std::vector<std::string> lines = sorted(lines_of(testing::internal::GetCapturedStdout()));
     std::vector<std::string> expected;
     for (uint32_t l = 0; l < 12; ++l) {
-      if (l % 3 == 0) expected.push_back("true " + std::to_string(l));
-      else if (l > 8) expected.push_back("false " + std::to_string(l));
+      if (l % 3 == 0)
+        expected.push_back("true " + std::to_string(l));
+      else if (l > 8)
+        expected.push_back("false " + std::to_string(l));
       if (l % 3 != 0) expected.push_back("call " + std::to_string(l) + " " + std::to_string(l));
     }
     EXPECT_EQ(lines, sorted(expected));
@@ -334,4 +336,3 @@ TEST(Control, PrintAsyncInConditionalsAndCalls) {
   }
   EXPECT_EQ(outputs[ControlMode::Symbolic], outputs[ControlMode::Evaluated]);
 }
-

@@ -67,13 +67,19 @@ template <typename T> std::vector<T> host_block_reduce(ReduceOp op, const std::v
         case ReduceOp::None: break;
         case ReduceOp::Add: acc = T(acc + a[i]); break;
         case ReduceOp::Mul:  // integers wrap, as in Kiln (and without signed overflow here)
-          if constexpr (std::is_integral_v<T>) acc = T(std::make_unsigned_t<T>(acc) * std::make_unsigned_t<T>(a[i]));
-          else acc = T(acc * a[i]);
+          if constexpr (std::is_integral_v<T>)
+            acc = T(std::make_unsigned_t<T>(acc) * std::make_unsigned_t<T>(a[i]));
+          else
+            acc = T(acc * a[i]);
           break;
         case ReduceOp::Min: acc = std::min(acc, a[i]); break;
         case ReduceOp::Max: acc = std::max(acc, a[i]); break;
-        case ReduceOp::And: if constexpr (std::is_integral_v<T>) acc = T(acc & a[i]); break;
-        case ReduceOp::Or: if constexpr (std::is_integral_v<T>) acc = T(acc | a[i]); break;
+        case ReduceOp::And:
+          if constexpr (std::is_integral_v<T>) acc = T(acc & a[i]);
+          break;
+        case ReduceOp::Or:
+          if constexpr (std::is_integral_v<T>) acc = T(acc | a[i]);
+          break;
       }
     }
     out.push_back(acc);
@@ -152,7 +158,8 @@ TEST(Search, BinarySearchIsLowerBound) {
   EXPECT_EQ(calls, 4);
   EXPECT_EQ(found.item(), 9u);
   EXPECT_EQ(binary_search(3, 3, [](const UInt32&) -> Bool { throw std::logic_error("not called"); }).item(), 3u);
-  expect_error<ValueError>([] { binary_search(4, 2, [](const UInt32& i) { return i < 3u; }); }, "start (4) is after end");
+  expect_error<ValueError>([] { binary_search(4, 2, [](const UInt32& i) { return i < 3u; }); },
+                           "start (4) is after end");
 }
 
 }  // namespace

@@ -121,13 +121,13 @@ TEST_F(TensorValues, SliceAlongEachAxisWithPositiveAndNegativeSteps) {
   };
   check(0, 1, 4, 1, {1, 2, 3});
   check(0, 0, 5, 2, {0, 2, 4});
-  check(1, 1, 100, 1, {1, 2, 3});      // stop clamped
-  check(1, -3, -1, 1, {1, 2});         // negative positions
-  check(0, 4, 0, -2, {4, 2});          // negative step
+  check(1, 1, 100, 1, {1, 2, 3});         // stop clamped
+  check(1, -3, -1, 1, {1, 2});            // negative positions
+  check(0, 4, 0, -2, {4, 2});             // negative step
   check(0, -1, -6, -1, {4, 3, 2, 1, 0});  // the whole axis reversed (same shape)
   check(-1, -1, -100, -1, {3, 2, 1, 0});
   check(1, 3, 0, -1, {3, 2, 1});
-  check(1, 2, 2, 1, {});               // empty
+  check(1, 2, 2, 1, {});  // empty
 }
 
 TEST_F(TensorValues, IndexTheLeadingAxis) {
@@ -209,7 +209,8 @@ TEST_F(TensorValues, Transpose) {
   TensorXi p = t.transpose({2, 0, 1});
   ASSERT_EQ(p.shape(), (Shape{4, 2, 3}));
   std::vector<int32_t> want;
-  for_each_index(p.shape(), [&](const std::vector<size_t>& i) { want.push_back(int32_t(flat(shape, {i[1], i[2], i[0]}))); });
+  for_each_index(p.shape(),
+                 [&](const std::vector<size_t>& i) { want.push_back(int32_t(flat(shape, {i[1], i[2], i[0]}))); });
   EXPECT_EQ(p.to_vector(), want);
   // Default: axes reversed (the matrix transpose).
   TensorXi m = iota({3, 5}), mt = m.transpose();
@@ -341,8 +342,8 @@ TEST_F(TensorValues, CumsumLongRowsInDoublePrecision) {
 
 // ---- matmul ----------------------------------------------------------------------------------
 
-template <typename T> std::vector<double> naive_product(const std::vector<T>& a, const std::vector<T>& b, size_t m,
-                                                        size_t k, size_t n) {
+template <typename T>
+std::vector<double> naive_product(const std::vector<T>& a, const std::vector<T>& b, size_t m, size_t k, size_t n) {
   std::vector<double> c(m * n, 0.0);
   for (size_t i = 0; i < m; ++i)
     for (size_t j = 0; j < n; ++j)

@@ -41,9 +41,8 @@ long host_wrap(long i, long n, WrapMode mode) {
 /// The host texture read: per axis the taps (texel, weight), then the weighted sum over
 /// every combination. Texel coordinates are computed in float as the kernel does, so
 /// both floor the same value.
-template <size_t Dim>
-std::vector<double> host_read(const std::vector<double>& texels, const Shape& shape, const std::array<float, Dim>& pos,
-                              Filter filter, WrapMode mode) {
+template <size_t Dim> std::vector<double> host_read(const std::vector<double>& texels, const Shape& shape,
+                                                    const std::array<float, Dim>& pos, Filter filter, WrapMode mode) {
   size_t channels = shape[Dim];
   std::array<std::vector<std::pair<long, double>>, Dim> axes;
   for (size_t axis = 0; axis < Dim; ++axis) {
@@ -82,11 +81,12 @@ std::vector<double> host_read(const std::vector<double>& texels, const Shape& sh
   return out;
 }
 
-template <typename T, size_t Dim> typename Texture<T, Dim>::Position upload_positions(
-    const std::array<std::vector<float>, Dim>& pos) {
+template <typename T, size_t Dim>
+typename Texture<T, Dim>::Position upload_positions(const std::array<std::vector<float>, Dim>& pos) {
   using V = typename T::Value;
   auto axis = [&](size_t d) { return T::from(std::vector<V>(pos[d].begin(), pos[d].end())); };
-  if constexpr (Dim == 1) return axis(0);
+  if constexpr (Dim == 1)
+    return axis(0);
   else {
     typename Texture<T, Dim>::Position p;
     for (size_t d = 0; d < Dim; ++d) p[d] = axis(d);
@@ -175,27 +175,29 @@ TEST(Texture, ShapeValueAndSetters) {
 }
 
 TEST(Texture, BadShapesAndValuesRaise) {
-  EXPECT_THROW(Texture2f(TensorXf(zeros<Float>(6), {6})), ValueError);           // too few axes
-  EXPECT_THROW(Texture1f(TensorXf(zeros<Float>(6), {1, 2, 3})), ValueError);     // too many
-  EXPECT_THROW(Texture2f(std::array<size_t, 2>{0, 3}, 1), ValueError);          // zero resolution
-  EXPECT_THROW(Texture2f(std::array<size_t, 2>{2, 3}, 0), ValueError);          // no channels
+  EXPECT_THROW(Texture2f(TensorXf(zeros<Float>(6), {6})), ValueError);        // too few axes
+  EXPECT_THROW(Texture1f(TensorXf(zeros<Float>(6), {1, 2, 3})), ValueError);  // too many
+  EXPECT_THROW(Texture2f(std::array<size_t, 2>{0, 3}, 1), ValueError);        // zero resolution
+  EXPECT_THROW(Texture2f(std::array<size_t, 2>{2, 3}, 0), ValueError);        // no channels
   EXPECT_THROW(Texture1f(std::array<size_t, 1>{(size_t(1) << 30) + 1}, 1), SizeError);
   EXPECT_THROW(Texture2f(std::array<size_t, 2>{size_t(1) << 17, size_t(1) << 17}, 1), SizeError);  // 2^34 texels
-  EXPECT_THROW(Texture2f{TensorXf()}, ValueError);  // an empty tensor
+  EXPECT_THROW(Texture2f{TensorXf()}, ValueError);                                                 // an empty tensor
   Texture2f texture({2, 2}, 3);
   try {
     texture.set_value(zeros<Float>(11));
     FAIL() << "set_value with the wrong number of texels did not raise";
   } catch (const SizeError& e) {
     EXPECT_NE(std::string(e.what()).find("11 elements given for a texture of shape (2, 2, 3) (12 elements)"),
-              std::string::npos) << e.what();
+              std::string::npos)
+        << e.what();
   }
   try {
     texture.eval(Array2f(Float({0.1f, 0.2f, 0.3f}), Float({0.1f, 0.2f})));
     FAIL() << "coordinates of different sizes did not raise";
   } catch (const SizeError& e) {
     EXPECT_NE(std::string(e.what()).find("Texture2f.eval(): the coordinates have 3, 2 lanes and the mask 1"),
-              std::string::npos) << e.what();
+              std::string::npos)
+        << e.what();
   }
   EXPECT_THROW(texture.eval_cubic(Array2f(Float({0.1f, 0.2f}), Float(0.5f)), Bool({true, false, true})), SizeError);
   try {
@@ -213,7 +215,8 @@ template <size_t Dim> void expect_gradients(const Shape& shape, FilterMode filte
   for (size_t e : shape) count *= e;
   Float64 texels = Float64::from(random_values(count, 5, -1, 1));
   typename Texture<Float64, Dim>::Position pos;
-  if constexpr (Dim == 1) pos = Float64::from(random_values(9, 6, -0.4, 1.4));
+  if constexpr (Dim == 1)
+    pos = Float64::from(random_values(9, 6, -0.4, 1.4));
   else
     for (size_t d = 0; d < Dim; ++d) pos[d] = Float64::from(random_values(9, 6 + uint32_t(d), -0.4, 1.4));
   auto f = [&](const Float64& texels, const typename Texture<Float64, Dim>::Position& pos) {
@@ -253,7 +256,7 @@ TEST(TextureGrad, NonFiniteLanesLeaveTexelGradientsFinite) {
   backward(sum(texture.eval(pos)[0] * Float64({1.0, 0.0, 0.0})));
   std::vector<double> g = grad(texture).value().to_vector();
   for (double x : g) EXPECT_TRUE(std::isfinite(x));
-  EXPECT_NEAR(g[0] + g[1] + g[2], 1.0, 1e-12);  // lane 0's weights
+  EXPECT_NEAR(g[0] + g[1] + g[2], 1.0, 1e-12);               // lane 0's weights
   EXPECT_NEAR(grad(pos).read(0), 3.0 * (2.0 - 1.0), 1e-12);  // resolution times the slope
 }
 

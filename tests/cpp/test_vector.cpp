@@ -56,8 +56,7 @@ void expect_vector(const Vector<Float, N>& v, F&& expected, double tolerance = k
     for (size_t j = 0; j < N; ++j)
       ASSERT_NEAR(got[j][i], expected(i, j), tolerance) << "lane " << i << " component " << j;
 }
-void expect_array(const Float& a, const std::function<double(size_t)>& expected,
-                  double tolerance = kTolerance) {
+void expect_array(const Float& a, const std::function<double(size_t)>& expected, double tolerance = kTolerance) {
   std::vector<float> got = a.to_vector();
   ASSERT_EQ(got.size(), kLanes);
   for (size_t i = 0; i < kLanes; ++i) ASSERT_NEAR(got[i], expected(i), tolerance) << "lane " << i;
@@ -103,9 +102,9 @@ template <size_t N> double host_determinant(HostMatrix<N> m) {
   }
   return det;
 }
-template <size_t N>
-void expect_matrix(const Matrix<Float, N>& m, const std::function<double(size_t, size_t, size_t)>& expected,
-                   double tolerance = kTolerance) {
+template <size_t N> void expect_matrix(const Matrix<Float, N>& m,
+                                       const std::function<double(size_t, size_t, size_t)>& expected,
+                                       double tolerance = kTolerance) {
   eval(m);
   for (size_t r = 0; r < N; ++r)
     for (size_t c = 0; c < N; ++c) {
@@ -171,11 +170,9 @@ TEST(Vector, ComponentwiseFunctions) {
   expect_vector(abs(va), [&](size_t i, size_t j) { return std::abs(double(a[j][i])); });
   expect_vector(min(va, vb), [&](size_t i, size_t j) { return std::min(a[j][i], b[j][i]); });
   expect_vector(max(va, vb), [&](size_t i, size_t j) { return std::max(a[j][i], b[j][i]); });
-  expect_vector(fma(va, vb, vc),
-                [&](size_t i, size_t j) { return double(a[j][i]) * b[j][i] + c[j][i]; });
+  expect_vector(fma(va, vb, vc), [&](size_t i, size_t j) { return double(a[j][i]) * b[j][i] + c[j][i]; });
   Bool mask = va.x < vb.x;
-  expect_vector(select(mask, va, vb),
-                [&](size_t i, size_t j) { return a[0][i] < b[0][i] ? a[j][i] : b[j][i]; });
+  expect_vector(select(mask, va, vb), [&](size_t i, size_t j) { return a[0][i] < b[0][i] ? a[j][i] : b[j][i]; });
 }
 
 TEST(Vector, DotCrossAndNorms) {
@@ -239,9 +236,7 @@ TEST(Vector, GatherAndScatterWholeVectors) {
 
   Bool even = (arange<UInt32>(kLanes) & 1u) == 0u;
   Array3f masked = gather<Array3f>(flat, index, even);
-  expect_vector(masked, [&](size_t i, size_t j) {
-    return i % 2 == 0 ? flat_host[3 * index_host[i] + j] : 0.0;
-  }, 0.0);
+  expect_vector(masked, [&](size_t i, size_t j) { return i % 2 == 0 ? flat_host[3 * index_host[i] + j] : 0.0; }, 0.0);
 
   // Scatter distinct slots: lane i writes vector (i, 2i, 3i) to slot count - 1 - i.
   UInt32 lane = arange<UInt32>(count);
@@ -288,19 +283,25 @@ TEST(Matrix, IdentityTransposeAndProducts) {
   Matrix3f a = upload(ha), b = upload(hb);
   expect_matrix(a * Matrix3f::identity(), [&](size_t i, size_t r, size_t c) { return ha[i][r][c]; }, 0.0);
   expect_matrix(transpose(a), [&](size_t i, size_t r, size_t c) { return ha[i][c][r]; }, 0.0);
-  expect_matrix(a * b, [&](size_t i, size_t r, size_t c) {
-    double sum = 0;
-    for (size_t k = 0; k < 3; ++k) sum += ha[i][r][k] * hb[i][k][c];
-    return sum;
-  }, 1e-5 * 16);
+  expect_matrix(
+      a * b,
+      [&](size_t i, size_t r, size_t c) {
+        double sum = 0;
+        for (size_t k = 0; k < 3; ++k) sum += ha[i][r][k] * hb[i][k][c];
+        return sum;
+      },
+      1e-5 * 16);
   expect_matrix(a + b * 2.f, [&](size_t i, size_t r, size_t c) { return ha[i][r][c] + 2 * hb[i][r][c]; });
 
   Host<3> v = random_host<3>(12);
-  expect_vector(a * upload(v), [&](size_t i, size_t r) {
-    double sum = 0;
-    for (size_t k = 0; k < 3; ++k) sum += ha[i][r][k] * v[k][i];
-    return sum;
-  }, 1e-5 * 4);
+  expect_vector(
+      a * upload(v),
+      [&](size_t i, size_t r) {
+        double sum = 0;
+        for (size_t k = 0; k < 3; ++k) sum += ha[i][r][k] * v[k][i];
+        return sum;
+      },
+      1e-5 * 4);
 }
 
 template <size_t N> void check_determinant_and_inverse(uint32_t seed) {
@@ -335,7 +336,9 @@ TEST(Matrix, TransformsOfPointsVectorsAndNormals) {
   Host<3> p = random_host<3>(31), t = random_host<3>(32), u = random_host<3>(33);
 
   expect_vector(transform_point(m, upload(p)), [&](size_t i, size_t r) {
-    auto row = [&](size_t k) { return host[i][k][0] * p[0][i] + host[i][k][1] * p[1][i] + host[i][k][2] * p[2][i] + host[i][k][3]; };
+    auto row = [&](size_t k) {
+      return host[i][k][0] * p[0][i] + host[i][k][1] * p[1][i] + host[i][k][2] * p[2][i] + host[i][k][3];
+    };
     return row(r) / row(3);
   });
   expect_vector(transform_vector(m, upload(t)), [&](size_t i, size_t r) {

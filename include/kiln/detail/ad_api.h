@@ -13,6 +13,7 @@
 
 /// Every differentiable operation, one derivative rule each (src/ad/rules.cpp).
 /// X(name, arity)
+// clang-format off
 #define KILN_DIFF_TABLE(X)                                                               \
   X(Neg, 1) X(Abs, 1) X(Sqrt, 1) X(Rcp, 1) X(Rsqrt, 1) X(Cast, 1)                         \
   X(Add, 2) X(Sub, 2) X(Mul, 2) X(Div, 2) X(Mod, 2) X(Min, 2) X(Max, 2)        \
@@ -22,6 +23,7 @@
   X(Sinh, 1) X(Cosh, 1) X(Tanh, 1) X(Erf, 1) X(Erfinv, 1) X(Cbrt, 1)                      \
   X(Gather, 3) X(Scatter, 4) X(ScatterAdd, 4)                                             \
   X(Sum, 1) X(Prod, 1) X(ReduceMin, 1) X(ReduceMax, 1) X(PrefixSum, 1) X(BlockSum, 1)
+// clang-format on
 
 namespace kiln {
 

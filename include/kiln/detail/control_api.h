@@ -112,15 +112,15 @@ struct LoopDerivative {
 namespace detail {
 
 /// Runs `body` while `cond` holds, per lane; returns the final state.
-Values while_loop(const Values& state, const ConditionFn& cond, const BodyFn& body,
-                  std::optional<ControlMode> mode, const std::string& name, const LoopDerivative& derivative = {});
+Values while_loop(const Values& state, const ConditionFn& cond, const BodyFn& body, std::optional<ControlMode> mode,
+                  const std::string& name, const LoopDerivative& derivative = {});
 /// Per lane, `true_fn(args)` where `cond` holds, else `false_fn(args)`.
 Values if_stmt(Index cond, const BodyFn& true_fn, const BodyFn& false_fn, const Values& args,
                std::optional<ControlMode> mode, const std::string& name);
 /// Per lane, `fn(ids[lane], args)` for the ids in `instances` (registered, nonzero); lanes
 /// with any other id are inactive and get zeros.
-Values dispatch(Index ids, const std::vector<uint32_t>& instances, const InstanceFn& fn,
-                const Values& args, std::optional<ControlMode> mode, const std::string& name);
+Values dispatch(Index ids, const std::vector<uint32_t>& instances, const InstanceFn& fn, const Values& args,
+                std::optional<ControlMode> mode, const std::string& name);
 
 /// A chunk of a chunked map: (`count` rows of each mapped input, the whole inputs, count)
 /// → outputs of `count` rows each (flat: count × an output's row width lanes).
@@ -173,7 +173,7 @@ class RecorderCore {
   std::vector<size_t> widths_;           ///< columns per field
   std::vector<size_t> field_of_column_;  ///< the field each column belongs to
   Handle counter_;
-  std::vector<Handle> fields_;           ///< one buffer of capacity * width elements per field
+  std::vector<Handle> fields_;  ///< one buffer of capacity * width elements per field
 };
 
 }  // namespace detail

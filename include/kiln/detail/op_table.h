@@ -16,55 +16,57 @@
 
 #include <cstdint>
 
-#define KILN_OP_TABLE(X)                                                                                                        \
-  X(Literal, 0, Own, kPure)                             /* constant broadcast to the node's size; bits in `literal` */          \
-  X(Param, 0, Own, kPure)                               /* a scalar passed at launch, never baked into code (opaque) */         \
-  X(Data, 0, Own, 0)                                    /* an evaluated buffer */                                               \
-  X(Counter, 0, Own, kPure)                             /* lane index 0..size-1 (UInt32) */                                     \
-  X(Neg, 1, Numeric, kPure)                                                                                                     \
-  X(Not, 1, Bitwise, kPure)                                                                                                     \
-  X(Abs, 1, Numeric, kPure)                                                                                                     \
-  X(Sqrt, 1, Float, kPure)                                                                                                      \
-  X(Rcp, 1, Float, kPure)                                                                                                       \
-  X(Rsqrt, 1, Float, kPure)                                                                                                     \
-  X(Floor, 1, Float, kPure)                                                                                                     \
-  X(Ceil, 1, Float, kPure)                                                                                                      \
-  X(Round, 1, Float, kPure)                             /* round half to even */                                                \
-  X(Trunc, 1, Float, kPure)                                                                                                     \
-  X(Cast, 1, Cast, kPure)                               /* value conversion to the node's type */                               \
-  X(Bitcast, 1, Bitcast, kPure)                         /* reinterpretation of the bits, same width */                          \
-  X(Add, 2, Numeric, kPure)                                                                                                     \
-  X(Sub, 2, Numeric, kPure)                                                                                                     \
-  X(Mul, 2, Numeric, kPure)                                                                                                     \
-  X(Div, 2, Numeric, kPure)                                                                                                     \
-  X(Mod, 2, Numeric, kPure)                             /* integers: C's %; floats: C's fmod (sign of the dividend) */          \
-  X(Min, 2, Numeric, kPure)                                                                                                     \
-  X(Max, 2, Numeric, kPure)                                                                                                     \
-  X(And, 2, Bitwise, kPure)                                                                                                     \
-  X(Or, 2, Bitwise, kPure)                                                                                                      \
-  X(Xor, 2, Bitwise, kPure)                                                                                                     \
-  X(Shl, 2, Integer, kPure)                                                                                                     \
-  X(Shr, 2, Integer, kPure)                             /* arithmetic for signed types, logical for unsigned */                 \
-  X(Eq, 2, Equality, kPure)                                                                                                     \
-  X(Ne, 2, Equality, kPure)                                                                                                     \
-  X(Lt, 2, Ordering, kPure)                                                                                                     \
-  X(Le, 2, Ordering, kPure)                                                                                                     \
-  X(Gt, 2, Ordering, kPure)                                                                                                     \
-  X(Ge, 2, Ordering, kPure)                                                                                                     \
-  X(Fma, 3, Numeric, kPure)                                                                                                     \
-  X(Select, 3, Select, kPure)                           /* (mask, if_true, if_false) */                                         \
-  X(Gather, 3, Own, kBufferOperand)                     /* (source Data, index UInt32, mask); reads memory */                   \
-  X(Scatter, 4, Own, kSideEffect | kBufferOperand)      /* (target, value, index, mask); `literal` = ReduceOp */                \
-  X(ScatterInc, 3, Own, kSideEffect | kBufferOperand)   /* (target UInt32, index, mask) -> old value */                         \
-  /* Symbolic loops. In the trace: */                                                                                           \
-  X(LoopPhi, 1, Own, 0)                                 /* (init) a state variable inside the body */                           \
-  X(LoopCond, 1, Own, 0)                                /* (cond) lanes active in this iteration: still running && cond */      \
-  X(Loop, 0, Own, kSideEffect)                          /* the whole loop; `literal` = its region (src/ir/region.h) */          \
-  X(LoopResult, 1, Own, 0)                              /* (loop) state variable `literal` after the loop */                    \
-  /* In kernel forms only (operands are statement positions): */                                                                \
-  X(LoopBegin, 0, Own, 0)                               /* then LoopPhis, condition, LoopCond, body; `literal` 1: runs once */  \
-  X(LoopUpdate, 2, Own, 0)                              /* (phi, new value): the phi's value in the next iteration */           \
-  X(LoopEnd, 1, Own, 0)                                 /* (LoopBegin): back to the condition */
+// clang-format off
+#define KILN_OP_TABLE(X)                                                                                              \
+  X(Literal, 0, Own, kPure)                           /* constant broadcast to the node's size; bits: `literal` */    \
+  X(Param, 0, Own, kPure)                             /* a scalar passed at launch, never baked into code (opaque) */ \
+  X(Data, 0, Own, 0)                                  /* an evaluated buffer */                                       \
+  X(Counter, 0, Own, kPure)                           /* lane index 0..size-1 (UInt32) */                             \
+  X(Neg, 1, Numeric, kPure)                                                                                           \
+  X(Not, 1, Bitwise, kPure)                                                                                           \
+  X(Abs, 1, Numeric, kPure)                                                                                           \
+  X(Sqrt, 1, Float, kPure)                                                                                            \
+  X(Rcp, 1, Float, kPure)                                                                                             \
+  X(Rsqrt, 1, Float, kPure)                                                                                           \
+  X(Floor, 1, Float, kPure)                                                                                           \
+  X(Ceil, 1, Float, kPure)                                                                                            \
+  X(Round, 1, Float, kPure)                           /* round half to even */                                        \
+  X(Trunc, 1, Float, kPure)                                                                                           \
+  X(Cast, 1, Cast, kPure)                             /* value conversion to the node's type */                       \
+  X(Bitcast, 1, Bitcast, kPure)                       /* reinterpretation of the bits, same width */                  \
+  X(Add, 2, Numeric, kPure)                                                                                           \
+  X(Sub, 2, Numeric, kPure)                                                                                           \
+  X(Mul, 2, Numeric, kPure)                                                                                           \
+  X(Div, 2, Numeric, kPure)                                                                                           \
+  X(Mod, 2, Numeric, kPure)                           /* integers: C's %; floats: C's fmod (sign of the dividend) */  \
+  X(Min, 2, Numeric, kPure)                                                                                           \
+  X(Max, 2, Numeric, kPure)                                                                                           \
+  X(And, 2, Bitwise, kPure)                                                                                           \
+  X(Or, 2, Bitwise, kPure)                                                                                            \
+  X(Xor, 2, Bitwise, kPure)                                                                                           \
+  X(Shl, 2, Integer, kPure)                                                                                           \
+  X(Shr, 2, Integer, kPure)                           /* arithmetic for signed types, logical for unsigned */         \
+  X(Eq, 2, Equality, kPure)                                                                                           \
+  X(Ne, 2, Equality, kPure)                                                                                           \
+  X(Lt, 2, Ordering, kPure)                                                                                           \
+  X(Le, 2, Ordering, kPure)                                                                                           \
+  X(Gt, 2, Ordering, kPure)                                                                                           \
+  X(Ge, 2, Ordering, kPure)                                                                                           \
+  X(Fma, 3, Numeric, kPure)                                                                                           \
+  X(Select, 3, Select, kPure)                         /* (mask, if_true, if_false) */                                 \
+  X(Gather, 3, Own, kBufferOperand)                   /* (source Data, index UInt32, mask); reads memory */           \
+  X(Scatter, 4, Own, kSideEffect | kBufferOperand)    /* (target, value, index, mask); `literal` = ReduceOp */        \
+  X(ScatterInc, 3, Own, kSideEffect | kBufferOperand) /* (target UInt32, index, mask) -> old value */                 \
+  /* Symbolic loops. In the trace: */                                                                                 \
+  X(LoopPhi, 1, Own, 0)                               /* (init) a state variable inside the body */                   \
+  X(LoopCond, 1, Own, 0)                              /* (cond) lanes active this iteration: running && cond */       \
+  X(Loop, 0, Own, kSideEffect)                        /* the whole loop; `literal` = its region (src/ir/region.h) */  \
+  X(LoopResult, 1, Own, 0)                            /* (loop) state variable `literal` after the loop */            \
+  /* In kernel forms only (operands are statement positions): */                                                      \
+  X(LoopBegin, 0, Own, 0)                             /* then phis, condition, LoopCond, body; `literal` 1: once */   \
+  X(LoopUpdate, 2, Own, 0)                            /* (phi, new value): the phi's value in the next iteration */   \
+  X(LoopEnd, 1, Own, 0)                               /* (LoopBegin): back to the condition */
+// clang-format on
 
 namespace kiln {
 

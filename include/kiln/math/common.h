@@ -32,7 +32,7 @@ template <typename T, typename... As> Array<T> differentiate(DiffOp op, const As
 
 /// Layout of the IEEE binary format of `T`.
 template <typename T> struct Format {
-  static constexpr int kMantissaBits = std::numeric_limits<T>::digits - 1;       // 23, 52
+  static constexpr int kMantissaBits = std::numeric_limits<T>::digits - 1;        // 23, 52
   static constexpr int kExponentBias = std::numeric_limits<T>::max_exponent - 1;  // 127, 1023
   static constexpr IntOf<T> kSignMask = std::numeric_limits<IntOf<T>>::min();
   static constexpr IntOf<T> kMantissaMask = (IntOf<T>(1) << kMantissaBits) - 1;
@@ -43,8 +43,10 @@ template <typename T> struct Format {
 
 /// `f` when `T` is float, `d` when it is double (constants are given for both).
 template <typename T> constexpr T pick(float f, double d) {
-  if constexpr (sizeof(T) == 4) return f;
-  else return static_cast<T>(d);
+  if constexpr (sizeof(T) == 4)
+    return f;
+  else
+    return static_cast<T>(d);
 }
 
 /// c[0] + c[1] x + c[2] x^2 + ..., by Horner's rule with one fma per coefficient.
@@ -58,8 +60,10 @@ template <typename T, size_t N> Array<T> horner(const Array<T>& x, const T (&c)[
 /// horner() with the coefficient list that matches `T`.
 template <typename T, size_t NF, size_t ND>
 Array<T> polynomial(const Array<T>& x, const float (&f)[NF], const double (&d)[ND]) {
-  if constexpr (sizeof(T) == 4) return horner(x, f);
-  else return horner(x, d);
+  if constexpr (sizeof(T) == 4)
+    return horner(x, f);
+  else
+    return horner(x, d);
 }
 
 /// The bits of `x` as a signed integer.
@@ -68,9 +72,7 @@ template <typename T> Ints<T> bits(const Array<T>& x) { return reinterpret<IntOf
 template <typename T> Array<T> from_bits(const Ints<T>& i) { return reinterpret<T>(i); }
 
 /// The sign bit of each lane (as an integer with only that bit possibly set).
-template <typename T> Ints<T> sign_bit(const Array<T>& x) {
-  return bits(x) & Ints<T>(Format<T>::kSignMask);
-}
+template <typename T> Ints<T> sign_bit(const Array<T>& x) { return bits(x) & Ints<T>(Format<T>::kSignMask); }
 /// Flips the sign of `x` where `sign` (an integer holding at most the sign bit) is set.
 template <typename T> Array<T> flip_sign(const Array<T>& x, const Ints<T>& sign) {
   return from_bits<T>(bits(x) ^ sign);

@@ -17,13 +17,19 @@ namespace detail::math {
 
 /// e^r for |r| <= ln2/2 (1 + r + c2 r^2 + ..., minimax).
 template <typename T> Array<T> exp_polynomial(const Array<T>& r) {
-  static constexpr float kF[] = {1.f, 1.f, 0.49999994f, 0.166665167f, 0.0416681021f,
-                                 0.00836918224f, 0.00138385606f};
-  static constexpr double kD[] = {1.0, 1.0, 0.5000000000000011, 0.16666666666666435,
-                                  0.041666666666525735, 0.008333333333475662,
-                                  0.0013888888944890772, 0.0001984126955613822,
-                                  2.480149169549762e-05, 2.7557534084168405e-06,
-                                  2.763077716947934e-07, 2.5019036284756888e-08};
+  static constexpr float kF[] = {1.f, 1.f, 0.49999994f, 0.166665167f, 0.0416681021f, 0.00836918224f, 0.00138385606f};
+  static constexpr double kD[] = {1.0,
+                                  1.0,
+                                  0.5000000000000011,
+                                  0.16666666666666435,
+                                  0.041666666666525735,
+                                  0.008333333333475662,
+                                  0.0013888888944890772,
+                                  0.0001984126955613822,
+                                  2.480149169549762e-05,
+                                  2.7557534084168405e-06,
+                                  2.763077716947934e-07,
+                                  2.5019036284756888e-08};
   return polynomial(r, kF, kD);
 }
 
@@ -31,8 +37,7 @@ template <typename T> Array<T> exp_polynomial(const Array<T>& r) {
 /// while n = round(x / ln2) + shift stays within twice the exponent range; callers select
 /// inf or 0 beyond their overflow and underflow thresholds.
 template <typename T>
-Array<T> exp_kernel(const Array<T>& x, const std::type_identity_t<Array<T>>* lo = nullptr,
-                    int shift = 0) {
+Array<T> exp_kernel(const Array<T>& x, const std::type_identity_t<Array<T>>* lo = nullptr, int shift = 0) {
   Array<T> n = round(x * pick<T>(1.44269502f, 1.4426950408889634));
   // x - n ln2 with ln2 = hi + lo: the first fma is exact (|r| < 1), the second rounds once.
   Array<T> r = fma(n, Array<T>(pick<T>(-0.693147182f, -0.6931471805599453)), x);
@@ -83,9 +88,8 @@ template <typename T> constexpr T kLn2Lo = pick<T>(1.42860677e-06f, 5.4979230187
 /// log(1 + f) = 2s + s^3 R(s^2) and 2s = f - s f, so log(1 + f) = f - s (f - s^2 R(s^2)).
 template <typename T> Array<T> log1p_tail(const Array<T>& f) {
   static constexpr float kF[] = {0.666667759f, 0.399775833f, 0.29870829f};
-  static constexpr double kD[] = {0.6666666666666734, 0.39999999999416685, 0.28571428742026406,
-                                  0.22222198603664525, 0.1818356302244445, 0.15314077733424436,
-                                  0.14795732565686656};
+  static constexpr double kD[] = {0.6666666666666734, 0.39999999999416685, 0.28571428742026406, 0.22222198603664525,
+                                  0.1818356302244445, 0.15314077733424436, 0.14795732565686656};
   Array<T> s = f / (f + T(2));
   Array<T> z = s * s;
   return s * fma(z, polynomial(z, kF, kD), -f);
@@ -103,9 +107,8 @@ template <typename T> Array<T> log_limits(const Array<T>& x, const Array<T>& val
 template <typename T> DoubleWord<T> log_double_word(const Array<T>& x) {
   // Coefficients of 2 atanh(s) - 2s - (2/3) s^3 (powers 5, 7, ...).
   static constexpr float kF[] = {0.400001526f, 0.285470843f, 0.234199002f};
-  static constexpr double kD[] = {0.40000000000002256, 0.2857142857009934, 0.22222222520009027,
-                                  0.18181784355997213, 0.15386757998186507, 0.1325679885012907,
-                                  0.13196533377366937};
+  static constexpr double kD[] = {0.40000000000002256, 0.2857142857009934, 0.22222222520009027, 0.18181784355997213,
+                                  0.15386757998186507, 0.1325679885012907, 0.13196533377366937};
   LogReduction<T> red = log_reduce(x);
   // s = f / (m + 1) as a double word; m + 1 = d_hi + d_lo exactly.
   Array<T> d_hi = red.m + T(1);
@@ -145,14 +148,21 @@ template <detail::math::MathFloat T> Array<T> exp(const Array<T>& x) {
 template <detail::math::MathFloat T> Array<T> exp2(const Array<T>& x) {
   using namespace detail::math;
   if (carries_grad(x)) return differentiate<T>(DiffOp::Exp2, x);
-  static constexpr float kF[] = {1.f, 0.693147182f, 0.240226507f, 0.0555040352f,
-                                 0.00961806066f, 0.00133392261f, 0.000154636204f, 1.4074466e-05f};
-  static constexpr double kD[] = {1.0, 0.6931471805599453, 0.2402265069591007,
-                                  0.05550410866482338, 0.009618129107630232,
-                                  0.0013333558146032343, 0.00015403530388860564,
-                                  1.5252734169805007e-05, 1.3215491405150375e-06,
-                                  1.0177930062807663e-07, 7.052894265700139e-09,
-                                  4.4738166980450357e-10, 2.8848758490202246e-11};
+  static constexpr float kF[] = {
+      1.f, 0.693147182f, 0.240226507f, 0.0555040352f, 0.00961806066f, 0.00133392261f, 0.000154636204f, 1.4074466e-05f};
+  static constexpr double kD[] = {1.0,
+                                  0.6931471805599453,
+                                  0.2402265069591007,
+                                  0.05550410866482338,
+                                  0.009618129107630232,
+                                  0.0013333558146032343,
+                                  0.00015403530388860564,
+                                  1.5252734169805007e-05,
+                                  1.3215491405150375e-06,
+                                  1.0177930062807663e-07,
+                                  7.052894265700139e-09,
+                                  4.4738166980450357e-10,
+                                  2.8848758490202246e-11};
   constexpr T kOverflow = pick<T>(128.f, 1024.0);     // 2^x is inf above
   constexpr T kUnderflow = pick<T>(-152.f, -1077.0);  // 2^x rounds to 0 below
   Array<T> n = round(x);
@@ -250,9 +260,8 @@ template <detail::math::MathFloat T> Array<T> sinh(const Array<T>& x) {
   using namespace detail::math;
   if (carries_grad(x)) return differentiate<T>(DiffOp::Sinh, x);
   static constexpr float kF[] = {0.166666672f, 0.00833331048f, 0.000198428956f, 2.78221319e-06f};
-  static constexpr double kD[] = {0.16666666666666669, 0.008333333333332912,
-                                  0.0001984126984159341, 2.755731910675577e-06,
-                                  2.5052130999182934e-08, 1.6056659088839705e-10,
+  static constexpr double kD[] = {0.16666666666666669,   0.008333333333332912,   0.0001984126984159341,
+                                  2.755731910675577e-06, 2.5052130999182934e-08, 1.6056659088839705e-10,
                                   7.776604595296321e-13};
   constexpr T kOverflow = pick<T>(89.5f, 710.5);
   Array<T> ax = abs(x);
@@ -278,14 +287,11 @@ template <detail::math::MathFloat T> Array<T> cosh(const Array<T>& x) {
 template <detail::math::MathFloat T> Array<T> tanh(const Array<T>& x) {
   using namespace detail::math;
   if (carries_grad(x)) return differentiate<T>(DiffOp::Tanh, x);
-  static constexpr float kF[] = {-0.333333164f, 0.133325443f, -0.0538475476f, 0.021050714f,
-                                 -0.0062428494f};
-  static constexpr double kD[] = {-0.333333333333333, 0.1333333333332658,
-                                  -0.05396825396373973, 0.021869488385344863,
-                                  -0.008863232594294652, 0.0035920919682068796,
-                                  -0.0014555424957586915, 0.0005884432111011147,
-                                  -0.00023337865439119056, 8.331265818419842e-05,
-                                  -1.949253916129038e-05};
+  static constexpr float kF[] = {-0.333333164f, 0.133325443f, -0.0538475476f, 0.021050714f, -0.0062428494f};
+  static constexpr double kD[] = {-0.333333333333333,     0.1333333333332658,    -0.05396825396373973,
+                                  0.021869488385344863,   -0.008863232594294652, 0.0035920919682068796,
+                                  -0.0014555424957586915, 0.0005884432111011147, -0.00023337865439119056,
+                                  8.331265818419842e-05,  -1.949253916129038e-05};
   constexpr T kSaturated = pick<T>(9.f, 20.0);  // tanh rounds to 1 beyond this
   Array<T> ax = abs(x);
   Array<T> z = ax * ax;

@@ -45,9 +45,8 @@ template <typename T> QuarterTurns<T> reduce_quarter_turns(const Array<T>& ax) {
 /// sin(hi + lo) for |hi| <= pi/4, |lo| <= ulp(hi).
 template <typename T> Array<T> sin_reduced(const Array<T>& hi, const Array<T>& lo, const Array<T>& z) {
   static constexpr float kF[] = {-0.166666552f, 0.00833218917f, -0.000195182918f};
-  static constexpr double kD[] = {-0.1666666666666663, 0.00833333333332184,
-                                  -0.00019841269829358522, 2.755731353851032e-06,
-                                  -2.505073438836169e-08, 1.5895433223217964e-10};
+  static constexpr double kD[] = {-0.1666666666666663,   0.00833333333332184,    -0.00019841269829358522,
+                                  2.755731353851032e-06, -2.505073438836169e-08, 1.5895433223217964e-10};
   // sin(hi + lo) ~ sin(hi) + lo cos(hi) ~ hi + hi z P(z) + lo (1 - z/2).
   Array<T> correction = fma(lo * z, Array<T>(T(-0.5)), lo);
   return hi + fma(hi * z, polynomial(z, kF, kD), correction);
@@ -56,9 +55,8 @@ template <typename T> Array<T> sin_reduced(const Array<T>& hi, const Array<T>& l
 /// cos(hi + lo) for |hi| <= pi/4, |lo| <= ulp(hi); z = hi * hi.
 template <typename T> Array<T> cos_reduced(const Array<T>& hi, const Array<T>& lo, const Array<T>& z) {
   static constexpr float kF[] = {0.0416666456f, -0.00138873095f, 2.44323273e-05f};
-  static constexpr double kD[] = {0.041666666666666595, -0.0013888888888873342,
-                                  2.480158728900208e-05, -2.755731421703866e-07,
-                                  2.087570539594709e-09, -1.1358749231760443e-11};
+  static constexpr double kD[] = {0.041666666666666595,   -0.0013888888888873342, 2.480158728900208e-05,
+                                  -2.755731421703866e-07, 2.087570539594709e-09,  -1.1358749231760443e-11};
   // cos(hi + lo) ~ 1 - z/2 + z^2 Q(z) - hi lo. 1 - z/2 is rounded to w, and (1 - w) - z/2
   // recovers that rounding error exactly.
   Array<T> h = z * T(0.5);
@@ -85,16 +83,11 @@ template <typename T> Ints<T> quadrant_sign(const Ints<T>& quadrant) {
 /// base + atan(t) for |t| <= tan(pi/8), where base = base_hi + base_lo is a multiple of
 /// pi/4 with |base_hi| >= |t| or base_hi == 0; atan(t) = t + t^3 P(t^2), and base_hi + t is
 /// summed exactly so the result is rounded about once.
-template <typename T>
-Array<T> atan_plus(const Array<T>& t, const Array<T>& base_hi, const Array<T>& base_lo) {
-  static constexpr float kF[] = {-0.333333164f, 0.199985281f, -0.14244391f, 0.105991684f,
-                                 -0.0609005243f};
-  static constexpr double kD[] = {-0.333333333333332, 0.19999999999953674,
-                                  -0.14285714280199951, 0.11111110783523481,
-                                  -0.09090897758642913, 0.07692060233556,
-                                  -0.06663104390678773, 0.05847893080522268,
-                                  -0.05039328280980297, 0.03806533564290129,
-                                  -0.01790825412497573};
+template <typename T> Array<T> atan_plus(const Array<T>& t, const Array<T>& base_hi, const Array<T>& base_lo) {
+  static constexpr float kF[] = {-0.333333164f, 0.199985281f, -0.14244391f, 0.105991684f, -0.0609005243f};
+  static constexpr double kD[] = {-0.333333333333332,   0.19999999999953674, -0.14285714280199951, 0.11111110783523481,
+                                  -0.09090897758642913, 0.07692060233556,    -0.06663104390678773, 0.05847893080522268,
+                                  -0.05039328280980297, 0.03806533564290129, -0.01790825412497573};
   Array<T> z = t * t;
   Array<T> tail = (t * z) * polynomial(z, kF, kD);
   DoubleWord<T> head = fast_two_sum(base_hi, t);
@@ -108,15 +101,12 @@ template <typename T> constexpr T kQuarterPiLo = pick<T>(-8.14603425e-08f, 3.061
 
 /// asin(s) - s for s in [0, 1/2], z = s^2: s z P(z).
 template <typename T> Array<T> asin_tail(const Array<T>& s, const Array<T>& z) {
-  static constexpr float kF[] = {0.166666597f, 0.0750052184f, 0.044513382f, 0.0318388455f,
-                                 0.0143169165f, 0.0376917385f};
-  static constexpr double kD[] = {0.1666666666666676, 0.07499999999970865,
-                                  0.044642857174562935, 0.030381942709751794,
-                                  0.02237221493941312, 0.017351612786401623,
-                                  0.013980812137203676, 0.011398975505353138,
-                                  0.010779923457889525, 0.0037075727256119556,
-                                  0.02170477986030116, -0.020995488056003295,
-                                  0.03262649689349218};
+  static constexpr float kF[] = {0.166666597f,  0.0750052184f, 0.044513382f,
+                                 0.0318388455f, 0.0143169165f, 0.0376917385f};
+  static constexpr double kD[] = {
+      0.1666666666666676,   0.07499999999970865,   0.044642857174562935, 0.030381942709751794, 0.02237221493941312,
+      0.017351612786401623, 0.013980812137203676,  0.011398975505353138, 0.010779923457889525, 0.0037075727256119556,
+      0.02170477986030116,  -0.020995488056003295, 0.03262649689349218};
   return (s * z) * polynomial(z, kF, kD);
 }
 
@@ -220,8 +210,7 @@ template <detail::math::MathFloat T> Array<T> atan(const Array<T>& x) {
   Bool far = ax > pick<T>(2.41421366f, 2.414213562373095);
   Bool mid = ax > pick<T>(0.414213568f, 0.41421356237309503);
   Array<T> one(T(1));
-  Array<T> t = select(far, -one, select(mid, ax - T(1), ax)) /
-               select(far, ax, select(mid, ax + T(1), one));
+  Array<T> t = select(far, -one, select(mid, ax - T(1), ax)) / select(far, ax, select(mid, ax + T(1), one));
   Array<T> k = select(far, Array<T>(T(2)), select(mid, one, Array<T>(T(0))));
   return flip_sign(atan_plus(t, k * kQuarterPiHi<T>, k * kQuarterPiLo<T>), sign_bit(x));
 }

@@ -28,7 +28,8 @@ class InterpretedKernel final : public Kernel {
       for (size_t i = 0; i < statements.size();) i = step(uint32_t(i), lane, values, args);
       for (size_t i = 0; i < statements.size(); ++i)  // outputs hold their final values
         if (statements[i].output_slot != kNoSlot)
-          store_lane(statements[i].type, slot_pointer(args, statements[i].output_slot, statements[i].type, lane), values[i]);
+          store_lane(statements[i].type, slot_pointer(args, statements[i].output_slot, statements[i].type, lane),
+                     values[i]);
     }
   }
 
@@ -47,13 +48,38 @@ class InterpretedKernel final : public Kernel {
         value = value_used_[position] ? load_lane(s.type, slot_pointer(args, s.input_slot, s.type, element)) : 0;
         break;
       }
-      case Op::Neg: case Op::Not: case Op::Abs: case Op::Sqrt: case Op::Rcp: case Op::Rsqrt: case Op::Floor:
-      case Op::Ceil: case Op::Round: case Op::Trunc: case Op::Cast: case Op::Bitcast: case Op::Add: case Op::Sub:
-      case Op::Mul: case Op::Div: case Op::Mod: case Op::Min: case Op::Max: case Op::And: case Op::Or: case Op::Xor:
-      case Op::Shl: case Op::Shr: case Op::Eq: case Op::Ne: case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge:
-      case Op::Fma: case Op::Select:
-        value = eval_scalar(s.op, s.type, s.operand_type, operand(0), operand(1), operand(2));
-        break;
+      case Op::Neg:
+      case Op::Not:
+      case Op::Abs:
+      case Op::Sqrt:
+      case Op::Rcp:
+      case Op::Rsqrt:
+      case Op::Floor:
+      case Op::Ceil:
+      case Op::Round:
+      case Op::Trunc:
+      case Op::Cast:
+      case Op::Bitcast:
+      case Op::Add:
+      case Op::Sub:
+      case Op::Mul:
+      case Op::Div:
+      case Op::Mod:
+      case Op::Min:
+      case Op::Max:
+      case Op::And:
+      case Op::Or:
+      case Op::Xor:
+      case Op::Shl:
+      case Op::Shr:
+      case Op::Eq:
+      case Op::Ne:
+      case Op::Lt:
+      case Op::Le:
+      case Op::Gt:
+      case Op::Ge:
+      case Op::Fma:
+      case Op::Select: value = eval_scalar(s.op, s.type, s.operand_type, operand(0), operand(1), operand(2)); break;
       case Op::Gather: value = gather(position, values, args); break;
       case Op::Scatter: value = scatter(position, values, args); break;
       case Op::ScatterInc: value = scatter_inc(position, values, args); break;
@@ -70,15 +96,16 @@ class InterpretedKernel final : public Kernel {
         if (args.check->interrupt->load(std::memory_order_relaxed)) return uint32_t(form_.statements.size());
         return loop.head;
       }
-      case Op::Loop: case Op::LoopResult:  // trace only, never in a form
+      case Op::Loop:
+      case Op::LoopResult:  // trace only, never in a form
         throw InternalError(std::string("kiln: interpreter: ") + op_name(s.op) + " in a kernel form");
     }
     return position + 1;
   }
 
   struct LoopShape {
-    uint32_t head = 0;               ///< first statement after the phis
-    std::vector<uint32_t> updates;   ///< this loop's LoopUpdate statements
+    uint32_t head = 0;              ///< first statement after the phis
+    std::vector<uint32_t> updates;  ///< this loop's LoopUpdate statements
   };
   /// Pairs each LoopBegin with its phis, LoopCond, updates and LoopEnd.
   void find_loops() {
@@ -160,9 +187,9 @@ class InterpretedKernel final : public Kernel {
   }
 
   KernelForm form_;
-  std::vector<bool> value_used_;  ///< Data statements whose elements are read
-  std::unordered_map<uint32_t, LoopShape> loops_;             ///< by LoopBegin position
-  std::unordered_map<uint32_t, uint32_t> loop_end_of_cond_;   ///< LoopCond -> its LoopEnd
+  std::vector<bool> value_used_;                             ///< Data statements whose elements are read
+  std::unordered_map<uint32_t, LoopShape> loops_;            ///< by LoopBegin position
+  std::unordered_map<uint32_t, uint32_t> loop_end_of_cond_;  ///< LoopCond -> its LoopEnd
 };
 
 class InterpreterBackend final : public Backend {

@@ -44,9 +44,8 @@ constexpr const char* kPassPipeline =
     "function(early-cse,instcombine<no-verify-fixpoint>,sccp,simplifycfg,reassociate,"
     "loop-mssa(loop-rotate,licm),adce,simplifycfg)";
 
-using KernelFunction = void (*)(uint64_t start, uint64_t end, void* const* buffers,
-                                const uint64_t* sizes, const uint64_t* params, CheckState* check,
-                                uint64_t stream);
+using KernelFunction = void (*)(uint64_t start, uint64_t end, void* const* buffers, const uint64_t* sizes,
+                                const uint64_t* params, CheckState* check, uint64_t stream);
 
 /// Launches writing at least this much use non-temporal stores for their outputs: data
 /// that large leaves the caches before anyone reads it, and streaming it saves reading
@@ -121,12 +120,10 @@ class LlvmJit {
   /// IR text -> optimized relocatable object code.
   LLVMMemoryBufferRef compile_object(const std::string& ir, const std::string& name) {
     ParsedModule parsed;  // a fresh context per kernel: creating and freeing one costs ~0.05 ms
-    LLVMMemoryBufferRef source =
-        LLVMCreateMemoryBufferWithMemoryRangeCopy(ir.data(), ir.size(), name.c_str());
+    LLVMMemoryBufferRef source = LLVMCreateMemoryBufferWithMemoryRangeCopy(ir.data(), ir.size(), name.c_str());
     char* message = nullptr;
     if (LLVMParseIRInContext(parsed.context, source, &parsed.module, &message))
-      throw InternalError("kiln: generated LLVM IR does not parse (a Kiln bug): " +
-                          take_message(message) + "\n" + ir);
+      throw InternalError("kiln: generated LLVM IR does not parse (a Kiln bug): " + take_message(message) + "\n" + ir);
     LLVMSetTarget(parsed.module, triple_.c_str());
     LLVMTargetDataRef layout = LLVMCreateTargetDataLayout(machine_);
     LLVMSetModuleDataLayout(parsed.module, layout);
@@ -134,7 +131,8 @@ class LlvmJit {
     if (LLVMErrorRef error = LLVMRunPasses(parsed.module, kPassPipeline, machine_, pass_options_))
       throw InternalError("kiln: LLVM optimization failed: " + take_error(error));
     if (log_enabled(LogLevel::Debug))
-      log(LogLevel::Debug, "lowering " + name + ", LLVM IR after optimization:\n" + take_message(LLVMPrintModuleToString(parsed.module)));
+      log(LogLevel::Debug, "lowering " + name + ", LLVM IR after optimization:\n" +
+                               take_message(LLVMPrintModuleToString(parsed.module)));
     LLVMMemoryBufferRef object = nullptr;
     if (LLVMTargetMachineEmitToMemoryBuffer(machine_, parsed.module, LLVMObjectFile, &message, &object))
       throw InternalError("kiln: LLVM code generation failed: " + take_message(message));
@@ -238,8 +236,8 @@ class LlvmBackend final : public Backend {
   std::unique_ptr<Kernel> load(std::span<const uint8_t> object, const std::string& symbol) override {
     LlvmJit& j = jit();
     std::lock_guard<std::mutex> lock(j.mutex);
-    LLVMMemoryBufferRef buffer = LLVMCreateMemoryBufferWithMemoryRangeCopy(
-        reinterpret_cast<const char*>(object.data()), object.size(), symbol.c_str());
+    LLVMMemoryBufferRef buffer = LLVMCreateMemoryBufferWithMemoryRangeCopy(reinterpret_cast<const char*>(object.data()),
+                                                                           object.size(), symbol.c_str());
     LLVMOrcResourceTrackerRef tracker = nullptr;
     KernelFunction entry = j.load(buffer, symbol, tracker);
     return std::make_unique<LlvmKernel>(entry, tracker);

@@ -42,8 +42,10 @@ namespace kiln::detail::llvm_ir {
 const char* scalar_type(VarType t) {
   switch (t) {
     case VarType::Bool: return "i1";
-    case VarType::Int32: case VarType::UInt32: return "i32";
-    case VarType::Int64: case VarType::UInt64: return "i64";
+    case VarType::Int32:
+    case VarType::UInt32: return "i32";
+    case VarType::Int64:
+    case VarType::UInt64: return "i64";
     case VarType::Float32: return "float";
     case VarType::Float64: return "double";
   }
@@ -82,17 +84,14 @@ std::string Renderer::lane_offsets() const {
 
 void Renderer::splat(std::ostringstream& out, const std::string& tag, const std::string& scalar,
                      const std::string& value) {
-  out << "  %" << tag << ".ins = insertelement " << vec(scalar) << " poison, " << scalar << " "
-      << value << ", i64 0\n";
-  out << "  %" << tag << " = shufflevector " << vec(scalar) << " %" << tag << ".ins, "
-      << vec(scalar) << " poison, " << vec("i32") << " zeroinitializer\n";
+  out << "  %" << tag << ".ins = insertelement " << vec(scalar) << " poison, " << scalar << " " << value << ", i64 0\n";
+  out << "  %" << tag << " = shufflevector " << vec(scalar) << " %" << tag << ".ins, " << vec(scalar) << " poison, "
+      << vec("i32") << " zeroinitializer\n";
 }
 
 std::string Renderer::temp() { return "%t" + std::to_string(next_temp_++); }
 
-std::string Renderer::label(uint32_t position, const char* what) {
-  return "s" + std::to_string(position) + "." + what;
-}
+std::string Renderer::label(uint32_t position, const char* what) { return "s" + std::to_string(position) + "." + what; }
 
 void Renderer::start_block(const std::string& name) {
   body_ << name << ":\n";

@@ -22,7 +22,9 @@ void Renderer::emit(uint32_t position) {
     case Op::Literal: out = literal(position, s); return;
     case Op::Param: out = parameter(position, s); return;
     case Op::Counter: out = instr("trunc " + vec("i64") + " %lane to " + vec("i32")); return;
-    case Op::Data: if (value_used_[position]) out = load_input(position, s); return;
+    case Op::Data:
+      if (value_used_[position]) out = load_input(position, s);
+      return;
     case Op::Add: out = instr(std::string(fp ? "fadd " : "add ") + vt + " " + arg(s, 0) + ", " + arg(s, 1)); return;
     case Op::Sub: out = instr(std::string(fp ? "fsub " : "sub ") + vt + " " + arg(s, 0) + ", " + arg(s, 1)); return;
     case Op::Mul: out = instr(std::string(fp ? "fmul " : "mul ") + vt + " " + arg(s, 0) + ", " + arg(s, 1)); return;
@@ -42,12 +44,20 @@ void Renderer::emit(uint32_t position) {
     case Op::And: out = instr("and " + vt + " " + arg(s, 0) + ", " + arg(s, 1)); return;
     case Op::Or: out = instr("or " + vt + " " + arg(s, 0) + ", " + arg(s, 1)); return;
     case Op::Xor: out = instr("xor " + vt + " " + arg(s, 0) + ", " + arg(s, 1)); return;
-    case Op::Not: out = instr("xor " + vt + " " + arg(s, 0) + ", " + splat_const(scalar_type(t), t == VarType::Bool ? "true" : "-1")); return;
-    case Op::Neg: out = fp ? instr("fneg " + vt + " " + arg(s, 0)) : instr("sub " + vt + " zeroinitializer, " + arg(s, 0)); return;
+    case Op::Not:
+      out =
+          instr("xor " + vt + " " + arg(s, 0) + ", " + splat_const(scalar_type(t), t == VarType::Bool ? "true" : "-1"));
+      return;
+    case Op::Neg:
+      out = fp ? instr("fneg " + vt + " " + arg(s, 0)) : instr("sub " + vt + " zeroinitializer, " + arg(s, 0));
+      return;
     case Op::Abs:
-      if (fp) out = call(vt, "llvm.fabs." + vmangle(scalar_type(t)), {{vt, arg(s, 0)}});
-      else if (sgn) out = call(vt, "llvm.abs." + vmangle(scalar_type(t)), {{vt, arg(s, 0)}, {"i1", "false"}});
-      else out = arg(s, 0);
+      if (fp)
+        out = call(vt, "llvm.fabs." + vmangle(scalar_type(t)), {{vt, arg(s, 0)}});
+      else if (sgn)
+        out = call(vt, "llvm.abs." + vmangle(scalar_type(t)), {{vt, arg(s, 0)}, {"i1", "false"}});
+      else
+        out = arg(s, 0);
       return;
     case Op::Sqrt: out = call(vt, "llvm.sqrt." + vmangle(scalar_type(t)), {{vt, arg(s, 0)}}); return;
     case Op::Rcp: out = instr("fdiv " + vt + " " + splat_const(scalar_type(t), "1.0") + ", " + arg(s, 0)); return;
@@ -62,12 +72,21 @@ void Renderer::emit(uint32_t position) {
     case Op::Round: out = call(vt, "llvm.roundeven." + vmangle(scalar_type(t)), {{vt, arg(s, 0)}}); return;
     case Op::Shl:
     case Op::Shr: out = shift(s); return;
-    case Op::Eq: case Op::Ne: case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: out = compare(s); return;
+    case Op::Eq:
+    case Op::Ne:
+    case Op::Lt:
+    case Op::Le:
+    case Op::Gt:
+    case Op::Ge: out = compare(s); return;
     case Op::Fma:
-      if (fp) out = call(vt, "llvm.fma." + vmangle(scalar_type(t)), {{vt, arg(s, 0)}, {vt, arg(s, 1)}, {vt, arg(s, 2)}});
-      else out = instr("add " + vt + " " + instr("mul " + vt + " " + arg(s, 0) + ", " + arg(s, 1)) + ", " + arg(s, 2));
+      if (fp)
+        out = call(vt, "llvm.fma." + vmangle(scalar_type(t)), {{vt, arg(s, 0)}, {vt, arg(s, 1)}, {vt, arg(s, 2)}});
+      else
+        out = instr("add " + vt + " " + instr("mul " + vt + " " + arg(s, 0) + ", " + arg(s, 1)) + ", " + arg(s, 2));
       return;
-    case Op::Select: out = instr("select " + vec("i1") + " " + arg(s, 0) + ", " + vt + " " + arg(s, 1) + ", " + vt + " " + arg(s, 2)); return;
+    case Op::Select:
+      out = instr("select " + vec("i1") + " " + arg(s, 0) + ", " + vt + " " + arg(s, 1) + ", " + vt + " " + arg(s, 2));
+      return;
     case Op::Cast: out = cast(s); return;
     case Op::Bitcast: out = instr("bitcast " + vec(s.operand_type) + " " + arg(s, 0) + " to " + vt); return;
     case Op::Gather: out = gather(position, s); return;
@@ -78,7 +97,8 @@ void Renderer::emit(uint32_t position) {
     case Op::LoopCond: out = loop_cond(s); return;
     case Op::LoopUpdate: loop_update(s); return;
     case Op::LoopEnd: loop_end(); return;
-    case Op::Loop: case Op::LoopResult: break;  // trace only, never in a form
+    case Op::Loop:
+    case Op::LoopResult: break;  // trace only, never in a form
   }
   throw InternalError(std::string("kiln: LLVM backend: no lowering for ") + op_name(s.op));
 }
@@ -97,10 +117,12 @@ std::string Renderer::float_remainder(uint32_t position, VarType t, const std::s
   std::string nonzero = instr("fcmp one " + vt + " " + r + ", zeroinitializer");
   std::string r_negative = instr("fcmp olt " + vt + " " + r + ", zeroinitializer");
   std::string x_negative = instr("fcmp olt " + vt + " " + x + ", zeroinitializer");
-  std::string wrong_sign = instr("and " + mask + " " + nonzero + ", " + instr("xor " + mask + " " + r_negative + ", " + x_negative));
+  std::string wrong_sign =
+      instr("and " + mask + " " + nonzero + ", " + instr("xor " + mask + " " + r_negative + ", " + x_negative));
   std::string abs_y = call(vt, "llvm.fabs." + m, {{vt, y}});
   std::string toward_x = call(vt, "llvm.copysign." + m, {{vt, abs_y}, {vt, x}});
-  std::string fixed = instr("select " + mask + " " + wrong_sign + ", " + vt + " " + instr("fadd " + vt + " " + r + ", " + toward_x) + ", " + vt + " " + r);
+  std::string fixed = instr("select " + mask + " " + wrong_sign + ", " + vt + " " +
+                            instr("fadd " + vt + " " + r + ", " + toward_x) + ", " + vt + " " + r);
   std::string fast_value = call(vt, "llvm.copysign." + m, {{vt, fixed}, {vt, x}});
   std::string limit = splat_const(sc, t == VarType::Float32 ? "8388608.0" : "4503599627370496.0");
   std::string small = instr("fcmp olt " + vt + " " + call(vt, "llvm.fabs." + m, {{vt, quotient}}) + ", " + limit);
@@ -112,7 +134,8 @@ std::string Renderer::float_remainder(uint32_t position, VarType t, const std::s
   body_ << "  br i1 " << any_slow << ", label %" << exact << ", label %" << done << "\n";
   start_block(exact);
   std::string remainder = instr("frem " + vt + " " + x + ", " + y);
-  std::string merged = instr("select " + mask + " " + fast + ", " + vt + " " + fast_value + ", " + vt + " " + remainder);
+  std::string merged =
+      instr("select " + mask + " " + fast + ", " + vt + " " + fast_value + ", " + vt + " " + remainder);
   body_ << "  br label %" << done << "\n";
   start_block(done);
   return instr("phi " + vt + " [ " + fast_value + ", %" + before + " ], [ " + merged + ", %" + exact + " ]");
@@ -148,10 +171,13 @@ std::string Renderer::invariant_divide(const std::string& n, const std::string& 
   std::string l = instr("sub " + v32 + " " + splat_const("i32", "32") + ", " + ctlz);
   std::string d64 = instr("zext " + v32 + " " + d + " to " + v64), l64 = instr("zext " + v32 + " " + l + " to " + v64);
   std::string pow = instr("shl " + v64 + " " + splat_const("i64", "1") + ", " + l64);
-  std::string numerator = instr("shl " + v64 + " " + instr("sub " + v64 + " " + pow + ", " + d64) + ", " + splat_const("i64", "32"));
-  std::string m = instr("add " + v64 + " " + instr("udiv " + v64 + " " + numerator + ", " + d64) + ", " + splat_const("i64", "1"));
+  std::string numerator =
+      instr("shl " + v64 + " " + instr("sub " + v64 + " " + pow + ", " + d64) + ", " + splat_const("i64", "32"));
+  std::string m =
+      instr("add " + v64 + " " + instr("udiv " + v64 + " " + numerator + ", " + d64) + ", " + splat_const("i64", "1"));
   std::string product = instr("mul " + v64 + " " + m + ", " + instr("zext " + v32 + " " + n + " to " + v64));
-  std::string t = instr("trunc " + v64 + " " + instr("lshr " + v64 + " " + product + ", " + splat_const("i64", "32")) + " to " + v32);
+  std::string t = instr("trunc " + v64 + " " + instr("lshr " + v64 + " " + product + ", " + splat_const("i64", "32")) +
+                        " to " + v32);
   std::string sh1 = call(v32, "llvm.umin." + vmangle("i32"), {{v32, l}, {v32, splat_const("i32", "1")}});
   std::string sh2 = instr("sub " + v32 + " " + l + ", " + sh1);
   std::string half = instr("lshr " + v32 + " " + instr("sub " + v32 + " " + n + ", " + t) + ", " + sh1);
@@ -172,14 +198,16 @@ std::string Renderer::int_divide(const KernelStatement& s) {
     std::string is_m1 = instr("icmp eq " + vt + " " + arg(s, 1) + ", " + splat_const(sc, "-1"));
     unsafe = instr("or " + vec("i1") + " " + zero + ", " + instr("and " + vec("i1") + " " + is_min + ", " + is_m1));
   }
-  std::string divisor = instr("select " + vec("i1") + " " + unsafe + ", " + vt + " " + splat_const(sc, "1") + ", " + vt + " " + arg(s, 1));
+  std::string divisor = instr("select " + vec("i1") + " " + unsafe + ", " + vt + " " + splat_const(sc, "1") + ", " +
+                              vt + " " + arg(s, 1));
   bool div = s.op == Op::Div;
   std::string q = t == VarType::UInt32 && uniform(s.operands[1])
                       ? invariant_divide(arg(s, 0), divisor, div)
                       : instr(std::string(div ? (sgn ? "sdiv " : "udiv ") : (sgn ? "srem " : "urem ")) + vt + " " +
                               arg(s, 0) + ", " + divisor);
   // x / 0 == 0 and x % 0 == x; MIN / -1 == MIN / 1 and MIN % -1 == MIN % 1 == 0 already.
-  return instr("select " + vec("i1") + " " + zero + ", " + vt + " " + (div ? "zeroinitializer" : arg(s, 0)) + ", " + vt + " " + q);
+  return instr("select " + vec("i1") + " " + zero + ", " + vt + " " + (div ? "zeroinitializer" : arg(s, 0)) + ", " +
+               vt + " " + q);
 }
 
 std::string Renderer::shift(const KernelStatement& s) {
@@ -187,11 +215,13 @@ std::string Renderer::shift(const KernelStatement& s) {
   const std::string vt = vec(t), sc = scalar_type(t);
   std::string bits = std::to_string(bit_width(t));
   if (s.op == Op::Shr && is_signed_int(t)) {
-    std::string count = call(vt, "llvm.umin." + vmangle(sc), {{vt, arg(s, 1)}, {vt, splat_const(sc, std::to_string(bit_width(t) - 1))}});
+    std::string count = call(vt, "llvm.umin." + vmangle(sc),
+                             {{vt, arg(s, 1)}, {vt, splat_const(sc, std::to_string(bit_width(t) - 1))}});
     return instr("ashr " + vt + " " + arg(s, 0) + ", " + count);
   }
   std::string too_far = instr("icmp uge " + vt + " " + arg(s, 1) + ", " + splat_const(sc, bits));
-  std::string shifted = instr(std::string(s.op == Op::Shl ? "shl " : "lshr ") + vt + " " + arg(s, 0) + ", " + arg(s, 1));
+  std::string shifted =
+      instr(std::string(s.op == Op::Shl ? "shl " : "lshr ") + vt + " " + arg(s, 0) + ", " + arg(s, 1));
   return instr("select " + vec("i1") + " " + too_far + ", " + vt + " zeroinitializer, " + vt + " " + shifted);
 }
 
@@ -210,8 +240,7 @@ std::string Renderer::cast(const KernelStatement& s) {
   const std::string a = arg(s, 0), vf = vec(from), vt = vec(to);
   if (to == VarType::Bool)
     return instr(std::string(is_float(from) ? "fcmp une " : "icmp ne ") + vf + " " + a + ", zeroinitializer");
-  if (from == VarType::Bool)
-    return instr(std::string(is_float(to) ? "uitofp " : "zext ") + vf + " " + a + " to " + vt);
+  if (from == VarType::Bool) return instr(std::string(is_float(to) ? "uitofp " : "zext ") + vf + " " + a + " to " + vt);
   if (is_int(from) && is_int(to)) {
     if (bit_width(from) == bit_width(to)) return a;
     if (bit_width(from) > bit_width(to)) return instr("trunc " + vf + " " + a + " to " + vt);

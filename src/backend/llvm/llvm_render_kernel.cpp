@@ -21,8 +21,10 @@ std::string Renderer::render(const std::string& name) {
   body_ << "  %i = phi i64 [ %start, %entry ], [ %i.next, %latch ]\n";
   lane_mask();
   body_ << "  %i.next = add i64 %i, " << width_ << "\n";
-  if (split.pieces() > 1) call_pieces(name, split);
-  else for (uint32_t i = 0; i < form_.statements.size(); ++i) emit(i);
+  if (split.pieces() > 1)
+    call_pieces(name, split);
+  else
+    for (uint32_t i = 0; i < form_.statements.size(); ++i) emit(i);
   store_outputs();
   body_ << "latch:\n";
   body_ << "  %more = icmp ult i64 %i.next, %end\n";
@@ -102,11 +104,13 @@ std::string Renderer::literal(uint32_t position, const KernelStatement& s) {
     value = s.literal ? "true" : "false";
   } else if (is_float(s.type)) {
     const char* int_type = s.type == VarType::Float32 ? "i32" : "i64";
-    entry_ << "  %" << tag << ".bits = bitcast " << int_type << " " << int64_t(s.type == VarType::Float32 ? int64_t(int32_t(uint32_t(s.literal))) : int64_t(s.literal))
-           << " to " << scalar << "\n";
+    entry_ << "  %" << tag << ".bits = bitcast " << int_type << " "
+           << int64_t(s.type == VarType::Float32 ? int64_t(int32_t(uint32_t(s.literal))) : int64_t(s.literal)) << " to "
+           << scalar << "\n";
     value = "%" + tag + ".bits";
   } else {
-    value = std::to_string(s.type == VarType::Int32 || s.type == VarType::UInt32 ? int64_t(int32_t(uint32_t(s.literal))) : int64_t(s.literal));
+    value = std::to_string(s.type == VarType::Int32 || s.type == VarType::UInt32 ? int64_t(int32_t(uint32_t(s.literal)))
+                                                                                 : int64_t(s.literal));
   }
   splat(entry_, tag, scalar, value);
   return "%" + tag;
@@ -138,7 +142,8 @@ std::string Renderer::load_input(uint32_t position, const KernelStatement& s) {
   std::string slot = std::to_string(s.input_slot);
   std::string tag = "in" + std::to_string(position);
   if (s.broadcast) {
-    entry_ << "  %" << tag << ".s = load " << memory_type(s.type) << ", ptr %buf" << slot << ", align " << type_size(s.type) << "\n";
+    entry_ << "  %" << tag << ".s = load " << memory_type(s.type) << ", ptr %buf" << slot << ", align "
+           << type_size(s.type) << "\n";
     std::string scalar = "%" + tag + ".s";
     if (s.type == VarType::Bool) {
       entry_ << "  %" << tag << ".sb = icmp ne i8 " << scalar << ", 0\n";
@@ -149,8 +154,9 @@ std::string Renderer::load_input(uint32_t position, const KernelStatement& s) {
   }
   std::string mt = memory_type(s.type);
   std::string ptr = instr("getelementptr inbounds " + mt + ", ptr %buf" + slot + ", i64 %i");
-  std::string loaded = call(vec(mt), "llvm.masked.load." + vmangle(mt) + ".p0",
-                            {{"ptr", ptr}, {"i32", std::to_string(type_size(s.type))}, {vec("i1"), "%active"}, {vec(mt), "poison"}});
+  std::string loaded =
+      call(vec(mt), "llvm.masked.load." + vmangle(mt) + ".p0",
+           {{"ptr", ptr}, {"i32", std::to_string(type_size(s.type))}, {vec("i1"), "%active"}, {vec(mt), "poison"}});
   return from_memory(s.type, loaded, body_, tag);
 }
 
@@ -191,8 +197,8 @@ void Renderer::store_outputs() {
   for (size_t k = 0; k < outputs.size(); ++k) {
     VarType t = form_.statements[outputs[k]].type;
     size_t align = std::min<size_t>(64, type_size(t) * width_);
-    body_ << "  store " << vec(memory_type(t)) << " " << targets[k].first << ", ptr " << targets[k].second
-          << ", align " << align << ", !nontemporal !0\n";
+    body_ << "  store " << vec(memory_type(t)) << " " << targets[k].first << ", ptr " << targets[k].second << ", align "
+          << align << ", !nontemporal !0\n";
   }
   body_ << "  br label %latch\n";
   start_block("store.masked");
@@ -200,7 +206,9 @@ void Renderer::store_outputs() {
     VarType t = form_.statements[outputs[k]].type;
     std::string mt = memory_type(t);
     call("void", "llvm.masked.store." + vmangle(mt) + ".p0",
-         {{vec(mt), targets[k].first}, {"ptr", targets[k].second}, {"i32", std::to_string(type_size(t))},
+         {{vec(mt), targets[k].first},
+          {"ptr", targets[k].second},
+          {"i32", std::to_string(type_size(t))},
           {vec("i1"), "%active"}});
   }
   body_ << "  br label %latch\n";

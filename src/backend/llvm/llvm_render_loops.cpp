@@ -19,15 +19,15 @@ void Renderer::loop_begin(uint32_t k, const KernelStatement& s) {
   body_ << "  br label " << l << ".head\n";
   start_block("L" + std::to_string(k) + ".head");
   if (!loops_.back().once)
-    body_ << "  " << l << ".mask = phi " << vec("i1") << " [ %active, " << l << ".pre ], [ " << l
-          << ".active, " << l << ".latch ]\n";
+    body_ << "  " << l << ".mask = phi " << vec("i1") << " [ %active, " << l << ".pre ], [ " << l << ".active, " << l
+          << ".latch ]\n";
 }
 
 std::string Renderer::loop_phi(uint32_t position, const KernelStatement& s) {
   std::string l = "%L" + std::to_string(loops_.back().begin), name = "%s" + std::to_string(position);
   if (!loops_.back().once)  // (a run-once loop defines it at its exit)
-    body_ << "  " << name << " = phi " << vec(s.type) << " [ " << arg(s, 0) << ", " << l << ".pre ], [ "
-          << name << ".next, " << l << ".latch ]\n";
+    body_ << "  " << name << " = phi " << vec(s.type) << " [ " << arg(s, 0) << ", " << l << ".pre ], [ " << name
+          << ".next, " << l << ".latch ]\n";
   return name;
 }
 
@@ -51,8 +51,8 @@ void Renderer::loop_update(const KernelStatement& s) {
     return;
   }
   std::string vt = vec(s.type);
-  body_ << "  " << names_[s.operands[0]] << ".next = select " << vec("i1") << " " << loop.active << ", " << vt
-        << " " << arg(s, 1) << ", " << vt << " " << arg(s, 0) << "\n";
+  body_ << "  " << names_[s.operands[0]] << ".next = select " << vec("i1") << " " << loop.active << ", " << vt << " "
+        << arg(s, 1) << ", " << vt << " " << arg(s, 0) << "\n";
 }
 
 void Renderer::loop_end() {

@@ -8,7 +8,8 @@
 namespace kiln::detail::llvm_ir {
 
 std::string Renderer::addresses(const KernelStatement& buffer, VarType t, const std::string& index64) {
-  return instr("getelementptr " + std::string(memory_type(t)) + ", ptr %buf" + std::to_string(buffer.input_slot) + ", " + vec("i64") + " " + index64);
+  return instr("getelementptr " + std::string(memory_type(t)) + ", ptr %buf" + std::to_string(buffer.input_slot) +
+               ", " + vec("i64") + " " + index64);
 }
 
 /// Lanes whose index is out of range read 0 or write nothing: a bad index never touches
@@ -65,25 +66,31 @@ std::string Renderer::gather(uint32_t position, const KernelStatement& s) {
   std::string ptrs = addresses(buffer, s.type, index64);
   std::string mt = memory_type(s.type);
   std::string loaded = call(vec(mt), "llvm.masked.gather." + vmangle(mt) + "." + vmangle("p0"),
-                            {{vec("ptr"), ptrs}, {"i32", std::to_string(type_size(s.type))}, {vec("i1"), mask}, {vec(mt), "zeroinitializer"}});
+                            {{vec("ptr"), ptrs},
+                             {"i32", std::to_string(type_size(s.type))},
+                             {vec("i1"), mask},
+                             {vec(mt), "zeroinitializer"}});
   return from_memory(s.type, loaded, body_, "g" + std::to_string(position));
 }
 
 /// `per_lane` may return a value to insert into the result vector of `result_type`
 /// (ScatterInc); with an empty `result_type` the loop has no result.
-template <typename PerLane>
-std::string Renderer::lane_loop(uint32_t position, const std::string& mask, const std::string& index64,
-                                const std::string& result_type, PerLane per_lane) {
+template <typename PerLane> std::string Renderer::lane_loop(uint32_t position, const std::string& mask,
+                                                            const std::string& index64, const std::string& result_type,
+                                                            PerLane per_lane) {
   std::string bits = instr("bitcast " + vec("i1") + " " + mask + " to i" + std::to_string(width_));
   std::string bits64 = width_ == 64 ? bits : instr("zext i" + std::to_string(width_) + " " + bits + " to i64");
-  std::string before = block_, head = label(position, "head"), body = label(position, "lane"), done = label(position, "done");
+  std::string before = block_, head = label(position, "head"), body = label(position, "lane"),
+              done = label(position, "done");
   std::string p = "%s" + std::to_string(position);
   body_ << "  br label %" << head << "\n";
   start_block(head);
   std::string next = label(position, "next");
-  body_ << "  " << p << ".m = phi i64 [ " << bits64 << ", %" << before << " ], [ " << p << ".mnext, %" << next << " ]\n";
+  body_ << "  " << p << ".m = phi i64 [ " << bits64 << ", %" << before << " ], [ " << p << ".mnext, %" << next
+        << " ]\n";
   if (!result_type.empty())
-    body_ << "  " << p << ".acc = phi " << result_type << " [ zeroinitializer, %" << before << " ], [ " << p << ".accnext, %" << next << " ]\n";
+    body_ << "  " << p << ".acc = phi " << result_type << " [ zeroinitializer, %" << before << " ], [ " << p
+          << ".accnext, %" << next << " ]\n";
   body_ << "  " << p << ".none = icmp eq i64 " << p << ".m, 0\n";
   body_ << "  br i1 " << p << ".none, label %" << done << ", label %" << body << "\n";
   start_block(body);
@@ -95,7 +102,8 @@ std::string Renderer::lane_loop(uint32_t position, const std::string& mask, cons
   body_ << "  br label %" << next << "\n";
   start_block(next);
   if (!result_type.empty())
-    body_ << "  " << p << ".accnext = insertelement " << result_type << " " << p << ".acc, i32 " << value << ", i64 " << lane << "\n";
+    body_ << "  " << p << ".accnext = insertelement " << result_type << " " << p << ".acc, i32 " << value << ", i64 "
+          << lane << "\n";
   body_ << "  br label %" << head << "\n";
   start_block(done);
   return result_type.empty() ? "" : p + ".acc";
@@ -111,12 +119,16 @@ void Renderer::scatter(uint32_t position, const KernelStatement& s) {
   if (reduce == ReduceOp::None) {
     std::string ptrs = addresses(buffer, t, index64);
     call("void", "llvm.masked.scatter." + vmangle(mt) + "." + vmangle("p0"),
-         {{vec(mt), to_memory(t, arg(s, 1))}, {vec("ptr"), ptrs}, {"i32", std::to_string(type_size(t))}, {vec("i1"), mask}});
+         {{vec(mt), to_memory(t, arg(s, 1))},
+          {vec("ptr"), ptrs},
+          {"i32", std::to_string(type_size(t))},
+          {vec("i1"), mask}});
     return;
   }
   const char* rmw = nullptr;  // none: a compare-exchange loop
   switch (reduce) {
-    case ReduceOp::None: case ReduceOp::Mul: break;
+    case ReduceOp::None:
+    case ReduceOp::Mul: break;
     case ReduceOp::Add: rmw = is_float(t) ? "fadd" : "add"; break;
     case ReduceOp::Min: rmw = is_float(t) ? nullptr : is_signed_int(t) ? "min" : "umin"; break;
     case ReduceOp::Max: rmw = is_float(t) ? nullptr : is_signed_int(t) ? "max" : "umax"; break;
@@ -128,15 +140,19 @@ void Renderer::scatter(uint32_t position, const KernelStatement& s) {
   lane_loop(position, mask, index64, "", [&](const std::string& lane, const std::string& idx) {
     std::string ptr = instr("getelementptr " + mt + ", ptr %buf" + slot + ", i64 " + idx);
     std::string v = instr("extractelement " + vec(t) + " " + values + ", i64 " + lane);
-    if (rmw) instr("atomicrmw " + std::string(rmw) + " ptr " + ptr + ", " + mt + " " + v + " monotonic, align " + std::to_string(type_size(t)));
-    else compare_exchange(position, reduce, t, ptr, v);
+    if (rmw)
+      instr("atomicrmw " + std::string(rmw) + " ptr " + ptr + ", " + mt + " " + v + " monotonic, align " +
+            std::to_string(type_size(t)));
+    else
+      compare_exchange(position, reduce, t, ptr, v);
     return std::string();
   });
 }
 
 /// Float min/max with the semantics of scalar_ops.h (LLVM's atomicrmw fmin leaves the tie
 /// between zeros unspecified), and products (atomicrmw has no multiplication).
-void Renderer::compare_exchange(uint32_t position, ReduceOp reduce, VarType t, const std::string& ptr, const std::string& v) {
+void Renderer::compare_exchange(uint32_t position, ReduceOp reduce, VarType t, const std::string& ptr,
+                                const std::string& v) {
   const bool fp = is_float(t);
   std::string sc = scalar_type(t), it = type_size(t) == 4 ? "i32" : "i64";
   std::string align = std::to_string(type_size(t));
@@ -145,13 +161,15 @@ void Renderer::compare_exchange(uint32_t position, ReduceOp reduce, VarType t, c
   std::string p = "%s" + std::to_string(position);
   body_ << "  br label %" << retry << "\n";
   start_block(retry);
-  body_ << "  " << p << ".old = phi " << it << " [ " << first << ", %" << before << " ], [ " << p << ".seen, %" << retry << " ]\n";
+  body_ << "  " << p << ".old = phi " << it << " [ " << first << ", %" << before << " ], [ " << p << ".seen, %" << retry
+        << " ]\n";
   std::string old_value = fp ? instr("bitcast " + it + " " + p + ".old to " + sc) : p + ".old";
   std::string updated = reduce == ReduceOp::Mul
                             ? instr(std::string(fp ? "fmul " : "mul ") + sc + " " + old_value + ", " + v)
                             : float_min_max(reduce == ReduceOp::Min, sc, old_value, v);
   std::string updated_bits = fp ? instr("bitcast " + sc + " " + updated + " to " + it) : updated;
-  std::string pair = instr("cmpxchg ptr " + ptr + ", " + it + " " + p + ".old, " + it + " " + updated_bits + " monotonic monotonic, align " + align);
+  std::string pair = instr("cmpxchg ptr " + ptr + ", " + it + " " + p + ".old, " + it + " " + updated_bits +
+                           " monotonic monotonic, align " + align);
   body_ << "  " << p << ".seen = extractvalue { " << it << ", i1 } " << pair << ", 0\n";
   std::string swapped = instr("extractvalue { " + it + ", i1 } " + pair + ", 1");
   body_ << "  br i1 " << swapped << ", label %" << done << ", label %" << retry << "\n";

@@ -53,9 +53,11 @@ void Renderer::render_piece(const std::string& symbol, const KernelSplit& split,
 
 void Renderer::import_values(const KernelSplit& split, const std::vector<uint32_t>& positions) {
   for (uint32_t p : positions) {
-    if (is_leaf(form_.statements[p].op)) emit(p);
-    else names_[p] = instr("load " + vec(form_.statements[p].type) + ", ptr " + frame_address(split, p) +
-                           ", align " + std::to_string(frame_alignment()));
+    if (is_leaf(form_.statements[p].op))
+      emit(p);
+    else
+      names_[p] = instr("load " + vec(form_.statements[p].type) + ", ptr " + frame_address(split, p) + ", align " +
+                        std::to_string(frame_alignment()));
   }
 }
 

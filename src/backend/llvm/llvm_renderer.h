@@ -28,7 +28,10 @@ unsigned bit_width(VarType t);
 class Renderer {
  public:
   Renderer(const KernelForm& form, int vector_bits, uint32_t split_statements)
-      : form_(form), width_(form.packet_width), vector_bits_(vector_bits), split_statements_(split_statements),
+      : form_(form),
+        width_(form.packet_width),
+        vector_bits_(vector_bits),
+        split_statements_(split_statements),
         names_(form.statements.size()) {}
 
   /// The module text: the kernel function `name`, its pieces, declarations and attributes.
@@ -120,9 +123,9 @@ class Renderer {
   /// A masked gather (out-of-range lanes read 0).
   std::string gather(uint32_t position, const KernelStatement& s);
   /// Emits a loop over the set lanes of `mask`; `per_lane(lane, index64)` writes its body.
-  template <typename PerLane>
-  std::string lane_loop(uint32_t position, const std::string& mask, const std::string& index64,
-                        const std::string& result_type, PerLane per_lane);
+  template <typename PerLane> std::string lane_loop(uint32_t position, const std::string& mask,
+                                                    const std::string& index64, const std::string& result_type,
+                                                    PerLane per_lane);
   /// A scatter: a masked store, or an atomic update per lane when it reduces.
   void scatter(uint32_t position, const KernelStatement& s);
   /// An atomic update by a compare-exchange loop (float min/max, products).
@@ -133,10 +136,10 @@ class Renderer {
   // ---- symbolic loops (llvm_render_loops.cpp) ----
   /// A loop whose LoopEnd is not emitted yet.
   struct OpenLoop {
-    uint32_t begin;  ///< the position of its LoopBegin
-    bool once;       ///< runs at most once: no back edge (a guarded branch or call)
-    std::string active;       ///< the LoopCond value: lanes active in this iteration
-    std::string head_end;     ///< once: the block that branches around the body
+    uint32_t begin;        ///< the position of its LoopBegin
+    bool once;             ///< runs at most once: no back edge (a guarded branch or call)
+    std::string active;    ///< the LoopCond value: lanes active in this iteration
+    std::string head_end;  ///< once: the block that branches around the body
     std::vector<std::pair<uint32_t, std::string>> updates;  ///< once: (phi, new value)
   };
   /// Opens loop `k`: its preheader and head.
@@ -175,14 +178,14 @@ class Renderer {
   const uint32_t width_;
   const int vector_bits_;
   const uint32_t split_statements_;
-  std::string pieces_;  ///< the functions of a split kernel's pieces
-  std::vector<std::string> names_;  ///< per statement: its SSA value
-  std::vector<bool> value_used_;  ///< per statement: some statement or output reads it
-  std::ostringstream entry_, body_;  ///< the function being rendered: entry block, other blocks
+  std::string pieces_;                  ///< the functions of a split kernel's pieces
+  std::vector<std::string> names_;      ///< per statement: its SSA value
+  std::vector<bool> value_used_;        ///< per statement: some statement or output reads it
+  std::ostringstream entry_, body_;     ///< the function being rendered: entry block, other blocks
   std::set<std::string> declarations_;  ///< intrinsics called
-  std::string block_;  ///< the block being written
-  std::vector<OpenLoop> loops_;  ///< loops whose LoopEnd is not emitted yet, innermost last
-  bool polls_interrupt_ = false;  ///< a loop's latch reads CheckState::interrupt
+  std::string block_;                   ///< the block being written
+  std::vector<OpenLoop> loops_;         ///< loops whose LoopEnd is not emitted yet, innermost last
+  bool polls_interrupt_ = false;        ///< a loop's latch reads CheckState::interrupt
   int next_temp_ = 0;
 };
 

@@ -3,7 +3,8 @@
 
 A source file under src/<layer>/ may include the private headers of its own layer and of
 the layers below it, never of a layer above; the public headers (include/kiln/) never
-include private ones; only the LLVM backend includes LLVM's C API. Run by ctest
+include private ones, and neither does the renderer (render/, built only on the public
+API); only the LLVM backend includes LLVM's C API. Run by ctest
 (`layering`); before checking the tree it checks itself on a tree with a deliberate
 violation, so a checker that stopped seeing includes fails too.
 
@@ -47,12 +48,12 @@ def violations(root):
             if kind == '"' and target in rank and rank[target] > rank[layer]:
                 found.append(f"{relative}: includes \"{header}\" of layer {target}/, "
                              f"which is above {layer}/")
-    for directory in ("include", "python/src"):
+    for directory in ("include", "python/src", "render"):
         for path in sources(root, directory):
             for kind, header in INCLUDE.findall(path.read_text()):
                 if kind == '"' and header.split("/")[0] in rank:
                     found.append(f"{path.relative_to(root).as_posix()}: includes private header \"{header}\"")
-    for directory in ("src", "include", "python/src"):
+    for directory in ("src", "include", "python/src", "render"):
         for path in sources(root, directory):
             relative = path.relative_to(root).as_posix()
             for _, header in INCLUDE.findall(path.read_text()):

@@ -6,7 +6,7 @@ set -euo pipefail
 clang_format="$1"
 cd "$(dirname "$0")/.."
 if git rev-parse --is-inside-work-tree > /dev/null 2>&1; then
-  mapfile -t files < <(git ls-files '*.h' '*.cpp')
+  mapfile -t files < <(git ls-files --cached --others --exclude-standard '*.h' '*.cpp')
 else
   mapfile -t files < <(find include src python/src tests bench examples -name '*.h' -o -name '*.cpp' | sort)
 fi

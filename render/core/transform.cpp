@@ -1,7 +1,7 @@
 // Affine transforms: the elementary matrices with their exact inverses, and composition.
 #include <kiln/math.h>
-#include <kiln/vector_math.h>
 #include <kiln/render/transform.h>
+#include <kiln/vector_math.h>
 
 namespace kiln::render {
 namespace {
@@ -10,8 +10,8 @@ constexpr float kDegreesToRadians = 3.14159265358979323846f / 180.0f;
 
 /// The 4 x 4 matrix with linear part `rows` (row-major 3 x 3) and translation `t`.
 Matrix4f affine(const Float (&rows)[9], const Array3f& t) {
-  return Matrix4f(rows[0], rows[1], rows[2], t.x, rows[3], rows[4], rows[5], t.y, rows[6], rows[7], rows[8],
-                  t.z, 0.0f, 0.0f, 0.0f, 1.0f);
+  return Matrix4f(rows[0], rows[1], rows[2], t.x, rows[3], rows[4], rows[5], t.y, rows[6], rows[7], rows[8], t.z, 0.0f,
+                  0.0f, 0.0f, 1.0f);
 }
 
 }  // namespace
@@ -59,10 +59,8 @@ Transform4f Transform4f::look_at(const Array3f& origin, const Array3f& target, c
   Array3f new_up = cross(direction, left);
   // Columns: left, new_up, direction; the frame is orthonormal, so the inverse's linear
   // part is the transpose and its translation is -(frameᵀ · origin).
-  Float columns[9] = {left.x, new_up.x, direction.x, left.y, new_up.y,
-                      direction.y, left.z, new_up.z, direction.z};
-  Float rows[9] = {left.x,      left.y,      left.z,      new_up.x,   new_up.y,
-                   new_up.z,    direction.x, direction.y, direction.z};
+  Float columns[9] = {left.x, new_up.x, direction.x, left.y, new_up.y, direction.y, left.z, new_up.z, direction.z};
+  Float rows[9] = {left.x, left.y, left.z, new_up.x, new_up.y, new_up.z, direction.x, direction.y, direction.z};
   Array3f back(-dot(left, origin), -dot(new_up, origin), -dot(direction, origin));
   return *this * Transform4f(affine(columns, origin), affine(rows, back));
 }

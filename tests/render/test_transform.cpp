@@ -45,8 +45,8 @@ TEST(Transform, ChainingMultipliesOnTheRightAsMitsubasPythonApi) {
 TEST(Transform, RotateUsesTheAxisAsGivenLikeMitsuba) {
   // mi.ScalarTransform4f().rotate([1, 1, 0], 45): Mitsuba does not normalize the axis.
   Transform4f t = Transform4f().rotate(vec(1, 1, 0), Float(45.0f));
-  Rows expected = {{1, 0.292893f, 0.707107f, 0}, {0.292893f, 1, -0.707107f, 0}, {-0.707107f, 0.707107f, 0.707107f, 0},
-                   {0, 0, 0, 1}};
+  Rows expected = {
+      {1, 0.292893f, 0.707107f, 0}, {0.292893f, 1, -0.707107f, 0}, {-0.707107f, 0.707107f, 0.707107f, 0}, {0, 0, 0, 1}};
   expect_matrix(t.matrix(), expected);
   // With a unit axis the transpose is the exact inverse.
   float h = std::sqrt(0.5f);
@@ -77,8 +77,8 @@ TEST(Transform, XmlOrderIsLeftMultiplication) {
   expect_matrix(t.matrix(), expected);
   expect_inverse_exact(t);
   // Mitsuba's inverse_transpose of the same transform, transposed back.
-  Rows inverse = {{0.433013f, 0, -0.125f, 0.633975f}, {0, 0.333333f, 0, -2}, {0.25f, 0, 0.216506f, -3.09808f},
-                  {0, 0, 0, 1}};
+  Rows inverse = {
+      {0.433013f, 0, -0.125f, 0.633975f}, {0, 0.333333f, 0, -2}, {0.25f, 0, 0.216506f, -3.09808f}, {0, 0, 0, 1}};
   expect_matrix(t.inverse_matrix(), inverse);
   expect_matrix(t.inverse().matrix(), inverse);
 }

@@ -29,6 +29,11 @@ struct IndexError : std::out_of_range {
 struct Interrupted : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+/// A file that could not be read or written: missing, unreadable, or not in a supported
+/// format (kiln.render's images and scenes).
+struct FileError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
 /// A failure of the compiler or the runtime that is not the caller's fault.
 struct InternalError : std::runtime_error {
   using std::runtime_error::runtime_error;

@@ -1,0 +1,39 @@
+// Images on the host: reading PNG and OpenEXR files (bitmap textures, references) and writing
+// rendered images, as Mitsuba's Bitmap does for the formats kiln.render uses.
+//
+// What an implementation guarantees:
+// - A Bitmap holds linear values: rows top to bottom, `channels` floats per pixel.
+// - PNG values are sRGB-encoded: reading decodes them to linear (unless `raw`), writing
+//   encodes linear values with the sRGB curve, clamped to [0, 1] and rounded to 8 bits.
+// - OpenEXR files are written as 32-bit float channels (Y; Y, A; R, G, B; or R, G, B, A) and
+//   read from any channel type; EXR values are linear and never converted.
+// - A missing file, an unknown extension or an unsupported layout raises kiln::FileError
+//   naming the file and what is accepted.
+#pragma once
+
+#include <kiln/errors.h>
+#include <kiln/tensor.h>
+
+#include <string>
+#include <vector>
+
+namespace kiln::render {
+
+struct Bitmap {
+  size_t width = 0, height = 0, channels = 0;
+  std::vector<float> pixels;  ///< height * width * channels linear values, row by row
+};
+
+/// Reads a .png (8 or 16 bits, 1 to 4 channels) or .exr file.
+Bitmap read_image(const std::string& path, bool raw = false);
+
+/// Writes `image` by the file's extension: .exr or .png (1, 2, 3 or 4 channels).
+void write_image(const Bitmap& image, const std::string& path);
+/// Writes a TensorXf of shape (height, width, channels), as kr.render returns it.
+void write_image(const TensorXf& image, const std::string& path);
+
+/// The sRGB transfer curve and its inverse (IEC 61966-2-1), on one value.
+float linear_to_srgb(float value);
+float srgb_to_linear(float value);
+
+}  // namespace kiln::render

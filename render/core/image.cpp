@@ -1,0 +1,235 @@
+// Reading and writing PNG (libpng) and OpenEXR (OpenEXR 3) images as linear Bitmaps.
+#include <kiln/render/image.h>
+
+#include <OpenEXR/ImfChannelList.h>
+#include <OpenEXR/ImfFrameBuffer.h>
+#include <OpenEXR/ImfHeader.h>
+#include <OpenEXR/ImfInputFile.h>
+#include <OpenEXR/ImfOutputFile.h>
+#include <png.h>
+
+#include <algorithm>
+#include <cmath>
+#include <csetjmp>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+
+namespace kiln::render {
+namespace {
+
+enum class Format { Png, Exr };
+
+Format format_of(const std::string& path) {
+  std::string lower = path;
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  auto ends_with = [&](const char* suffix) {
+    size_t n = std::strlen(suffix);
+    return lower.size() >= n && lower.compare(lower.size() - n, n, suffix) == 0;
+  };
+  if (ends_with(".png")) return Format::Png;
+  if (ends_with(".exr")) return Format::Exr;
+  throw FileError("kiln.render: " + path + ": unknown image format (accepted: .png, .exr)");
+}
+
+[[noreturn]] void fail(const std::string& path, const std::string& why) {
+  throw FileError("kiln.render: " + path + ": " + why);
+}
+
+/// Owns a FILE* and libpng's read or write structures.
+struct PngFile {
+  FILE* file = nullptr;
+  png_structp png = nullptr;
+  png_infop info = nullptr;
+  bool writing = false;
+  ~PngFile() {
+    if (writing)
+      png_destroy_write_struct(&png, info ? &info : nullptr);
+    else if (png)
+      png_destroy_read_struct(&png, info ? &info : nullptr, nullptr);
+    if (file) std::fclose(file);
+  }
+};
+
+/// libpng's error handler without its printing: the FileError says what failed.
+void png_quiet_error(png_structp png, png_const_charp) { png_longjmp(png, 1); }
+void png_quiet_warning(png_structp, png_const_charp) {}
+
+/// libpng reports errors by longjmp: these two calls keep the jump inside frames that hold
+/// no C++ objects. Each returns false when libpng failed.
+bool decode_png(png_structp png, png_infop info, FILE* file) {
+  if (setjmp(png_jmpbuf(png))) return false;
+  png_init_io(png, file);
+  png_set_sig_bytes(png, 8);
+  // Palettes, gray below 8 bits and tRNS expand to 8-bit channels; 16-bit samples arrive
+  // in host byte order.
+  png_read_png(png, info, PNG_TRANSFORM_EXPAND | PNG_TRANSFORM_SWAP_ENDIAN, nullptr);
+  return true;
+}
+
+bool encode_png(png_structp png, png_infop info, FILE* file, png_uint_32 width, png_uint_32 height, int color_type,
+                png_bytepp rows) {
+  if (setjmp(png_jmpbuf(png))) return false;
+  png_init_io(png, file);
+  png_set_IHDR(png, info, width, height, 8, color_type, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
+               PNG_FILTER_TYPE_DEFAULT);
+  png_set_sRGB(png, info, PNG_sRGB_INTENT_PERCEPTUAL);
+  png_set_rows(png, info, rows);
+  png_write_png(png, info, PNG_TRANSFORM_IDENTITY, nullptr);
+  return true;
+}
+
+Bitmap read_png(const std::string& path, bool raw) {
+  PngFile f;
+  f.file = std::fopen(path.c_str(), "rb");
+  if (!f.file) fail(path, "cannot be opened for reading");
+  png_byte signature[8] = {};
+  if (std::fread(signature, 1, 8, f.file) != 8 || png_sig_cmp(signature, 0, 8)) fail(path, "is not a PNG file");
+  f.png = png_create_read_struct(PNG_LIBPNG_VER_STRING, nullptr, png_quiet_error, png_quiet_warning);
+  f.info = f.png ? png_create_info_struct(f.png) : nullptr;
+  if (!f.info) fail(path, "libpng could not allocate its state");
+  if (!decode_png(f.png, f.info, f.file)) fail(path, "is a damaged PNG file");
+  Bitmap image;
+  image.width = png_get_image_width(f.png, f.info);
+  image.height = png_get_image_height(f.png, f.info);
+  image.channels = png_get_channels(f.png, f.info);
+  int depth = png_get_bit_depth(f.png, f.info);
+  png_bytepp rows = png_get_rows(f.png, f.info);
+  image.pixels.resize(image.width * image.height * image.channels);
+  size_t row_values = image.width * image.channels;
+  bool has_alpha = image.channels == 2 || image.channels == 4;
+  for (size_t y = 0; y < image.height; ++y)
+    for (size_t i = 0; i < row_values; ++i) {
+      float value = depth == 16 ? reinterpret_cast<const uint16_t*>(rows[y])[i] / 65535.0f : rows[y][i] / 255.0f;
+      bool alpha = has_alpha && i % image.channels == image.channels - 1;  // alpha is linear already
+      image.pixels[y * row_values + i] = raw || alpha ? value : srgb_to_linear(value);
+    }
+  return image;
+}
+
+void write_png(const Bitmap& image, const std::string& path) {
+  PngFile f;
+  f.writing = true;
+  f.file = std::fopen(path.c_str(), "wb");
+  if (!f.file) fail(path, "cannot be opened for writing");
+  f.png = png_create_write_struct(PNG_LIBPNG_VER_STRING, nullptr, png_quiet_error, png_quiet_warning);
+  f.info = f.png ? png_create_info_struct(f.png) : nullptr;
+  if (!f.info) fail(path, "libpng could not allocate its state");
+  static constexpr int kColorTypes[] = {PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA, PNG_COLOR_TYPE_RGB,
+                                        PNG_COLOR_TYPE_RGB_ALPHA};
+  size_t row_values = image.width * image.channels;
+  std::vector<png_byte> bytes(image.height * row_values);
+  bool has_alpha = image.channels == 2 || image.channels == 4;
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    float value = image.pixels[i];
+    if (!(has_alpha && i % image.channels == image.channels - 1)) value = linear_to_srgb(value);
+    bytes[i] = png_byte(std::lround(std::clamp(std::isnan(value) ? 0.0f : value, 0.0f, 1.0f) * 255.0f));
+  }
+  std::vector<png_bytep> rows(image.height);
+  for (size_t y = 0; y < image.height; ++y) rows[y] = bytes.data() + y * row_values;
+  if (!encode_png(f.png, f.info, f.file, png_uint_32(image.width), png_uint_32(image.height),
+                  kColorTypes[image.channels - 1], rows.data()))
+    fail(path, "could not be written");
+}
+
+/// The EXR channel names of 1 to 4 channels.
+std::vector<const char*> exr_channel_names(size_t channels) {
+  switch (channels) {
+    case 1: return {"Y"};
+    case 2: return {"Y", "A"};
+    case 3: return {"R", "G", "B"};
+    default: return {"R", "G", "B", "A"};
+  }
+}
+
+Bitmap read_exr(const std::string& path) {
+  try {
+    Imf::InputFile file(path.c_str());
+    const Imf::Header& header = file.header();
+    Imath::Box2i window = header.dataWindow();
+    Bitmap image;
+    image.width = size_t(window.max.x - window.min.x + 1);
+    image.height = size_t(window.max.y - window.min.y + 1);
+    const Imf::ChannelList& list = header.channels();
+    bool rgb = list.findChannel("R") && list.findChannel("G") && list.findChannel("B");
+    if (!rgb && !list.findChannel("Y")) fail(path, "has neither R, G, B nor Y channels");
+    image.channels = (rgb ? 3 : 1) + (list.findChannel("A") ? 1 : 0);
+    image.pixels.resize(image.width * image.height * image.channels);
+    size_t x_stride = sizeof(float) * image.channels, y_stride = x_stride * image.width;
+    Imf::FrameBuffer frame;
+    std::vector<const char*> names = exr_channel_names(image.channels);
+    for (size_t c = 0; c < names.size(); ++c) {
+      char* origin = reinterpret_cast<char*>(image.pixels.data() + c) - window.min.x * ptrdiff_t(x_stride) -
+                     window.min.y * ptrdiff_t(y_stride);
+      frame.insert(names[c], Imf::Slice(Imf::FLOAT, origin, x_stride, y_stride));
+    }
+    file.setFrameBuffer(frame);
+    file.readPixels(window.min.y, window.max.y);
+    return image;
+  } catch (const FileError&) {
+    throw;
+  } catch (const std::exception& e) {
+    fail(path, std::string("could not be read as OpenEXR (") + e.what() + ")");
+  }
+}
+
+void write_exr(const Bitmap& image, const std::string& path) {
+  try {
+    Imf::Header header(int(image.width), int(image.height));
+    Imf::FrameBuffer frame;
+    std::vector<const char*> names = exr_channel_names(image.channels);
+    size_t x_stride = sizeof(float) * image.channels, y_stride = x_stride * image.width;
+    for (size_t c = 0; c < names.size(); ++c) {
+      header.channels().insert(names[c], Imf::Channel(Imf::FLOAT));
+      char* origin = const_cast<char*>(reinterpret_cast<const char*>(image.pixels.data() + c));
+      frame.insert(names[c], Imf::Slice(Imf::FLOAT, origin, x_stride, y_stride));
+    }
+    Imf::OutputFile file(path.c_str(), header);
+    file.setFrameBuffer(frame);
+    file.writePixels(int(image.height));
+  } catch (const std::exception& e) {
+    fail(path, std::string("could not be written as OpenEXR (") + e.what() + ")");
+  }
+}
+
+}  // namespace
+
+float linear_to_srgb(float value) {
+  return value <= 0.0031308f ? 12.92f * value : 1.055f * std::pow(value, 1.0f / 2.4f) - 0.055f;
+}
+
+float srgb_to_linear(float value) {
+  return value <= 0.04045f ? value / 12.92f : std::pow((value + 0.055f) / 1.055f, 2.4f);
+}
+
+Bitmap read_image(const std::string& path, bool raw) {
+  return format_of(path) == Format::Png ? read_png(path, raw) : read_exr(path);
+}
+
+void write_image(const Bitmap& image, const std::string& path) {
+  Format format = format_of(path);
+  if (image.channels < 1 || image.channels > 4)
+    fail(path, "cannot store " + std::to_string(image.channels) + " channels (accepted: 1 to 4)");
+  if (image.width == 0 || image.height == 0) fail(path, "cannot store an empty image");
+  if (image.pixels.size() != image.width * image.height * image.channels)
+    fail(path, "the bitmap holds " + std::to_string(image.pixels.size()) + " values, not width * height * channels");
+  if (format == Format::Png)
+    write_png(image, path);
+  else
+    write_exr(image, path);
+}
+
+void write_image(const TensorXf& image, const std::string& path) {
+  const Shape& shape = image.shape();
+  if (shape.size() != 3)
+    fail(path, "write_image() takes a tensor of shape (height, width, channels), not one of " +
+                   std::to_string(shape.size()) + " dimensions");
+  Bitmap bitmap;
+  bitmap.height = shape[0];
+  bitmap.width = shape[1];
+  bitmap.channels = shape[2];
+  bitmap.pixels = image.array().to_vector();
+  write_image(bitmap, path);
+}
+
+}  // namespace kiln::render

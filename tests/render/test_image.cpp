@@ -1,0 +1,123 @@
+// Image files: PNG and OpenEXR round trips, the sRGB curve, and every error path.
+#include <kiln/render/image.h>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+using namespace kiln;
+using namespace kiln::render;
+
+namespace {
+
+std::string temp_path(const std::string& name) {
+  return (std::filesystem::temp_directory_path() / ("kiln_test_image_" + std::to_string(::getpid()) + "_" + name))
+      .string();
+}
+
+Bitmap gradient(size_t width, size_t height, size_t channels) {
+  Bitmap image{width, height, channels, {}};
+  for (size_t i = 0; i < width * height * channels; ++i) image.pixels.push_back(float(i % 97) / 96.0f);
+  return image;
+}
+
+}  // namespace
+
+TEST(Image, SrgbCurveRoundTripsAndMatchesTheStandard) {
+  EXPECT_FLOAT_EQ(linear_to_srgb(0.0f), 0.0f);
+  EXPECT_FLOAT_EQ(linear_to_srgb(1.0f), 1.0f);
+  EXPECT_NEAR(linear_to_srgb(0.18f), 0.46135f, 1e-4f);  // middle gray
+  EXPECT_NEAR(srgb_to_linear(0.5f), 0.21404f, 1e-4f);
+  for (float x = 0; x <= 1.0f; x += 0.01f) EXPECT_NEAR(srgb_to_linear(linear_to_srgb(x)), x, 1e-5f);
+}
+
+TEST(Image, ExrRoundTripIsExactForEveryChannelCount) {
+  for (size_t channels = 1; channels <= 4; ++channels) {
+    Bitmap image = gradient(7, 5, channels);
+    image.pixels[3] = 12.5f;  // HDR values survive
+    std::string path = temp_path(std::to_string(channels) + ".exr");
+    write_image(image, path);
+    Bitmap back = read_image(path);
+    std::remove(path.c_str());
+    EXPECT_EQ(back.width, 7u);
+    EXPECT_EQ(back.height, 5u);
+    EXPECT_EQ(back.channels, channels);
+    EXPECT_EQ(back.pixels, image.pixels) << channels << " channels";
+  }
+}
+
+TEST(Image, PngRoundTripWithinEightBitsOfSrgb) {
+  for (size_t channels = 1; channels <= 4; ++channels) {
+    Bitmap image = gradient(6, 4, channels);
+    std::string path = temp_path(std::to_string(channels) + ".png");
+    write_image(image, path);
+    Bitmap back = read_image(path);
+    Bitmap encoded = read_image(path, /*raw=*/true);
+    std::remove(path.c_str());
+    ASSERT_EQ(back.channels, channels);
+    bool has_alpha = channels == 2 || channels == 4;
+    for (size_t i = 0; i < image.pixels.size(); ++i) {
+      bool alpha = has_alpha && i % channels == channels - 1;
+      float expected_encoded = alpha ? image.pixels[i] : linear_to_srgb(image.pixels[i]);
+      EXPECT_NEAR(encoded.pixels[i], expected_encoded, 0.5f / 255.0f + 1e-6f) << i;
+      // Decoded values are within half a code of the original, measured in the encoding.
+      float decoded = alpha ? back.pixels[i] : linear_to_srgb(back.pixels[i]);
+      EXPECT_NEAR(decoded, expected_encoded, 0.5f / 255.0f + 1e-5f) << i;
+    }
+  }
+}
+
+TEST(Image, PngClampsAndWritesTensors) {
+  TensorXf image(Float({-1.0f, 0.5f, 2.0f, NAN, 0.0f, 1.0f}), Shape{1, 2, 3});
+  std::string path = temp_path("tensor.png");
+  write_image(image, path);
+  Bitmap back = read_image(path, true);
+  std::remove(path.c_str());
+  ASSERT_EQ(back.pixels.size(), 6u);
+  EXPECT_EQ(back.pixels[0], 0.0f);
+  EXPECT_EQ(back.pixels[2], 1.0f);
+  EXPECT_EQ(back.pixels[3], 0.0f);  // NaN is written as black
+}
+
+TEST(Image, ErrorsNameTheFileAndWhatIsAccepted) {
+  auto message = [](auto&& f) {
+    try {
+      f();
+    } catch (const FileError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no FileError");
+  };
+  Bitmap image = gradient(2, 2, 3);
+  EXPECT_NE(
+      message([&] { write_image(image, temp_path("x.bmp")); }).find("unknown image format (accepted: .png, .exr)"),
+      std::string::npos);
+  EXPECT_NE(message([&] { read_image("/nonexistent/kiln.png"); }).find("/nonexistent/kiln.png: cannot be opened"),
+            std::string::npos);
+  EXPECT_NE(message([&] { read_image("/nonexistent/kiln.exr"); }).find("could not be read as OpenEXR"),
+            std::string::npos);
+  std::string junk = temp_path("junk.png");
+  std::ofstream(junk) << "not an image at all";
+  EXPECT_NE(message([&] { read_image(junk); }).find("is not a PNG file"), std::string::npos);
+  std::string truncated = temp_path("truncated.png");
+  write_image(image, truncated);
+  std::filesystem::resize_file(truncated, 40);
+  EXPECT_NE(message([&] { read_image(truncated); }).find("is a damaged PNG file"), std::string::npos);
+  std::remove(junk.c_str());
+  std::remove(truncated.c_str());
+  Bitmap five = gradient(2, 2, 5);
+  EXPECT_NE(message([&] { write_image(five, temp_path("five.exr")); }).find("cannot store 5 channels"),
+            std::string::npos);
+  Bitmap wrong = gradient(2, 2, 3);
+  wrong.pixels.pop_back();
+  EXPECT_NE(message([&] { write_image(wrong, temp_path("wrong.png")); }).find("not width * height * channels"),
+            std::string::npos);
+  TensorXf flat(Float({1.0f, 2.0f}), Shape{2});
+  EXPECT_NE(message([&] { write_image(flat, temp_path("flat.exr")); }).find("(height, width, channels)"),
+            std::string::npos);
+  EXPECT_NE(message([&] { write_image(image, "/nonexistent/dir/out.png"); }).find("cannot be opened for writing"),
+            std::string::npos);
+}

@@ -259,30 +259,14 @@ template <typename T> Array<T> math_value(DiffOp op, const AdOperand* operands) 
     case DiffOp::Erfinv: return erfinv(x);
     case DiffOp::Cbrt: return cbrt(x);
     // Not math functions: IR ops (ad_trace), scatters (ad_scatter), horizontal ops (ad_horizontal).
-    case DiffOp::Neg:
-    case DiffOp::Abs:
-    case DiffOp::Sqrt:
-    case DiffOp::Rcp:
-    case DiffOp::Rsqrt:
-    case DiffOp::Cast:
-    case DiffOp::Add:
-    case DiffOp::Sub:
-    case DiffOp::Mul:
-    case DiffOp::Div:
-    case DiffOp::Mod:
-    case DiffOp::Min:
-    case DiffOp::Max:
-    case DiffOp::Fma:
-    case DiffOp::Select:
-    case DiffOp::Gather:
-    case DiffOp::Scatter:
-    case DiffOp::ScatterAdd:
-    case DiffOp::Sum:
-    case DiffOp::Prod:
-    case DiffOp::ReduceMin:
-    case DiffOp::ReduceMax:
-    case DiffOp::PrefixSum:
-    case DiffOp::BlockSum: break;
+    // clang-format off
+    case DiffOp::Neg: case DiffOp::Abs: case DiffOp::Sqrt: case DiffOp::Rcp: case DiffOp::Rsqrt: case DiffOp::Cast:
+    case DiffOp::Add: case DiffOp::Sub: case DiffOp::Mul: case DiffOp::Div: case DiffOp::Mod: case DiffOp::Min:
+    case DiffOp::Max: case DiffOp::Fma: case DiffOp::Select: case DiffOp::Gather: case DiffOp::Scatter:
+    case DiffOp::ScatterAdd: case DiffOp::Sum: case DiffOp::Prod: case DiffOp::ReduceMin: case DiffOp::ReduceMax:
+    case DiffOp::PrefixSum: case DiffOp::BlockSum:
+      // clang-format on
+      break;
   }
   throw InternalError(std::string("kiln: ad_math(): ") + diff_op_name(op) + " is not a math function");
 }
@@ -341,44 +325,15 @@ AdValue ad_horizontal(DiffOp op, AdOperand operand, size_t parameter) {
     case DiffOp::PrefixSum: value = prefix_sum(operand.value, parameter != 0); break;
     case DiffOp::BlockSum: value = block_sum(operand.value, parameter); break;
     // Not horizontal: IR ops (ad_trace), math functions (ad_math), scatters (ad_scatter).
-    case DiffOp::Neg:
-    case DiffOp::Abs:
-    case DiffOp::Sqrt:
-    case DiffOp::Rcp:
-    case DiffOp::Rsqrt:
-    case DiffOp::Cast:
-    case DiffOp::Add:
-    case DiffOp::Sub:
-    case DiffOp::Mul:
-    case DiffOp::Div:
-    case DiffOp::Mod:
-    case DiffOp::Min:
-    case DiffOp::Max:
-    case DiffOp::Fma:
-    case DiffOp::Select:
-    case DiffOp::Exp:
-    case DiffOp::Exp2:
-    case DiffOp::Expm1:
-    case DiffOp::Log:
-    case DiffOp::Log2:
-    case DiffOp::Log1p:
-    case DiffOp::Pow:
-    case DiffOp::Sin:
-    case DiffOp::Cos:
-    case DiffOp::Tan:
-    case DiffOp::Asin:
-    case DiffOp::Acos:
-    case DiffOp::Atan:
-    case DiffOp::Atan2:
-    case DiffOp::Sinh:
-    case DiffOp::Cosh:
-    case DiffOp::Tanh:
-    case DiffOp::Erf:
-    case DiffOp::Erfinv:
-    case DiffOp::Cbrt:
-    case DiffOp::Gather:
-    case DiffOp::Scatter:
-    case DiffOp::ScatterAdd:
+    // clang-format off
+    case DiffOp::Neg: case DiffOp::Abs: case DiffOp::Sqrt: case DiffOp::Rcp: case DiffOp::Rsqrt: case DiffOp::Cast:
+    case DiffOp::Add: case DiffOp::Sub: case DiffOp::Mul: case DiffOp::Div: case DiffOp::Mod: case DiffOp::Min:
+    case DiffOp::Max: case DiffOp::Fma: case DiffOp::Select: case DiffOp::Exp: case DiffOp::Exp2:
+    case DiffOp::Expm1: case DiffOp::Log: case DiffOp::Log2: case DiffOp::Log1p: case DiffOp::Pow: case DiffOp::Sin:
+    case DiffOp::Cos: case DiffOp::Tan: case DiffOp::Asin: case DiffOp::Acos: case DiffOp::Atan: case DiffOp::Atan2:
+    case DiffOp::Sinh: case DiffOp::Cosh: case DiffOp::Tanh: case DiffOp::Erf: case DiffOp::Erfinv:
+    case DiffOp::Cbrt: case DiffOp::Gather: case DiffOp::Scatter: case DiffOp::ScatterAdd:
+      // clang-format on
       throw InternalError(std::string("kiln: ad_horizontal(): ") + diff_op_name(op) + " is not horizontal");
   }
   if (!ad_recording()) return {value, 0};

@@ -77,6 +77,18 @@ template <typename T> void product(const T* a, const T* b, T* c, size_t m, size_
     for (size_t i = 0; i < m * n; ++i) c[i] += parts[(t - 1) * m * n + i];
 }
 
+/// C = op(A) · op(B) of the given type into `c`: zeros when k is 0, nothing when C is empty.
+void fill_product(VarType type, const void* a, const void* b, void* c, size_t m, size_t k, size_t n, bool ta, bool tb) {
+  if (m * n == 0) return;
+  if (k == 0) {
+    std::memset(c, 0, m * n * type_size(type));
+  } else if (type == VarType::Float32) {
+    product(static_cast<const float*>(a), static_cast<const float*>(b), static_cast<float*>(c), m, k, n, ta, tb);
+  } else {
+    product(static_cast<const double*>(a), static_cast<const double*>(b), static_cast<double*>(c), m, k, n, ta, tb);
+  }
+}
+
 /// The product of plain (derivative-free) values, as a new reference.
 Index multiply(Index a, Index b, size_t m, size_t k, size_t n, bool transpose_a, bool transpose_b) {
   VarType type = node_type(a);
@@ -96,15 +108,7 @@ Index multiply(Index a, Index b, size_t m, size_t k, size_t n, bool transpose_a,
   Index c = make_empty(type, m * n);
   void* pc = const_cast<void*>(data(c));  // a fresh buffer that only `c` references
   Stopwatch stopwatch;
-  if (m * n > 0 && k == 0) {
-    std::memset(pc, 0, m * n * type_size(type));
-  } else if (m * n > 0 && type == VarType::Float32) {
-    product(static_cast<const float*>(pa), static_cast<const float*>(pb), static_cast<float*>(pc), m, k, n, transpose_a,
-            transpose_b);
-  } else if (m * n > 0) {
-    product(static_cast<const double*>(pa), static_cast<const double*>(pb), static_cast<double*>(pc), m, k, n,
-            transpose_a, transpose_b);
-  }
+  fill_product(type, pa, pb, pc, m, k, n, transpose_a, transpose_b);
   double ms = stopwatch.elapsed_ms();
   std::string what = std::string("matmul ") + dims(m, k) + (transpose_a ? "ᵀ" : "") + " · " + dims(k, n) +
                      (transpose_b ? "ᵀ" : "") + " (OpenBLAS " + (type == VarType::Float32 ? "sgemm" : "dgemm") +

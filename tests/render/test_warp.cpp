@@ -12,8 +12,12 @@ using namespace kiln::render;
 using chi2::chi2_test;
 
 namespace {
-std::function<Array3f(const Array2f&)> directions(Array3f (*warp)(const Array2f&)) { return warp; }
-std::function<Float(const Array3f&)> density(Float (*pdf)(const Array3f&)) { return pdf; }
+/// The chi-square test of a direction warp against its density, on the sphere's chart.
+chi2::Chi2Result test_directions(const std::function<Array3f(const Array2f&)>& sample,
+                                 const std::function<Float(const Array3f&)>& pdf, size_t samples = 1000000,
+                                 size_t res = 32) {
+  return chi2_test<Array3f>(sample, pdf, chi2::sphere_chart(), samples, res);
+}
 }  // namespace
 
 TEST(Chi2, GammaQMatchesKnownValues) {
@@ -29,43 +33,37 @@ TEST(Warp, UniformDiskConcentric) {
 }
 
 TEST(Warp, UniformSphere) {
-  auto r = chi2_test<Array3f>(directions(warp::square_to_uniform_sphere), density(warp::square_to_uniform_sphere_pdf),
-                              chi2::sphere_chart());
+  auto r = test_directions(warp::square_to_uniform_sphere, warp::square_to_uniform_sphere_pdf);
   EXPECT_TRUE(r.passed) << r.message;
 }
 
 TEST(Warp, UniformHemisphere) {
-  auto r = chi2_test<Array3f>(directions(warp::square_to_uniform_hemisphere),
-                              density(warp::square_to_uniform_hemisphere_pdf), chi2::sphere_chart());
+  auto r = test_directions(warp::square_to_uniform_hemisphere, warp::square_to_uniform_hemisphere_pdf);
   EXPECT_TRUE(r.passed) << r.message;
 }
 
 TEST(Warp, CosineHemisphere) {
-  auto r = chi2_test<Array3f>(directions(warp::square_to_cosine_hemisphere),
-                              density(warp::square_to_cosine_hemisphere_pdf), chi2::sphere_chart());
+  auto r = test_directions(warp::square_to_cosine_hemisphere, warp::square_to_cosine_hemisphere_pdf);
   EXPECT_TRUE(r.passed) << r.message;
 }
 
 TEST(Warp, CosineHemisphereOnTheInterpreter) {
   set_flag(Flag::Interpreter, true);
-  auto r = chi2_test<Array3f>(directions(warp::square_to_cosine_hemisphere),
-                              density(warp::square_to_cosine_hemisphere_pdf), chi2::sphere_chart(), 100000, 16);
+  auto r = test_directions(warp::square_to_cosine_hemisphere, warp::square_to_cosine_hemisphere_pdf, 100000, 16);
   set_flag(Flag::Interpreter, false);
   EXPECT_TRUE(r.passed) << r.message;
 }
 
 TEST(Warp, UniformCone) {
   Float cos_cutoff(0.7f);
-  auto r = chi2_test<Array3f>([&](const Array2f& u) { return warp::square_to_uniform_cone(u, cos_cutoff); },
-                              [&](const Array3f& v) { return warp::square_to_uniform_cone_pdf(v, cos_cutoff); },
-                              chi2::sphere_chart());
+  auto r = test_directions([&](const Array2f& u) { return warp::square_to_uniform_cone(u, cos_cutoff); },
+                           [&](const Array3f& v) { return warp::square_to_uniform_cone_pdf(v, cos_cutoff); });
   EXPECT_TRUE(r.passed) << r.message;
 }
 
 // Negative controls: the test must reject a density that does not match the samples.
 TEST(Chi2, RejectsTheWrongDensity) {
-  auto r = chi2_test<Array3f>(directions(warp::square_to_cosine_hemisphere),
-                              density(warp::square_to_uniform_hemisphere_pdf), chi2::sphere_chart());
+  auto r = test_directions(warp::square_to_cosine_hemisphere, warp::square_to_uniform_hemisphere_pdf);
   EXPECT_FALSE(r.passed) << r.message;
 }
 
@@ -74,13 +72,12 @@ TEST(Chi2, RejectsADensityOffByAFewPercent) {
   auto skewed = [](const Array3f& v) {
     return warp::square_to_cosine_hemisphere_pdf(v) * select(v.x > 0.0f, Float(1.03f), Float(0.97f));
   };
-  auto r = chi2_test<Array3f>(directions(warp::square_to_cosine_hemisphere), skewed, chi2::sphere_chart());
+  auto r = test_directions(warp::square_to_cosine_hemisphere, skewed);
   EXPECT_FALSE(r.passed) << r.message;
 }
 
 TEST(Chi2, RejectsSamplesWhereTheDensityIsZero) {
-  auto r = chi2_test<Array3f>(directions(warp::square_to_uniform_sphere),
-                              density(warp::square_to_uniform_hemisphere_pdf), chi2::sphere_chart());
+  auto r = test_directions(warp::square_to_uniform_sphere, warp::square_to_uniform_hemisphere_pdf);
   EXPECT_FALSE(r.passed);
   EXPECT_NE(r.message.find("where the density is zero"), std::string::npos) << r.message;
 }

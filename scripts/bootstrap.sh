@@ -6,7 +6,7 @@ debian_packages=(
   cmake ninja-build g++ pkg-config
   llvm-19-dev libtbb-dev libxxhash-dev libzstd-dev
   libgtest-dev libbenchmark-dev libpng-dev zlib1g-dev libopenblas-dev
-  libopenexr-dev
+  libopenexr-dev libembree-dev libpugixml-dev libtinyobjloader-dev libjpeg-dev
 )
 
 missing=()

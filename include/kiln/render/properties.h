@@ -1,0 +1,117 @@
+// A plugin's parameters as a scene description gave them (Mitsuba 3's Properties), and
+// the base class of every object a scene is built from. The XML and dict loaders fill a
+// Properties per plugin; the plugin's constructor reads what it accepts, and the loader
+// then rejects whatever was never read, naming the plugin, the parameter and where it came
+// from. Values are host values: plugins turn them into labelled Kiln arrays.
+//
+// What an implementation guarantees:
+// - Every getter marks the parameter as read; a getter of the wrong type throws TypeError
+//   naming the parameter, its source, the type found and the type expected.
+// - A getter without a default throws ValueError when the parameter is missing.
+// - Integers are accepted where a float is asked (as Mitsuba does); nothing else converts.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace kiln::render {
+
+/// What kind of plugin an object is: its XML tag ("bsdf", "shape", ...).
+enum class PluginKind : uint8_t { Scene, Shape, Bsdf, Emitter, Texture, Sensor, Film, Filter, Sampler, Integrator };
+
+/// The XML tag of a kind ("rfilter" for Filter).
+const char* kind_tag(PluginKind kind);
+
+/// Base of every scene object: a plugin instance with the Properties it was made from.
+class Object {
+ public:
+  virtual ~Object() = default;
+  virtual PluginKind kind() const = 0;
+  /// The plugin's name ("diffuse"), its id ("" when the scene gave none) and where it was
+  /// declared ("scene.xml:12" or "load_dict: ['bsdf']").
+  const std::string& plugin() const { return plugin_; }
+  const std::string& id() const { return id_; }
+  const std::string& source() const { return source_; }
+  /// Set by the loader when it creates the object.
+  void set_origin(std::string plugin, std::string id, std::string source);
+
+ private:
+  std::string plugin_, id_, source_;
+};
+
+/// An RGB triple (linear sRGB primaries), as `<rgb>` or a 3-element list gives it.
+using Color3d = std::array<double, 3>;
+/// A point or vector (`<point>`, `<vector>`).
+using Vector3d = std::array<double, 3>;
+/// A 4 x 4 matrix in row-major order (`<transform>` composed, a nested list, a NumPy array).
+using Matrix4d = std::array<double, 16>;
+
+class Properties {
+ public:
+  /// One parameter's value. Nested plugins are already instantiated (the loader builds
+  /// bottom-up, so a `<ref>` shares one object).
+  using Value = std::variant<bool, int64_t, double, std::string, Color3d, Vector3d, Matrix4d, std::shared_ptr<Object>>;
+
+  /// An empty set for plugin `plugin` of `kind`, declared at `source`.
+  Properties(PluginKind kind, std::string plugin, std::string id = "", std::string source = "");
+
+  PluginKind kind() const { return kind_; }
+  const std::string& plugin() const { return plugin_; }
+  const std::string& id() const { return id_; }
+  const std::string& source() const { return source_; }
+
+  /// Sets `name` (declared at `source`); throws ValueError when it is already set.
+  void set(const std::string& name, Value value, std::string source = "");
+  bool has(const std::string& name) const;
+  /// Where `name` was declared (the plugin's own source when unknown).
+  std::string source_of(const std::string& name) const;
+
+  bool get_bool(const std::string& name) const;
+  bool get_bool(const std::string& name, bool fallback) const;
+  int64_t get_int(const std::string& name) const;
+  int64_t get_int(const std::string& name, int64_t fallback) const;
+  double get_float(const std::string& name) const;
+  double get_float(const std::string& name, double fallback) const;
+  std::string get_string(const std::string& name) const;
+  std::string get_string(const std::string& name, const std::string& fallback) const;
+  Color3d get_color(const std::string& name) const;
+  Color3d get_color(const std::string& name, const Color3d& fallback) const;
+  Vector3d get_vector(const std::string& name) const;
+  Vector3d get_vector(const std::string& name, const Vector3d& fallback) const;
+  Matrix4d get_transform(const std::string& name) const;
+  Matrix4d get_transform(const std::string& name, const Matrix4d& fallback) const;
+  /// The raw value of `name` (marks it read); throws ValueError when it is missing.
+  const Value& get(const std::string& name) const;
+
+  /// Nested objects in declaration order, with their parameter names (unnamed children
+  /// of the XML get "_arg_0", "_arg_1", ...); marks them read.
+  std::vector<std::pair<std::string, std::shared_ptr<Object>>> objects() const;
+  /// Nested objects of one kind (marks those read).
+  std::vector<std::shared_ptr<Object>> objects(PluginKind kind) const;
+
+  /// Names never read, in declaration order.
+  std::vector<std::string> unread() const;
+  /// Throws ValueError naming the plugin, each unread parameter, its source, and the
+  /// parameters the plugin asked for (what it accepts).
+  void check_all_read() const;
+
+ private:
+  struct Entry {
+    std::string name;
+    Value value;
+    std::string source;
+    mutable bool read = false;
+  };
+  const Entry* find(const std::string& name) const;
+
+  PluginKind kind_;
+  std::string plugin_, id_, source_;
+  std::vector<Entry> entries_;
+};
+
+}  // namespace kiln::render

@@ -55,6 +55,28 @@ template <> struct Flattening<PCG32> {
   }
 };
 
+/// A struct of Kiln values (e.g. a renderer's surface interaction) flattens member by
+/// member when it lists them: `auto fields() { return std::tie(a, b, c); }` and the same
+/// `const` (its members must themselves flatten; the struct default-constructs).
+template <typename S>
+  requires requires(S& s, const S& c) {
+    s.fields();
+    c.fields();
+  }
+struct Flattening<S> {
+  static void flatten(const S& value, Values& out) {
+    std::apply([&](const auto&... parts) { (Flattening<std::decay_t<decltype(parts)>>::flatten(parts, out), ...); },
+               value.fields());
+  }
+  static S rebuild(const Values& values, size_t& position) {
+    S result;
+    std::apply(
+        [&](auto&... parts) { ((parts = Flattening<std::decay_t<decltype(parts)>>::rebuild(values, position)), ...); },
+        result.fields());
+    return result;
+  }
+};
+
 template <typename... Ts> struct Flattening<std::tuple<Ts...>> {
   static void flatten(const std::tuple<Ts...>& value, Values& out) {
     std::apply([&](const auto&... parts) { (Flattening<std::decay_t<decltype(parts)>>::flatten(parts, out), ...); },

@@ -554,6 +554,41 @@ TEST(Control, SmokeLoop) {
   }
 }
 
+// A struct that lists its members with fields() is loop state member by member (nested
+// structs and vectors included), in both modes.
+struct Particle {
+  Array2f position;
+  struct Tag {
+    UInt32 bounces;
+    auto fields() { return std::tie(bounces); }
+    auto fields() const { return std::tie(bounces); }
+  } tag;
+  auto fields() { return std::tie(position, tag); }
+  auto fields() const { return std::tie(position, tag); }
+};
+
+TEST(Control, StructsWithFieldsAreState) {
+  for (ControlMode mode : kModes) {
+    Particle start;
+    start.position = Array2f(cast<float>(lanes_of(4)), zeros<Float>(4));
+    start.tag.bounces = zeros<UInt32>(4);
+    auto [end] = while_loop(
+        std::tuple(start), [](const Particle& p) { return p.tag.bounces < 3u; },
+        [](const Particle& p) {
+          Particle next = p;
+          next.position.y = p.position.y + p.position.x;
+          next.tag.bounces = p.tag.bounces + 1u;
+          return std::tuple(next);
+        },
+        mode);
+    for (uint32_t k = 0; k < 4; ++k) {
+      EXPECT_EQ(end.tag.bounces.read(k), 3u);
+      EXPECT_EQ(end.position.y.read(k), 3.0f * float(k));
+      EXPECT_EQ(end.position.x.read(k), float(k));
+    }
+  }
+}
+
 // Many lanes, long float chains: the JIT in both modes, bit for bit (no interpreter: slow).
 TEST(Control, ManyLanesSymbolicMatchesEvaluated) {
   Snapshot symbolic = many_lanes(ControlMode::Symbolic), evaluated = many_lanes(ControlMode::Evaluated);

@@ -21,6 +21,8 @@
 
 namespace kiln::render {
 
+class TraversalCallback;
+
 /// What kind of plugin an object is: its XML tag ("bsdf", "shape", ...).
 enum class PluginKind : uint8_t { Scene, Shape, Bsdf, Emitter, Texture, Sensor, Film, Filter, Sampler, Integrator };
 
@@ -39,6 +41,11 @@ class Object {
   const std::string& source() const { return source_; }
   /// Set by the loader when it creates the object.
   void set_origin(std::string plugin, std::string id, std::string source);
+
+  /// Lists the object's parameters and children (traverse.h); nothing by default.
+  virtual void traverse(TraversalCallback& callback);
+  /// Called after the parameters `keys` (names relative to this object) were changed.
+  virtual void parameters_changed(const std::vector<std::string>& keys);
 
  private:
   std::string plugin_, id_, source_;

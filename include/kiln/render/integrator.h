@@ -1,0 +1,58 @@
+// Integrators (Mitsuba 3's `path`, `direct`, `aov`): how a render turns rays into pixel values.
+//
+// What an implementation guarantees:
+// - render() returns the sensor's crop window as a TensorXf (crop height, crop width,
+//   channels), channels as the film names them, for `spp` samples per pixel (the
+//   sampler's count when 0) and `seed`.
+// - The same scene, seed and spp give the same image in symbolic and evaluated mode.
+// - A render compiles nothing new when only film size, crop, seed, spp or scene
+//   parameter values changed since an earlier render of the same scene structure.
+#pragma once
+
+#include <kiln/control.h>
+#include <kiln/render/common.h>
+#include <kiln/render/properties.h>
+#include <kiln/tensor.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kiln::render {
+
+class Scene;
+class Sensor;
+struct Ray3f;
+
+class Integrator : public Object {
+ public:
+  /// Reads `mode` ("symbolic" or "evaluated"; the global flag when absent).
+  explicit Integrator(const Properties& props);
+  PluginKind kind() const override { return PluginKind::Integrator; }
+
+  virtual TensorXf render(const Scene& scene, const Sensor& sensor, uint32_t seed, uint32_t spp) const = 0;
+
+ protected:
+  /// The control-flow mode of the integrator's loops and calls.
+  std::optional<ControlMode> mode() const { return mode_; }
+
+ private:
+  std::optional<ControlMode> mode_;
+};
+
+/// An integrator that estimates each camera ray's value independently: render() generates
+/// the rays, calls sample() and splats the results into the film's image block.
+class SamplingIntegrator : public Integrator {
+ public:
+  using Integrator::Integrator;
+
+  TensorXf render(const Scene& scene, const Sensor& sensor, uint32_t seed, uint32_t spp) const override;
+
+  /// Names of the values sample() returns beyond RGB (AOVs), in order.
+  virtual std::vector<std::string> aov_names() const { return {}; }
+  /// The radiance along `ray` and any AOVs (one array each); `rng` is advanced.
+  virtual std::pair<Color3f, std::vector<Float>> sample(const Scene& scene, PCG32& rng, const Ray3f& ray,
+                                                        const Bool& active) const = 0;
+};
+
+}  // namespace kiln::render

@@ -1,0 +1,86 @@
+// The scene (Mitsuba 3's Scene): shapes, emitters, sensors and the integrator, the ray
+// tracer built over the shapes, and the queries integrators make.
+//
+// What an implementation guarantees:
+// - Shapes, BSDFs and emitters live in Kiln Registries (ids from 1, the order the scene
+//   description declares them) and are called with dispatch(), so one kernel serves
+//   every material (symbolic) or one kernel per instance runs (evaluated).
+// - ray_intersect() returns a full SurfaceInteraction (a miss as interaction.h describes);
+//   ray_test() only says whether anything lies within the ray's [0, maxt].
+// - sample_emitter_direction() picks an emitter uniformly and samples it; the pdf includes
+//   the choice. With `test_visibility`, occluded lanes get weight 0.
+// - pdf_emitter_direction() is its density for a direction sample found by a BSDF sample.
+#pragma once
+
+#include <kiln/control.h>
+#include <kiln/render/accel.h>
+#include <kiln/render/bsdf.h>
+#include <kiln/render/emitter.h>
+#include <kiln/render/integrator.h>
+#include <kiln/render/sensor.h>
+#include <kiln/render/shape.h>
+
+#include <memory>
+#include <vector>
+
+namespace kiln::render {
+
+class Scene : public Object {
+ public:
+  /// Takes the nested shapes, emitters, sensors and integrator (a `path` integrator when
+  /// none), and builds the ray tracer.
+  explicit Scene(const Properties& props);
+  ~Scene() override;
+  PluginKind kind() const override { return PluginKind::Scene; }
+
+  SurfaceInteraction ray_intersect(const Ray3f& ray, const Bool& active) const;
+  Bool ray_test(const Ray3f& ray, const Bool& active) const;
+
+  std::pair<DirectionSample3f, Color3f> sample_emitter_direction(const Array3f& ref_p, const Array2f& sample,
+                                                                 bool test_visibility, const Bool& active) const;
+  Float pdf_emitter_direction(const Array3f& ref_p, const DirectionSample3f& ds, const Bool& active) const;
+  /// The direction sample that reached `si` from `ref_p` (a surface point, or the
+  /// environment on a miss), with its emitter (0: none) and pdf 0: what multiple
+  /// importance sampling asks pdf_emitter_direction() about after a BSDF sample.
+  DirectionSample3f hit_direction_sample(const SurfaceInteraction& si, const Array3f& ref_p) const;
+  /// Radiance emitted at `si` towards -si.wi: area lights on hits, the environment on misses.
+  Color3f eval_emitter(const SurfaceInteraction& si, const Bool& active) const;
+
+  /// The BSDF calls, dispatched on the BSDF of the shape `si` hit.
+  std::pair<BSDFSample3f, Color3f> bsdf_sample(const BSDFContext& ctx, const SurfaceInteraction& si,
+                                               const Float& sample1, const Array2f& sample2, const Bool& active) const;
+  std::pair<Color3f, Float> bsdf_eval_pdf(const BSDFContext& ctx, const SurfaceInteraction& si, const Array3f& wo,
+                                          const Bool& active) const;
+  /// The flags of the BSDF of the shape `si` hit, per lane (0 on misses).
+  UInt32 bsdf_flags(const SurfaceInteraction& si) const;
+
+  const std::vector<std::shared_ptr<Shape>>& shapes() const { return shapes_; }
+  const std::vector<std::shared_ptr<Emitter>>& emitters() const { return emitters_; }
+  const std::vector<std::shared_ptr<Sensor>>& sensors() const { return sensors_; }
+  const std::shared_ptr<Integrator>& integrator() const { return integrator_; }
+  /// The emitter id of the environment (0: none).
+  uint32_t environment() const { return environment_; }
+  /// The bounding sphere of all shapes (center, radius).
+  std::pair<std::array<float, 3>, float> bounding_sphere() const { return bounding_sphere_; }
+
+  /// Rebuilds what depends on shape parameters after they changed.
+  void update_geometry();
+
+ private:
+  std::vector<std::shared_ptr<Shape>> shapes_;
+  std::vector<std::shared_ptr<Emitter>> emitters_;
+  std::vector<std::shared_ptr<Sensor>> sensors_;
+  std::shared_ptr<Integrator> integrator_;
+  std::vector<std::shared_ptr<BSDF>> bsdfs_;
+  Registry<Shape> shape_registry_;
+  Registry<BSDF> bsdf_registry_;
+  Registry<Emitter> emitter_registry_;
+  UInt32 shape_bsdf_;       ///< per shape id: its BSDF's id
+  UInt32 shape_emitter_;    ///< per shape id: its area light's id (0: none)
+  UInt32 bsdf_flag_table_;  ///< per BSDF id: its flags
+  uint32_t environment_ = 0;
+  std::pair<std::array<float, 3>, float> bounding_sphere_;
+  std::unique_ptr<Accel> accel_;
+};
+
+}  // namespace kiln::render

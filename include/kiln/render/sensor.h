@@ -1,0 +1,38 @@
+// Sensors (Mitsuba 3's Sensor interface; `perspective`): where rays start, with the film
+// they expose and the sampler that drives them.
+//
+// What an implementation guarantees:
+// - sample_ray() maps a position on the film, in [0, 1]² of the full film (x right, y
+//   down), to a ray in world space with a unit direction, and returns its importance
+//   weight (1 for a pinhole camera with a filtered film).
+// - Its parameters (to_world, field of view) are Kiln arrays registered in traverse();
+//   kernels read them as opaque values, so changing them compiles nothing.
+#pragma once
+
+#include <kiln/render/film.h>
+#include <kiln/render/ray.h>
+#include <kiln/render/sampler.h>
+
+#include <memory>
+#include <utility>
+
+namespace kiln::render {
+
+class Sensor : public Object {
+ public:
+  /// Takes the nested `film` and `sampler` (hdrfilm and independent by default).
+  explicit Sensor(const Properties& props);
+  PluginKind kind() const override { return PluginKind::Sensor; }
+
+  /// The ray through `film_position` and its weight.
+  virtual std::pair<Ray3f, Color3f> sample_ray(const Array2f& film_position, const Bool& active) const = 0;
+
+  const std::shared_ptr<Film>& film() const { return film_; }
+  const std::shared_ptr<Sampler>& sampler() const { return sampler_; }
+
+ private:
+  std::shared_ptr<Film> film_;
+  std::shared_ptr<Sampler> sampler_;
+};
+
+}  // namespace kiln::render

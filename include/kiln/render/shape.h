@@ -1,0 +1,59 @@
+// Geometry (Mitsuba 3's Shape interface): what the accelerator traces, what a hit means,
+// and how area lights sample a shape.
+//
+// What an implementation guarantees:
+// - accel_geometry() describes the shape in world space for the ray tracer; after a
+//   parameter change the scene asks again.
+// - compute_surface_interaction() turns the tracer's preliminary hit into a full
+//   SurfaceInteraction with Kiln arrays (differentiable with respect to the shape's
+//   parameters, e.g. vertex positions), `wi` in the shading frame.
+// - sample_position() is uniform over the surface area: pdf = 1 / surface_area().
+// - sample_direction()/pdf_direction() default to sample_position() converted to solid
+//   angle at the reference point; a shape may sample better (a sphere samples its visible
+//   cone) as long as the pair stays consistent.
+// - A shape without a `bsdf` gets a default diffuse one (Mitsuba's behaviour).
+#pragma once
+
+#include <kiln/render/accel.h>
+#include <kiln/render/interaction.h>
+#include <kiln/render/properties.h>
+
+#include <memory>
+
+namespace kiln::render {
+
+class BSDF;
+class Emitter;
+
+class Shape : public Object {
+ public:
+  /// Takes the nested `bsdf` and `emitter` from `props` (a default diffuse BSDF when none).
+  explicit Shape(const Properties& props);
+
+  PluginKind kind() const override { return PluginKind::Shape; }
+
+  /// The shape as the ray tracer sees it, in world space.
+  virtual AccelGeometry accel_geometry() const = 0;
+  /// The full interaction for lanes the tracer reported a hit of this shape on.
+  virtual SurfaceInteraction compute_surface_interaction(const Ray3f& ray, const PreliminaryIntersection& hit,
+                                                         const Bool& active) const = 0;
+  /// A point uniformly distributed over the surface.
+  virtual PositionSample3f sample_position(const Array2f& sample, const Bool& active) const = 0;
+  /// The density of sample_position() (1 / area).
+  virtual Float pdf_position(const PositionSample3f& ps, const Bool& active) const;
+  /// A point of the shape seen from `ref_p`, pdf per unit solid angle.
+  virtual DirectionSample3f sample_direction(const Array3f& ref_p, const Array2f& sample, const Bool& active) const;
+  /// The density of sample_direction() for `ds`.
+  virtual Float pdf_direction(const Array3f& ref_p, const DirectionSample3f& ds, const Bool& active) const;
+  virtual Float surface_area() const = 0;
+
+  const std::shared_ptr<BSDF>& bsdf() const { return bsdf_; }
+  /// The area light attached to the shape, or null.
+  const std::shared_ptr<Emitter>& emitter() const { return emitter_; }
+
+ private:
+  std::shared_ptr<BSDF> bsdf_;
+  std::shared_ptr<Emitter> emitter_;
+};
+
+}  // namespace kiln::render

@@ -1,0 +1,44 @@
+// Scene parameters (Mitsuba 3's traverse()): every object lists the values it owns under
+// Mitsuba's names, so `kr.traverse(scene)` can read and change them.
+//
+// What an implementation guarantees:
+// - A parameter is a reference into the object that owns it; after changing values the
+//   caller calls parameters_changed() on the object with the names it changed, and the
+//   object updates what derives from them (e.g. the ray tracer's copy of a mesh).
+// - Kiln arrays put here are opaque (kernel parameters, not baked constants) and carry
+//   their full key as label once the scene has been traversed.
+#pragma once
+
+#include <kiln/render/transform.h>
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <variant>
+
+namespace kiln::render {
+
+class Object;
+
+/// What a parameter refers to: a Kiln array, a transform, or a host setting (film size).
+using ParameterRef = std::variant<Float*, Array3f*, UInt32*, Transform4f*, std::array<uint32_t, 2>*>;
+
+/// Parameter kinds (Mitsuba's ParamFlags).
+namespace param_flags {
+inline constexpr uint32_t kDifferentiable = 0;
+inline constexpr uint32_t kNonDifferentiable = 1u << 0;
+/// Derivatives with respect to it need visibility (silhouette) terms, out of scope here.
+inline constexpr uint32_t kDiscontinuous = 1u << 1;
+}  // namespace param_flags
+
+class TraversalCallback {
+ public:
+  virtual ~TraversalCallback() = default;
+  /// A parameter of the object being traversed, named relative to it ("reflectance").
+  virtual void put(const std::string& name, ParameterRef ref, uint32_t flags) = 0;
+  /// A child object, whose parameters are prefixed with `name` (e.g. "film", or a
+  /// shape's "bsdf").
+  virtual void put_object(const std::string& name, Object* child) = 0;
+};
+
+}  // namespace kiln::render

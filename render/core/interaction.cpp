@@ -1,0 +1,24 @@
+// Surface interactions: validity and the rays that leave them.
+#include <kiln/math.h>
+#include <kiln/render/interaction.h>
+
+namespace kiln::render {
+
+Bool SurfaceInteraction::is_valid() const { return t != Float(kInfinity); }
+
+Array3f SurfaceInteraction::offset_p(const Array3f& d) const {
+  Float magnitude = (1.0f + max(max(abs(p.x), abs(p.y)), abs(p.z))) * kRayEpsilon;
+  magnitude = select(dot(n, d) >= 0.0f, magnitude, -magnitude);
+  return p + n * magnitude;
+}
+
+Ray3f SurfaceInteraction::spawn_ray(const Array3f& d) const { return Ray3f{offset_p(d), d, Float(kInfinity)}; }
+
+Ray3f SurfaceInteraction::spawn_ray_to(const Array3f& target) const {
+  Array3f origin = offset_p(target - p);
+  Array3f d = target - origin;
+  Float dist = norm(d);
+  return Ray3f{origin, d / dist, dist * (1.0f - kShadowEpsilon)};
+}
+
+}  // namespace kiln::render

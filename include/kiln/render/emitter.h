@@ -18,13 +18,13 @@
 #include <kiln/render/interaction.h>
 #include <kiln/render/properties.h>
 
+#include <array>
 #include <cstdint>
 #include <utility>
 
 namespace kiln::render {
 
 class Shape;
-class Scene;
 
 /// Emitter kinds, combined as bit masks (Mitsuba's EmitterFlags).
 namespace emitter_flags {
@@ -54,8 +54,9 @@ class Emitter : public Object {
 
   /// Called once by the scene for an emitter attached to a shape (area lights).
   virtual void set_shape(Shape* shape);
-  /// Called once the scene is complete (infinite emitters need its bounding sphere).
-  virtual void set_scene(const Scene& scene);
+  /// Called once the scene is complete with the bounding sphere of its shapes (infinite
+  /// emitters sample positions on it).
+  virtual void set_scene_bounds(const std::array<float, 3>& center, float radius);
 
  protected:
   uint32_t flags_ = 0;

@@ -18,7 +18,9 @@
 #include <kiln/render/interaction.h>
 #include <kiln/render/properties.h>
 
+#include <array>
 #include <memory>
+#include <utility>
 
 namespace kiln::render {
 
@@ -46,6 +48,10 @@ class Shape : public Object {
   /// The density of sample_direction() for `ds`.
   virtual Float pdf_direction(const Array3f& ref_p, const DirectionSample3f& ds, const Bool& active) const;
   virtual Float surface_area() const = 0;
+  /// The world-space bounding box (min corner, max corner).
+  virtual std::pair<std::array<float, 3>, std::array<float, 3>> bounding_box() const = 0;
+  /// Lists the BSDF and area light as children ("bsdf", "emitter").
+  void traverse(TraversalCallback& callback) override;
 
   const std::shared_ptr<BSDF>& bsdf() const { return bsdf_; }
   /// The area light attached to the shape, or null.

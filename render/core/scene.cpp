@@ -138,6 +138,7 @@ SurfaceInteraction Scene::ray_intersect(const Ray3f& ray, const Bool& active) co
         return std::tuple(s.compute_surface_interaction(r, h, Bool(true)));
       },
       std::tuple(ray, hit), std::nullopt, "compute_surface_interaction");
+  si.finalize(ray.d);
   // Misses: t = +inf, wi = -d in world space with an identity shading frame.
   si.t = select(valid, si.t, Float(kInfinity));
   si.shape = shape;

@@ -4,9 +4,10 @@
 // What an implementation guarantees:
 // - accel_geometry() describes the shape in world space for the ray tracer; after a
 //   parameter change the scene asks again.
-// - compute_surface_interaction() turns the tracer's preliminary hit into a full
+// - compute_surface_interaction() turns the tracer's preliminary hit into a
 //   SurfaceInteraction with Kiln arrays (differentiable with respect to the shape's
-//   parameters, e.g. vertex positions), `wi` in the shading frame.
+//   parameters, e.g. vertex positions): t, p, n, uv, dp_du, dp_dv and the shading normal
+//   sh_frame.n. The scene completes the shading frame and `wi` (finalize()).
 // - sample_position() is uniform over the surface area: pdf = 1 / surface_area().
 // - sample_direction()/pdf_direction() default to sample_position() converted to solid
 //   angle at the reference point; a shape may sample better (a sphere samples its visible

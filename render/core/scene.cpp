@@ -268,6 +268,15 @@ std::tuple<Color3f, Float, BSDFSample3f, Color3f> Scene::bsdf_eval_pdf_sample(co
       std::tuple(si, wo, sample1, sample2), std::nullopt, "bsdf_eval_pdf_sample");
 }
 
+void Scene::parameters_changed(const std::vector<std::string>&) {
+  bool changed = false;
+  for (const auto& shape : shapes_) {
+    changed = changed || shape->geometry_changed();
+    shape->set_geometry_changed(false);
+  }
+  if (changed) update_geometry();
+}
+
 Color3f Scene::bsdf_diffuse_reflectance(const SurfaceInteraction& si, const Bool& active) const {
   auto [value] = dispatch(
       bsdf_registry_, bsdf_id(si, active),

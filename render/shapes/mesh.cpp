@@ -137,6 +137,7 @@ void Mesh::parameters_changed(const std::vector<std::string>&) {
     throw ValueError("kiln.render: shape '" + plugin() + "' (" + source() +
                      "): vertex_positions and faces need 3 values per vertex and per triangle");
   refresh_host_data();
+  set_geometry_changed(true);
 }
 
 }  // namespace kiln::render

@@ -75,6 +75,8 @@ class Scene : public Object {
   void update_geometry();
   /// Lists every object the scene declares under its id (as Mitsuba's traverse()).
   void traverse(TraversalCallback& callback) override;
+  /// Rebuilds the ray tracer when a shape's geometry changed.
+  void parameters_changed(const std::vector<std::string>& keys) override;
 
  private:
   /// The BSDF id of each lane's shape (0 where inactive or nothing was hit).

@@ -54,6 +54,10 @@ class Shape : public Object {
   /// Lists the BSDF and area light as children ("bsdf", "emitter").
   void traverse(TraversalCallback& callback) override;
 
+  /// True after a parameter change the ray tracer must see (the scene then rebuilds it).
+  bool geometry_changed() const { return geometry_changed_; }
+  void set_geometry_changed(bool changed) { geometry_changed_ = changed; }
+
   const std::shared_ptr<BSDF>& bsdf() const { return bsdf_; }
   /// The area light attached to the shape, or null.
   const std::shared_ptr<Emitter>& emitter() const { return emitter_; }
@@ -61,6 +65,7 @@ class Shape : public Object {
  private:
   std::shared_ptr<BSDF> bsdf_;
   std::shared_ptr<Emitter> emitter_;
+  bool geometry_changed_ = false;
 };
 
 }  // namespace kiln::render

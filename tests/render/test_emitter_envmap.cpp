@@ -37,6 +37,14 @@ std::shared_ptr<Emitter> environment(Parameters parameters = {}) {
   return light;
 }
 
+/// The direction of pixel (x, y)'s centre in the map's own frame: u = (x + ½) / 8,
+/// v = y / 5, as Mitsuba maps them (u = 0 looks along -z, v = 0 up along +y).
+Array3f pixel_centre(size_t x, size_t y) {
+  double theta = M_PI * double(y) / 5, phi = 2 * M_PI * (double(x) + 0.5) / 8;
+  return Array3f(float(std::sin(phi) * std::sin(theta)), float(std::cos(theta)),
+                 float(-std::cos(phi) * std::sin(theta)));
+}
+
 chi2::Chi2Result sampling_test(const Emitter& light, size_t samples = 1000000, size_t res = 32) {
   Array3f ref(0.5f, 2.0f, -1.0f);
   return chi2::chi2_test<Array3f>([&](const Array2f& u) { return light.sample_direction(ref, u, Bool(true)).first.d; },
@@ -98,9 +106,7 @@ TEST(EmitterEnvmap, SamplingFollowsTheHotSpot) {
   PCG32 rng(100000);
   auto [ds, weight] =
       light->sample_direction(Array3f(0.0f, 0.0f, 0.0f), Array2f(rng.next_float32(), rng.next_float32()), Bool(true));
-  // The hot spot's centre in the map's frame: u = 5.5 / 8, v = 2 / 5.
-  double theta = M_PI * 2 / 5, phi = 2 * M_PI * 5.5 / 8;
-  Array3f spot(float(std::sin(phi) * std::sin(theta)), float(std::cos(theta)), float(-std::cos(phi) * std::sin(theta)));
+  Array3f spot = pixel_centre(5, 2);  // the hot spot
   std::vector<float> cosines = dot(ds.d, spot).to_vector();
   size_t near = 0;
   for (float c : cosines) near += c > std::cos(0.4);
@@ -167,9 +173,12 @@ TEST(EmitterEnvmap, ChangedDataRebuildsTheDistribution) {
   }
   stored = Float::from(data);
   light->parameters_changed({"data"});
-  double theta = M_PI * 4 / 5, phi = 2 * M_PI * 1.5 / 8;
-  Array3f spot(float(std::sin(phi) * std::sin(theta)), float(std::cos(theta)), float(-std::cos(phi) * std::sin(theta)));
+  Array3f spot = pixel_centre(1, 4), old_spot = pixel_centre(5, 2);
   expect_color(light->eval(looking_along(spot), Bool(true)), 0, {100, 100, 100}, 1e-4f, "new hot spot");
+  // Sampling follows: the new hot spot is now far likelier than the old one.
+  Float pdf = light->pdf_direction(Array3f(0.0f, 0.0f, 0.0f), towards(spot), Bool(true));
+  Float old_pdf = light->pdf_direction(Array3f(0.0f, 0.0f, 0.0f), towards(old_spot), Bool(true));
+  EXPECT_GT(pdf.read(0), 50 * old_pdf.read(0));
   auto r = sampling_test(*light);
   EXPECT_TRUE(r.passed) << r.message;
   data[7] = NAN;

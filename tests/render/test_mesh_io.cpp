@@ -191,12 +191,19 @@ TEST(MeshIo, PlyBinaryLittleEndianMatchesMitsuba) {
   ply.value("uchar", 3).values("int", {0, 1, 2}).value("uchar", 3).values("int", {0, 2, 3});
   TempFile file("le.ply", ply.str());
   MeshData mesh = read_ply(file.path());
-  // Mitsuba 3.9.1 loading the same file.
+  // Mitsuba 3.9.1 loading the same file, without and with to_world.
   EXPECT_EQ(mesh.faces, (std::vector<uint32_t>{0, 1, 2, 0, 2, 3}));
   expect_close(mesh.positions, {0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0});
   expect_close(mesh.normals, {0, 0, 1, 0, 0.6000000238418579, 0.800000011920929, 0, 0, 1, 0.5773502588272095,
                               0.5773502588272095, 0.5773502588272095});
   expect_close(mesh.uvs, {0, 0, 1, 0, 1, 1, 0, 1});
+  // With to_world: normals off the scaling axes show the inverse transpose.
+  place_mesh(mesh, mesh_test::kMitsubaToWorld, false, "test");
+  expect_close(mesh.positions, {0.5, -1.0, 2.0, 2.232050895690918, 0.0, 2.0, 2.0405397415161133, 0.3317069709300995,
+                                2.3213937282562256, 0.3084889054298401, -0.6682929992675781, 2.3213937282562256});
+  expect_close(mesh.normals, {0.32139378786087036, -0.5566703677177429, 0.7660444378852844, -0.2194797545671463,
+                              0.38015007972717285, 0.8985068798065186, 0.32139378786087036, -0.5566703677177429,
+                              0.7660444378852844, -0.054816555231809616, 0.5564835071563721, 0.8290483355522156});
 }
 
 TEST(MeshIo, PlyBinaryBigEndianMatchesMitsuba) {

@@ -7,7 +7,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <sstream>
+#include <istream>
+#include <streambuf>
 #include <unordered_map>
 
 #include "mesh_io.h"
@@ -37,11 +38,22 @@ std::string corner_text(const CornerKey& key) {
   return text;
 }
 
+/// A stream buffer reading a string in place (std::istringstream would copy it, and so would
+/// each call of its str()), which tells how far it has been read.
+class TextBuffer : public std::streambuf {
+ public:
+  explicit TextBuffer(const std::string& text) {
+    char* begin = const_cast<char*>(text.data());  // only ever read
+    setg(begin, begin, begin + text.size());
+  }
+  size_t consumed() const { return size_t(gptr() - eback()); }
+};
+
 /// Collects what tinyobjloader's callbacks report, line by line, and welds the corners.
 class ObjBuilder {
  public:
   ObjBuilder(const std::string& path, std::string text, const MeshReadOptions& options)
-      : path_(path), options_(options), stream_(std::move(text)) {}
+      : path_(path), options_(options), text_(std::move(text)), buffer_(text_), stream_(&buffer_) {}
 
   MeshData read() {
     tinyobj::callback_t callbacks;
@@ -71,11 +83,9 @@ class ObjBuilder {
   /// "line N": the line tinyobjloader has just read (the stream stands at the start of the
   /// next one). Line ends are "\n", "\r\n" or "\r", as tinyobjloader splits lines.
   std::string where() {
-    const std::string& text = stream_.str();
-    size_t end = size_t(stream_.rdbuf()->pubseekoff(0, std::ios::cur, std::ios::in)) - 1;
-    for (; scanned_ < end; ++scanned_) {
-      char c = text[scanned_];
-      if (c == '\n' || (c == '\r' && text[scanned_ + 1] != '\n')) ++line_ends_;
+    for (size_t end = std::max<size_t>(buffer_.consumed(), 1) - 1; scanned_ < end; ++scanned_) {
+      char c = text_[scanned_];
+      if (c == '\n' || (c == '\r' && text_[scanned_ + 1] != '\n')) ++line_ends_;
     }
     last_line_ = line_ends_ + 1;
     return "line " + std::to_string(last_line_);
@@ -186,7 +196,9 @@ class ObjBuilder {
 
   const std::string& path_;
   MeshReadOptions options_;
-  std::istringstream stream_;
+  std::string text_;
+  TextBuffer buffer_;
+  std::istream stream_;
   size_t scanned_ = 0, line_ends_ = 0, last_line_ = 0;
   std::vector<float> file_positions_, file_normals_, file_uvs_;
   size_t file_normal_count_ = 0;

@@ -19,6 +19,8 @@
 #include <utility>
 #include <vector>
 
+#include "expect_error.h"
+
 namespace kiln::render::test {
 
 using Parameters = std::vector<std::pair<std::string, Properties::Value>>;
@@ -69,17 +71,6 @@ inline Float& float_parameter(Object& object, const std::string& name) {
   object.traverse(finder);
   if (!finder.found) throw std::runtime_error("test: no Float parameter '" + name + "'");
   return *finder.found;
-}
-
-/// Expects `f` to throw an E whose message contains `fragment`.
-template <typename E> void expect_error(const std::function<void()>& f, const std::string& fragment) {
-  std::string message = "nothing was thrown";
-  try {
-    f();
-  } catch (const E& e) {
-    message = e.what();
-  }
-  EXPECT_NE(message.find(fragment), std::string::npos) << message;
 }
 
 /// A row-major 4 x 4 matrix from its rows' first three entries (the last row is 0 0 0 1).

@@ -54,8 +54,8 @@ TEST(EmitterDirectional, FlagsKeysAndErrors) {
   EXPECT_EQ(parameter_keys(*light), (std::vector<std::string>{"irradiance.value", "to_world"}));
   Matrix4d identity = affine_rows({1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0});
   expect_error<ValueError>([&] { emitter("directional", {{"direction", Vector3d{0, 0, 1}}, {"to_world", identity}}); },
-                           "'direction' (test:direction) and 'to_world' exclude each other");
+                           {"'direction' (test:direction) and 'to_world' exclude each other"});
   expect_error<ValueError>([] { emitter("directional", {{"direction", Vector3d{0, 0, 0}}}); },
-                           "must be a nonzero finite vector");
+                           {"must be a nonzero finite vector"});
   EXPECT_THROW(emitter("directional", {{"irradiance", -2.0}}), ValueError);
 }

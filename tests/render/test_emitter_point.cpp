@@ -63,12 +63,12 @@ TEST(EmitterPoint, TraverseKeysAreMitsubas) {
 TEST(EmitterPoint, Errors) {
   Matrix4d identity = affine_rows({1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0});
   expect_error<ValueError>([&] { emitter("point", {{"position", Vector3d{0, 0, 0}}, {"to_world", identity}}); },
-                           "'position' (test:position) and 'to_world' exclude each other");
+                           {"'position' (test:position) and 'to_world' exclude each other"});
   expect_error<ValueError>([] { emitter("point", {{"intensity", Color3d{1, -2, 3}}}); },
-                           "emitter 'point' (test): 'intensity' (test:intensity) must not be negative");
-  expect_error<ValueError>([] { emitter("point", {{"intensity", -1.0}}); }, "must not be negative");
+                           {"emitter 'point' (test): 'intensity' (test:intensity) must not be negative"});
+  expect_error<ValueError>([] { emitter("point", {{"intensity", -1.0}}); }, {"must not be negative"});
   auto checker = texture("checkerboard");
   expect_error<ValueError>([&] { emitter("point", {{"intensity", std::shared_ptr<Object>(checker)}}); },
-                           "must not vary over the surface, as a 'checkerboard' texture does");
+                           {"must not vary over the surface, as a 'checkerboard' texture does"});
   EXPECT_THROW(emitter("point", {{"position", 1.0}}), TypeError);
 }

@@ -107,7 +107,7 @@ TEST(EmitterSpot, IsADeltaLight) {
 
 TEST(EmitterSpot, Errors) {
   auto spot_error = [](const Parameters& parameters, const std::string& fragment) {
-    expect_error<ValueError>([&] { emitter("spot", parameters); }, fragment);
+    expect_error<ValueError>([&] { emitter("spot", parameters); }, {fragment});
   };
   spot_error({{"cutoff_angle", -5.0}}, "'cutoff_angle' (test:cutoff_angle) is -5.000000 degrees");
   spot_error({{"cutoff_angle", 180.0}}, "less than 180");
@@ -125,5 +125,5 @@ TEST(EmitterSpot, ChangedAnglesAreChecked) {
   auto light = emitter("spot");
   float_parameter(*light, "beam_width") = Float(30.0f);  // wider than the cutoff (20)
   expect_error<ValueError>([&] { light->parameters_changed({"beam_width"}); },
-                           "emitter 'spot' (test): 'beam_width' is 30.000000 degrees");
+                           {"emitter 'spot' (test): 'beam_width' is 30.000000 degrees"});
 }

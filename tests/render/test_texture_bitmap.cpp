@@ -196,22 +196,22 @@ TEST(TextureBitmap, GradientsReachTheData) {
 
 TEST(TextureBitmap, Errors) {
   expect_error<FileError>([] { texture("bitmap", {{"filename", std::string("/nonexistent/wood.png")}}); },
-                          "texture 'bitmap' (test): 'filename' (test:filename): /nonexistent/wood.png: cannot be "
-                          "opened");
+                          {"texture 'bitmap' (test): 'filename' (test:filename): /nonexistent/wood.png: cannot be "
+                           "opened"});
   expect_error<FileError>([] { texture("bitmap", {{"filename", std::string("wood.tga")}}); },
-                          "unknown image format (accepted: .png, .jpg, .jpeg, .exr)");
-  expect_error<ValueError>([] { texture("bitmap"); }, "filename");  // required
+                          {"unknown image format (accepted: .png, .jpg, .jpeg, .exr)"});
+  expect_error<ValueError>([] { texture("bitmap"); }, {"filename"});  // required
   expect_error<ValueError>([] { test_bitmap({{"filter_type", std::string("trilinear")}}); },
-                           "'filter_type' (test:filter_type) is \"trilinear\"; accepted: \"bilinear\", \"nearest\"");
+                           {"'filter_type' (test:filter_type) is \"trilinear\"; accepted: \"bilinear\", \"nearest\""});
   expect_error<ValueError>([] { test_bitmap({{"wrap_mode", std::string("wrap")}}); },
-                           "'wrap_mode' (test:wrap_mode) is \"wrap\"; accepted: \"repeat\", \"mirror\", \"clamp\"");
+                           {"'wrap_mode' (test:wrap_mode) is \"wrap\"; accepted: \"repeat\", \"mirror\", \"clamp\""});
   EXPECT_THROW(test_bitmap({{"raw", 1.0}}), TypeError);
   std::string path = temp_path("broken.png");
   std::ofstream(path) << "not a png";
-  expect_error<FileError>([&] { texture("bitmap", {{"filename", path}}); }, "is not a PNG file");
+  expect_error<FileError>([&] { texture("bitmap", {{"filename", path}}); }, {"is not a PNG file"});
   std::remove(path.c_str());
   path = temp_path("broken.jpg");
   std::ofstream(path) << "not a jpeg";
-  expect_error<FileError>([&] { texture("bitmap", {{"filename", path}}); }, "could not be read as JPEG");
+  expect_error<FileError>([&] { texture("bitmap", {{"filename", path}}); }, {"could not be read as JPEG"});
   std::remove(path.c_str());
 }

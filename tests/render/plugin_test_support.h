@@ -4,6 +4,7 @@
 
 #include <kiln/render/emitter.h>
 #include <kiln/render/image.h>
+#include <kiln/render/load.h>
 #include <kiln/render/plugin.h>
 #include <kiln/render/texture.h>
 #include <kiln/render/traverse.h>
@@ -38,6 +39,14 @@ inline std::shared_ptr<Emitter> emitter(const std::string& plugin, const Paramet
 }
 inline std::shared_ptr<Texture> texture(const std::string& plugin, const Parameters& parameters = {}) {
   return create<Texture>(PluginKind::Texture, plugin, parameters);
+}
+
+/// The object the one plugin element `element` (an `<emitter>` or `<texture>`) of a scene
+/// file makes, read by the XML loader.
+template <typename T> std::shared_ptr<T> from_xml(const std::string& element) {
+  PluginNode scene = parse_xml_string("<scene version=\"3.0.0\">" + element + "</scene>");
+  const auto& child = std::get<std::unique_ptr<PluginNode>>(scene.parameters.at(0).value);
+  return std::dynamic_pointer_cast<T>(instantiate(*child));
 }
 
 /// The keys traverse() gives, nested objects' keys prefixed with "<name>." (as

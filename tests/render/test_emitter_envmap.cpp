@@ -55,11 +55,11 @@ chi2::Chi2Result sampling_test(const Emitter& light, size_t samples = 1000000, s
 /// Directions (world space), radiance and density that mitsuba.load_dict({'type': 'envmap',
 /// 'filename': <the image>, 'to_world': rotation(), 'scale': 2.5}) gave: the hot spot's
 /// centre and a point near it, both sides of the u = 0 seam, near the south pole, and random.
-struct Reference {
+struct MitsubaValue {
   std::array<float, 3> d, radiance;
   float pdf;
 };
-const std::vector<Reference> kMitsuba = {
+const std::vector<MitsubaValue> kMitsuba = {
     {{-0.537096024f, 0.165901557f, 0.827045679f}, {160, 80, 40}, 1.43515813f},
     {{-0.481203526f, -0.119348601f, 0.86844635f}, {77.8875351f, 39.2500153f, 19.6750088f}, 0.669145882f},
     {{-0.414541006f, 0.341345221f, -0.843587101f}, {2.3687501f, 1.84062505f, 1.58749998f}, 0.0280543361f},
@@ -73,7 +73,7 @@ const std::vector<Reference> kMitsuba = {
 
 Array3f reference_directions() {
   std::vector<float> x, y, z;
-  for (const Reference& r : kMitsuba) {
+  for (const MitsubaValue& r : kMitsuba) {
     x.push_back(r.d[0]);
     y.push_back(r.d[1]);
     z.push_back(r.d[2]);
@@ -123,6 +123,23 @@ TEST(EmitterEnvmap, SamplingMatchesItsDensityOnTheInterpreter) {
 TEST(EmitterEnvmap, RadianceAndDensityMatchMitsuba) { check_against_mitsuba(); }
 
 TEST(EmitterEnvmap, RadianceAndDensityMatchMitsubaOnTheInterpreter) { on_interpreter(check_against_mitsuba); }
+
+TEST(EmitterEnvmap, FromXmlAsMitsubaReadsIt) {
+  // The map of check_against_mitsuba() as a scene file gives it: the rotations in XML order.
+  std::string path = write_test_image("envmap_xml.exr", 8, 6, 3, pixel);
+  auto light = from_xml<Emitter>(R"(<emitter type="envmap">
+      <string name="filename" value=")" +
+                                 path + R"("/>
+      <float name="scale" value="2.5"/>
+      <transform name="to_world"><rotate x="1" angle="20"/><rotate y="1" angle="30"/></transform>
+    </emitter>)");
+  std::remove(path.c_str());
+  const MitsubaValue& hot = kMitsuba[0];
+  Array3f d(hot.d[0], hot.d[1], hot.d[2]);
+  expect_color(light->eval(looking_along(d), Bool(true)), 0, hot.radiance, 2e-5f, "radiance");
+  EXPECT_NEAR(light->pdf_direction(Array3f(0.0f, 0.0f, 0.0f), towards(d), Bool(true)).read(0), hot.pdf,
+              2e-5f * hot.pdf);
+}
 
 TEST(EmitterEnvmap, WeightIsEvalOverPdfAndPdfMatchesPdfDirection) {
   auto light = environment({{"to_world", rotation()}, {"scale", 2.5}});

@@ -59,6 +59,20 @@ TEST(EmitterSpot, FalloffMatchesMitsuba) { check_falloff_against_mitsuba(); }
 
 TEST(EmitterSpot, FalloffMatchesMitsubaOnTheInterpreter) { on_interpreter(check_falloff_against_mitsuba); }
 
+TEST(EmitterSpot, FromXmlAsMitsubaReadsIt) {
+  // The light of check_falloff_against_mitsuba() as a scene file gives it.
+  auto light = from_xml<Emitter>(R"(<emitter type="spot">
+      <rgb name="intensity" value="2, 3, 4"/>
+      <float name="cutoff_angle" value="30"/>
+      <float name="beam_width" value="20"/>
+      <transform name="to_world"><lookat origin="1, 2, 3" target="1, 0, 3" up="0, 0, 1"/></transform>
+    </emitter>)");
+  double a = 25 * M_PI / 180;
+  Array3f ref(float(1 + std::sin(a) * 2), float(2 - std::cos(a) * 2), 3.0f);
+  Color3f weight = light->sample_direction(ref, Array2f(0.3f, 0.6f), Bool(true)).second;
+  expect_color(weight, 0, {0.250000238f, 0.375000358f, 0.500000477f}, 2e-5f, "weight at 25 degrees");
+}
+
 TEST(EmitterSpot, DefaultsMatchMitsuba) {
   // Mitsuba's defaults: cutoff 20 degrees, beam 15, intensity 1, shining along +z.
   auto light = emitter("spot");

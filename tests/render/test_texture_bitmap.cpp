@@ -113,6 +113,21 @@ TEST(TextureBitmap, ToUvMatchesMitsuba) {
                 "to_uv");
 }
 
+TEST(TextureBitmap, FromXmlAsMitsubaReadsIt) {
+  // The to_uv of ToUvMatchesMitsuba as a scene file gives it (steps apply in order).
+  std::string path = write_test_image("bitmap_xml.exr", 5, 3, 3, pixel);
+  auto t = from_xml<Texture>(R"(<texture type="bitmap">
+      <string name="filename" value=")" +
+                             path + R"("/>
+      <transform name="to_uv">
+        <scale x="2" y="3"/><rotate z="1" angle="30"/><translate x="0.25" y="-0.5"/>
+      </transform>
+    </texture>)");
+  std::remove(path.c_str());
+  expect_color(t->eval(at_uv({kU[1]}, {kV[1]}), Bool(true)), 0, {0.322433412f, 1.0258652f, 0.525865197f}, 2e-6f,
+               "to_uv from XML");
+}
+
 TEST(TextureBitmap, LuminanceAndMeanMatchMitsuba) {
   auto t = test_bitmap();
   Float value = t->eval_1(at_uv({kU[0], kU[1], kU[2]}, {kV[0], kV[1], kV[2]}), Bool(true));

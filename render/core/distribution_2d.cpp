@@ -74,18 +74,19 @@ std::pair<Array2f, Float> ContinuousDistribution2D::sample(const Array2f& sample
   Float u = clamp(sample.x, 0.0f, 1.0f), v = clamp(sample.y, 0.0f, 1.0f);
   // The row: the marginal density rises linearly between the integrals of two rows.
   Float target = v * total_;
-  UInt32 row =
-      binary_search(1, height_ - 1, [&](const UInt32& i) { return gather(marginal_cdf_, i, active) <= target; }) - 1u;
+  // binary_search() finds the first entry past the target; the interval starts before it.
+  auto row_reached = [&](const UInt32& i) { return gather(marginal_cdf_, i, active) <= target; };
+  UInt32 row = binary_search(1, height_ - 1, row_reached) - 1u;
   UInt32 last = UInt32(width_ - 1);
   Float below = gather(conditional_cdf_, row * width_ + last, active);
   Float above = gather(conditional_cdf_, (row + 1u) * width_ + last, active);
   Float t = invert_linear_segment(below, above, target - gather(marginal_cdf_, row, active));
   // The column: the conditional CDF at row + t is the interpolation of the two rows' CDFs.
   Float row_target = u * lerp(below, above, t);
-  UInt32 column =
-      binary_search(1, width_ - 1,
-                    [&](const UInt32& i) { return between_rows(conditional_cdf_, row, t, i, active) <= row_target; }) -
-      1u;
+  auto column_reached = [&](const UInt32& i) {
+    return between_rows(conditional_cdf_, row, t, i, active) <= row_target;
+  };
+  UInt32 column = binary_search(1, width_ - 1, column_reached) - 1u;
   Float left = between_rows(density_, row, t, column, active);
   Float right = between_rows(density_, row, t, column + 1u, active);
   Float s = invert_linear_segment(left, right, row_target - between_rows(conditional_cdf_, row, t, column, active));

@@ -13,6 +13,11 @@ void throw_parameter_error(const Properties& props, const std::string& name, con
                    props.source() + "): '" + name + "' (" + props.source_of(name) + ") " + message);
 }
 
+void throw_plugin_error(const Properties& props, const std::string& message) {
+  throw ValueError("kiln.render: " + std::string(kind_tag(props.kind())) + " '" + props.plugin() + "' (" +
+                   props.source() + "): " + message);
+}
+
 float positive_float(const Properties& props, const std::string& name, double fallback) {
   double value = props.get_float(name, fallback);
   if (!(value > 0.0) || !std::isfinite(value))

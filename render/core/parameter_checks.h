@@ -11,6 +11,10 @@ namespace kiln::render {
 /// ValueError "kiln.render: <kind> '<plugin>' (<source>): '<name>' (<its source>) <message>".
 [[noreturn]] void throw_parameter_error(const Properties& props, const std::string& name, const std::string& message);
 
+/// ValueError "kiln.render: <kind> '<plugin>' (<source>): <message>", for errors about the
+/// parameters together (which nested objects, which combination) rather than one of them.
+[[noreturn]] void throw_plugin_error(const Properties& props, const std::string& message);
+
 /// The float `name` (or `fallback`), which must be positive and finite.
 float positive_float(const Properties& props, const std::string& name, double fallback);
 

@@ -1,7 +1,8 @@
 // Types, constants and small functions every part of kiln.render shares: RGB colors, π,
-// the ray epsilon, safe_sqrt.
+// the ray epsilon, safe_sqrt, mulsign.
 #pragma once
 
+#include <kiln/elementwise.h>
 #include <kiln/vector.h>
 
 #include <limits>
@@ -26,5 +27,10 @@ inline constexpr float kShadowEpsilon = 1e-3f;
 
 /// √max(x, 0): a square root that rounding below zero cannot turn into NaN.
 inline Float safe_sqrt(const Float& x) { return sqrt(max(x, Float(0.0f))); }
+
+/// x with its sign flipped where y is negative, -0 included (Dr.Jit's mulsign()).
+inline Float mulsign(const Float& x, const Float& y) { return x * copysign(Float(1.0f), y); }
+/// The vector v with its sign flipped where y is negative, -0 included.
+inline Array3f mulsign(const Array3f& v, const Float& y) { return v * copysign(Float(1.0f), y); }
 
 }  // namespace kiln::render

@@ -58,7 +58,7 @@ def cpp_spec(spec):
     return '"%s", {%s}' % (spec["type"], params)
 
 
-def reference(spec, wis, wos, importance=False, component=None, sample_points=SAMPLES):
+def reference(spec, wis, wos, importance=False, component=None, sample_points=SAMPLES, weight_from_eval=False):
     bsdf = mi.load_dict(spec)
     ctx = mi.BSDFContext(mi.TransportMode.Importance if importance else mi.TransportMode.Radiance)
     if component is not None:
@@ -76,10 +76,15 @@ def reference(spec, wis, wos, importance=False, component=None, sample_points=SA
         for sample1, sample2 in sample_points:
             bs, weight = bsdf.sample(ctx, si, sample1, sample2)
             valid = any(w != 0 for w in weight)
+            if valid and weight_from_eval:
+                weight = bsdf.eval(ctx, si, bs.wo) / bsdf.pdf(ctx, si, bs.wo)
             samples.append("{%s, %s, %s, %s, %s, %s, %s, %d, %s}" % (
                 cpp_array(wi), cpp_float(sample1), cpp_array(sample2), "true" if valid else "false",
                 cpp_array(bs.wo), cpp_float(bs.pdf), cpp_float(bs.eta), bs.sampled_component, cpp_array(weight)))
     mode = "TransportMode::Importance" if importance else "TransportMode::Radiance"
+    if weight_from_eval:
+        print("    // sample() weights: eval() / pdf() at the sampled direction (Mitsuba's own weight drops")
+        print("    // D / D_widened when it samples all normals; see roughdielectric.cpp)")
     comp = "~0u" if component is None else "%du" % component
     print("    // %s" % spec)
     print("    {%s, %s, %s,\n     {%s},\n     {%s}}," % (
@@ -121,7 +126,7 @@ for spec, importance in [({"type": "roughdielectric", "distribution": "ggx", "al
                          ({"type": "roughdielectric", "distribution": "ggx", "alpha_u": 0.2, "alpha_v": 0.5,
                            "specular_reflectance": 0.7, "specular_transmittance": 0.9}, False),
                          ({"type": "roughdielectric", "alpha": 0.3, "sample_visible": False}, False)]:
-    reference(spec, SOME + BELOW[1:], ABOVE + BELOW, importance)
+    reference(spec, SOME, ABOVE[1:3] + BELOW, importance, weight_from_eval=not spec.get("sample_visible", True))
 
 section("plastic")
 for spec in [{"type": "plastic"},

@@ -618,7 +618,7 @@ TEST(RoughConductor, SamplingMatchesPdf) {
   for (std::string distribution : {"beckmann", "ggx"})
     for (double alpha : {0.1, 0.3, 0.7})
       for (const Array3f& wi : incident_directions()) {
-        chi2::Chi2Result r = sampling_chi2(*rough(distribution, alpha), wi);
+        chi2::Chi2Result r = sampling_chi2(*rough(distribution, alpha), wi, {}, 18);
         EXPECT_TRUE(r.passed) << distribution << " alpha " << alpha << ": " << r.message;
       }
 }
@@ -626,7 +626,7 @@ TEST(RoughConductor, SamplingMatchesPdf) {
 TEST(RoughConductor, SamplingAllNormalsMatchesPdf) {
   for (std::string distribution : {"beckmann", "ggx"})
     for (const Array3f& wi : incident_directions()) {
-      chi2::Chi2Result r = sampling_chi2(*rough(distribution, 0.3, false), wi);
+      chi2::Chi2Result r = sampling_chi2(*rough(distribution, 0.3, false), wi, {}, 6);
       EXPECT_TRUE(r.passed) << distribution << ": " << r.message;
     }
 }
@@ -637,14 +637,14 @@ TEST(RoughConductor, AnisotropicSamplingMatchesPdf) {
       std::shared_ptr<BSDF> bsdf =
           make_bsdf("roughconductor",
                     {{"distribution", distribution}, {"alpha_u", 0.1}, {"alpha_v", 0.5}, {"sample_visible", visible}});
-      chi2::Chi2Result r = sampling_chi2(*bsdf, unit(0.5, 0.3, 0.8));
+      chi2::Chi2Result r = sampling_chi2(*bsdf, unit(0.5, 0.3, 0.8), {}, 4);
       EXPECT_TRUE(r.passed) << distribution << (visible ? " visible" : " all normals") << ": " << r.message;
     }
 }
 
 TEST(RoughConductor, SamplingMatchesPdfOnTheInterpreter) {
   on_interpreter([] {
-    chi2::Chi2Result r = sampling_chi2(*rough("ggx", 0.3), unit(0.5, 0.3, 0.8), {}, 100000, 16);
+    chi2::Chi2Result r = sampling_chi2(*rough("ggx", 0.3), unit(0.5, 0.3, 0.8), {}, 1, 100000, 16);
     EXPECT_TRUE(r.passed) << r.message;
     expect_matches_mitsuba(mitsuba_references()[0]);
   });

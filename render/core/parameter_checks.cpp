@@ -27,6 +27,11 @@ void throw_parameter_error(const Object& object, const std::string& name, const 
   throw ValueError(context(object.kind(), object.plugin(), object.source(), name) + " " + message);
 }
 
+void throw_plugin_error(const Properties& props, const std::string& message) {
+  throw ValueError("kiln.render: " + std::string(kind_tag(props.kind())) + " '" + props.plugin() + "' (" +
+                   props.source() + "): " + message);
+}
+
 float positive_float(const Properties& props, const std::string& name, double fallback) {
   double value = props.get_float(name, fallback);
   if (!(value > 0.0) || !std::isfinite(value))

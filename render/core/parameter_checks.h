@@ -18,6 +18,10 @@ std::string parameter_context(const Properties& props, const std::string& name);
 /// The same for a parameter changed after loading (through traverse()), naming the object.
 [[noreturn]] void throw_parameter_error(const Object& object, const std::string& name, const std::string& message);
 
+/// ValueError "kiln.render: <kind> '<plugin>' (<source>): <message>", for errors about the
+/// parameters together (which nested objects, which combination) rather than one of them.
+[[noreturn]] void throw_plugin_error(const Properties& props, const std::string& message);
+
 /// The float `name` (or `fallback`), which must be positive and finite.
 float positive_float(const Properties& props, const std::string& name, double fallback);
 

@@ -1,7 +1,8 @@
 // Types, constants and small functions every part of kiln.render shares: RGB colors,
-// luminance, π, the ray epsilon, safe_sqrt.
+// luminance, π, the ray epsilon, safe_sqrt, mulsign.
 #pragma once
 
+#include <kiln/elementwise.h>
 #include <kiln/vector.h>
 
 #include <limits>
@@ -33,5 +34,10 @@ inline Float luminance(const Color3f& c) {
 
 /// √max(x, 0): a square root that rounding below zero cannot turn into NaN.
 inline Float safe_sqrt(const Float& x) { return sqrt(max(x, Float(0.0f))); }
+
+/// x with its sign flipped where y is negative, -0 included (Dr.Jit's mulsign()).
+inline Float mulsign(const Float& x, const Float& y) { return x * copysign(Float(1.0f), y); }
+/// The vector v with its sign flipped where y is negative, -0 included.
+inline Array3f mulsign(const Array3f& v, const Float& y) { return v * copysign(Float(1.0f), y); }
 
 }  // namespace kiln::render

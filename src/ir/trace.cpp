@@ -389,7 +389,7 @@ std::vector<Index> trace_host_call(uint64_t id, Index fn, Index context, const s
     Node cell;
     cell.op = Op::HostArg;
     cell.type = node(input).type;
-    cell.size = std::max(node(chain.index).size, node(input).size);
+    cell.size = node(chain.index).size == 1 ? node(input).size : node(chain.index).size;  // 1 broadcasts (to 0 too)
     cell.operands[0] = chain.index;
     cell.operands[1] = input;
     Index next = create_node(cell);

@@ -251,6 +251,16 @@ TEST_F(HostCall, UnusedResultsAreDeadCodeAndIdenticalCallsMerge) {
   EXPECT_EQ(other_counter.lanes, 16u);
 }
 
+TEST_F(HostCall, EmptyArraysCallNothing) {
+  // One-lane arguments broadcast to none (an evaluated branch that no lane takes).
+  LaneCounter counter;
+  auto [tag] = host_call<UInt32>(kCounted, &counter, std::tuple(zeros<UInt32>(0), Bool(true)));
+  EXPECT_EQ(tag.size(), 0u);
+  EXPECT_EQ(detail::verify_ir(), "");
+  eval(tag);
+  EXPECT_EQ(counter.calls, 0u);
+}
+
 // ---- control flow ---------------------------------------------------------------------
 
 namespace {

@@ -330,8 +330,8 @@ void trace_scatter(ReduceOp reduce, Index& target, Index value, Index index, Ind
   flush_dirty(operands, 3);
   Node n;
   n.op = Op::Scatter;
-  n.size =
-      broadcast_size(std::string(what) + "()", operands, operands[3] ? 4 : 3);  // once per lane of a loop or branch
+  // Once per lane of a loop or branch.
+  n.size = broadcast_size(std::string(what) + "()", operands, operands[3] ? 4 : 3);
   n.literal = uint64_t(reduce);
   OwnedIndex active{apply_current_mask(mask)};  // only the lanes of the enclosing loop or branch
   n.operands[1] = value;

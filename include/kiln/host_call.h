@@ -15,18 +15,22 @@ namespace kiln {
 
 /// A host function called from kernels on `width` lanes at once (the backend's packet
 /// width, or 1 from the reference interpreter). `active[i]` is -1 for a lane to compute and
-/// 0 for one to skip (Embree's `valid` convention). `inputs[k]` points at `width` values of
-/// input k, `outputs[k]` at room for `width` values of output k, each of its registered
-/// type (Bool as one byte). Outputs of inactive lanes are ignored: kernels read zero there.
+/// 0 for one to skip (Embree's `valid` convention); a packet without an active lane makes no
+/// call. `inputs[k]` points at `width` values of input k, `outputs[k]` at room for `width`
+/// values of output k, each of its registered type (Bool as one byte: 0 or 1 in, any nonzero
+/// byte is true out). Outputs of inactive lanes are ignored: kernels read zero there.
 /// The function runs on many threads at once and must be pure: its outputs depend only on
 /// its inputs and on what `context` points at, which must not change while arrays that
-/// call it are pending.
+/// call it are pending. Kernels call it only for results they need (a call whose results
+/// are unused never runs; identical calls run once), and it must not throw.
 using HostFunctionPointer = void (*)(void* context, uint32_t width, const int32_t* active, const void* const* inputs,
                                      void* const* outputs);
 
 /// A host function registered for kernels to call. Registering the same name and signature
 /// again (in this or another process) gives the same id; a different signature under a
-/// name already registered in this process throws ValueError.
+/// name already registered in this process throws ValueError, and so do an empty name, a
+/// null pointer and a signature without outputs. Kernels name the function by its id; the
+/// pointer of the HostFunction a call is traced with is passed at launch.
 class HostFunction {
  public:
   HostFunction(std::string name, std::vector<VarType> inputs, std::vector<VarType> outputs, HostFunctionPointer fn);
@@ -47,8 +51,10 @@ class HostFunction {
 
 namespace detail {
 /// Records a call of `function` with `context` on the lanes where `active` holds (and the
-/// enclosing loop, branch or call is active); returns its outputs, which carry no
-/// derivatives. Throws TypeError or SizeError when the inputs do not match the signature.
+/// enclosing loop, branch or call is active); returns its outputs, which are 0 on the other
+/// lanes and carry no derivatives (a differentiable computation sees them as constants).
+/// Throws TypeError when the inputs do not match the signature (count, types) and
+/// SizeError when their sizes differ other than by broadcasting a size 1.
 Values host_call(const HostFunction& function, void* context, const Values& inputs, Index active);
 }  // namespace detail
 

@@ -7,6 +7,7 @@
 #include <kiln/control.h>
 #include <kiln/elementwise.h>
 #include <kiln/errors.h>
+#include <kiln/host_call.h>
 #include <kiln/map.h>
 #include <kiln/math.h>
 #include <kiln/matrix.h>

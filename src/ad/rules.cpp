@@ -57,6 +57,10 @@ std::optional<DiffOp> rule_of(Op op) {
     case Op::ScatterInc: case Op::LoopPhi: case Op::LoopCond: case Op::Loop: case Op::LoopResult:
     case Op::LoopBegin: case Op::LoopUpdate: case Op::LoopEnd:
       return std::nullopt;
+    // Host calls: their results carry no derivatives (a differentiable computation sees
+    // them as constants); not traced through ad_trace either.
+    case Op::HostArg: case Op::HostCall: case Op::HostResult:
+      return std::nullopt;
   }
   // clang-format on
   return std::nullopt;

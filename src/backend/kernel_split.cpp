@@ -16,13 +16,39 @@ template <typename Visit> void for_each_value_operand(const KernelStatement& s, 
   for (int k = op_has_buffer_operand(s.op) ? 1 : 0; k < op_arity(s.op); ++k) visit(s.operands[k]);
 }
 
+/// Per statement: 1 when a piece must not start there because it lies inside a host call,
+/// after the call's first argument cell and up to its last HostResult. A backend stages the
+/// arguments and results in memory of the function that makes the call.
+std::vector<uint8_t> inside_host_calls(const KernelForm& form) {
+  const auto& statements = form.statements;
+  const uint32_t n = uint32_t(statements.size());
+  std::vector<uint32_t> last_read(n);
+  for (uint32_t i = 0; i < n; ++i) {
+    if (statements[i].op == Op::HostCall) last_read[i] = i;
+    if (statements[i].op == Op::HostResult) last_read[statements[i].operands[0]] = i;
+  }
+  std::vector<int32_t> opened(n + 1, 0);  // +1 where a call's span starts, -1 after it ends
+  for (uint32_t call = 0; call < n; ++call) {
+    if (statements[call].op != Op::HostCall) continue;
+    std::vector<uint32_t> cells = host_argument_cells(form, call);
+    uint32_t first = cells.empty() ? call : cells.front();
+    opened[first + 1]++;
+    opened[last_read[call] + 1]--;
+  }
+  std::vector<uint8_t> inside(n);
+  int32_t open = 0;
+  for (uint32_t i = 0; i < n; ++i) inside[i] = (open += opened[i]) > 0;
+  return inside;
+}
+
 /// Piece boundaries: a new piece starts once the current one has `max_statements`
-/// statements and no symbolic loop is open.
+/// statements, no symbolic loop is open and no host call is being staged.
 std::vector<uint32_t> piece_starts(const KernelForm& form, uint32_t max_statements) {
   std::vector<uint32_t> starts{0};
+  std::vector<uint8_t> inside_call = inside_host_calls(form);
   uint32_t depth = 0, count = 0;
   for (uint32_t i = 0; i < form.statements.size(); ++i) {
-    if (count >= max_statements && depth == 0) {
+    if (count >= max_statements && depth == 0 && !inside_call[i]) {
       starts.push_back(i);
       count = 0;
     }

@@ -41,7 +41,9 @@ struct KernelSplit {
 bool is_leaf(Op op);
 
 /// Splits a form of more than `max_statements` statements into pieces of about that many,
-/// cut only between top-level statements (a symbolic loop stays in one piece). Returns a
+/// cut only between top-level statements (a symbolic loop stays in one piece, and so do a
+/// host call's argument cells, the call and its results; the arguments' values may come
+/// from earlier pieces). Returns a
 /// single piece when the form is short enough, `max_statements` is 0, or the frame would
 /// need more than `max_frame_slots` slots.
 KernelSplit plan_kernel_split(const KernelForm& form, uint32_t max_statements, uint32_t max_frame_slots);

@@ -1,6 +1,7 @@
-// Op counts and printing of the canonical kernel form.
+// Op counts, host-call argument lists and printing of the canonical kernel form.
 #include "form/kernel_form.h"
 
+#include "ir/host_function.h"
 #include "ir/op_info.h"
 
 #include <algorithm>
@@ -19,6 +20,15 @@ const StatementNote* find_note(const StatementNotes& notes, uint32_t position) {
   auto it = std::lower_bound(notes.begin(), notes.end(), position,
                              [](const StatementNote& n, uint32_t p) { return n.position < p; });
   return it != notes.end() && it->position == position ? &*it : nullptr;
+}
+
+std::vector<uint32_t> host_argument_cells(const KernelForm& form, uint32_t call) {
+  std::vector<uint32_t> cells;
+  for (uint32_t p = form.statements[call].operands[3]; form.statements[p].op == Op::HostArg;
+       p = form.statements[p].operands[0])
+    cells.push_back(p);
+  std::reverse(cells.begin(), cells.end());
+  return cells;
 }
 
 std::string describe_origin(const StatementNote* note) {
@@ -54,6 +64,7 @@ std::string print_kernel_form(const KernelForm& form, const StatementNotes& note
     }
     if (s.op == Op::Param) out << " #" << s.literal;
     if (s.op == Op::Scatter && s.literal) out << " reduce=" << s.literal;
+    if (std::string host = describe_host_node(s.op, s.literal); !host.empty()) out << " " << host;
     if (s.op == Op::Data) out << " in" << s.input_slot << (s.broadcast ? " broadcast" : "");
     if (s.op == Op::Cast || s.op == Op::Bitcast) out << " from " << type_name(s.operand_type);
     if (s.output_slot != kNoSlot) out << " -> out" << s.output_slot;

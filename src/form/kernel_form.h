@@ -16,7 +16,7 @@ namespace kiln::detail {
 
 /// Version of the kernel form and of the code backends generate from it. Bump it when
 /// either changes meaning: it is part of every kernel's identity.
-inline constexpr uint32_t kKernelFormatVersion = 5;
+inline constexpr uint32_t kKernelFormatVersion = 6;
 
 inline constexpr uint32_t kNoSlot = UINT32_MAX;
 
@@ -32,7 +32,8 @@ struct KernelStatement {
   /// Data: the buffer slot read; Scatter/ScatterInc: unused (target is operand 0).
   uint32_t input_slot;
   /// Literal bits (Literal; 0 in a scheduled form, see KernelForm::slots), parameter
-  /// number (Param, in a compiled form) or ReduceOp (Scatter).
+  /// number (Param, in a compiled form), ReduceOp (Scatter), the function's id (HostCall)
+  /// or the output number (HostResult).
   uint64_t literal;
   /// Positions of the operand statements (earlier in the list); 0 when unused.
   uint32_t operands[4];
@@ -63,6 +64,10 @@ struct KernelForm {
   /// Number of operations that do work (everything but leaves), for logs and tests.
   size_t op_count() const;
 };
+
+/// The HostArg statements of the HostCall at position `call`, in argument order (operand 1
+/// of each is the argument's value). They come before the call, the first one earliest.
+std::vector<uint32_t> host_argument_cells(const KernelForm& form, uint32_t call);
 
 /// Diagnostics of one statement as traced: never part of a kernel's identity.
 struct StatementNote {

@@ -3,6 +3,7 @@
 // what a kernel will contain before it is evaluated.
 #include <kiln/detail/trace_api.h>
 
+#include "ir/host_function.h"
 #include "ir/node.h"
 
 #include <algorithm>
@@ -52,6 +53,7 @@ std::string graphviz(const Index* indices, size_t count) {
       bits << " 0x" << std::hex << n.literal;
       text += bits.str();
     }
+    if (std::string host = describe_host_node(n.op, n.literal); !host.empty()) text += " " + host;
     if (n.labelled) text += "\\n" + state().notes.at(index).label;
     const char* style = n.op == Op::Data          ? ", style=filled, fillcolor=lightgray"
                         : op_is_side_effect(n.op) ? ", style=filled, fillcolor=lightpink"

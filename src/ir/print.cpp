@@ -2,6 +2,7 @@
 // creation order, with labels; no pointers, no timings.
 #include <kiln/runtime.h>
 
+#include "ir/host_function.h"
 #include "ir/node.h"
 
 #include <algorithm>
@@ -27,6 +28,7 @@ std::string ir_listing() {
     out << "%" << id << " = " << type_name(n.type) << "[" << n.size << "] " << op_name(n.op);
     for (int k = 0; k < op_arity(n.op); ++k) out << (k ? ", %" : " %") << number[n.operands[k]];
     if (n.op == Op::Literal || n.op == Op::Param) out << " 0x" << std::hex << n.literal << std::dec;
+    if (std::string host = describe_host_node(n.op, n.literal); !host.empty()) out << " " << host;
     if (n.dirty_size) out << " (pending writes)";
     auto note = s.notes.find(i);
     if (note != s.notes.end() && !note->second.label.empty()) out << "  # " << note->second.label;

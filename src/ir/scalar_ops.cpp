@@ -145,7 +145,7 @@ uint64_t cast(VarType to, VarType from, uint64_t bits) {
 
 }  // namespace
 
-bool is_scalar_evaluable(Op op) { return op_is_pure(op) && op_arity(op) > 0; }
+bool is_scalar_evaluable(Op op) { return op_is_pure(op) && op_arity(op) > 0 && op_type_rule(op) != TypeRule::Own; }
 
 uint64_t eval_scalar(Op op, VarType type, VarType in, uint64_t a, uint64_t b, uint64_t c) {
   auto on_lanes = [&](auto fn) { return lanewise(op, type, a, b, c, fn); };
@@ -182,7 +182,7 @@ uint64_t eval_scalar(Op op, VarType type, VarType in, uint64_t a, uint64_t b, ui
     case Op::Ge: return comparison(in, a, b, std::greater_equal<>());
     case Op::Fma: return on_lanes([](Number auto x, Number auto y, Number auto z) { return multiply_add(x, y, z); });
     case Op::Select: return from_bits<bool>(a) ? b : c;
-    // Leaves, memory and loops: the interpreter and the backends run these themselves.
+    // Leaves, memory, host calls and loops: the interpreter and the backends run these themselves.
     case Op::Literal:
     case Op::Param:
     case Op::Data:
@@ -190,6 +190,9 @@ uint64_t eval_scalar(Op op, VarType type, VarType in, uint64_t a, uint64_t b, ui
     case Op::Gather:
     case Op::Scatter:
     case Op::ScatterInc:
+    case Op::HostArg:
+    case Op::HostCall:
+    case Op::HostResult:
     case Op::LoopPhi:
     case Op::LoopCond:
     case Op::Loop:

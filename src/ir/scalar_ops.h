@@ -23,7 +23,7 @@ namespace kiln::detail {
 /// Bitcast and comparisons). Memory ops are not handled here.
 uint64_t eval_scalar(Op op, VarType type, VarType in, uint64_t a, uint64_t b, uint64_t c);
 
-/// True when eval_scalar() can compute `op` (pure, no memory access, not a leaf).
+/// True when eval_scalar() can compute `op` (an elementwise op: pure, typed by its operands).
 bool is_scalar_evaluable(Op op);
 
 /// Atomic-free sequential version of a scatter reduction on one element.

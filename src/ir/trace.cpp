@@ -1,8 +1,10 @@
 // Recording operations: type and size checks, broadcasting, literal folding, and the
-// creation of leaves (literals, copies, wrapped memory) and side effects (scatters).
+// creation of leaves (literals, copies, wrapped memory), side effects (scatters) and host
+// calls.
 #include <kiln/detail/trace_api.h>
 #include <kiln/errors.h>
 
+#include "ir/host_function.h"
 #include "ir/node.h"
 #include "ir/op_info.h"
 #include "ir/read_barrier.h"
@@ -30,8 +32,8 @@ std::string describe(Index index) {
   throw TypeError(std::string("kiln: ") + op_name(op) + "(): " + detail);
 }
 
-/// Size of the result of `op` on operands of the given sizes (1 broadcasts).
-size_t broadcast_size(const char* what, const Index* operands, int count) {
+/// Size of the result of `call` ("gather()") on operands of the given sizes (1 broadcasts).
+size_t broadcast_size(const std::string& call, const Index* operands, int count) {
   size_t size = 1;
   for (int i = 0; i < count; ++i) {
     size_t s = node(operands[i]).size;
@@ -39,7 +41,7 @@ size_t broadcast_size(const char* what, const Index* operands, int count) {
     if (size != 1) {
       std::string sizes;
       for (int j = 0; j < count; ++j) sizes += (j ? " and " : "") + std::to_string(node(operands[j]).size);
-      throw SizeError(std::string("kiln: ") + what + "(): incompatible array sizes " + sizes +
+      throw SizeError("kiln: " + call + ": incompatible array sizes " + sizes +
                       "; only arrays of size 1 broadcast, so make the sizes equal");
     }
     size = s;
@@ -274,7 +276,7 @@ Index trace(Op op, Index a, Index b, Index c, VarType type) {
     n.op = Op::Gather;
     n.type = node(a).type;
     Index sized[3] = {b, c, current_mask()};  // inside a loop or branch: its lanes too
-    n.size = broadcast_size("gather", sized, sized[2] ? 3 : 2);
+    n.size = broadcast_size("gather()", sized, sized[2] ? 3 : 2);
     OwnedIndex mask{apply_current_mask(c)};  // inactive lanes of loops and branches read nothing
     n.operands[0] = a;
     n.operands[1] = b;
@@ -288,7 +290,7 @@ Index trace(Op op, Index a, Index b, Index c, VarType type) {
   Node n;
   n.op = op;
   n.type = result_type(op, operands, type);
-  n.size = broadcast_size(op_name(op), operands, arity);
+  n.size = broadcast_size(std::string(op_name(op)) + "()", operands, arity);
   for (int i = 0; i < arity; ++i) n.operands[i] = operands[i];
 
   bool all_literal = true;
@@ -328,7 +330,8 @@ void trace_scatter(ReduceOp reduce, Index& target, Index value, Index index, Ind
   flush_dirty(operands, 3);
   Node n;
   n.op = Op::Scatter;
-  n.size = broadcast_size(what, operands, operands[3] ? 4 : 3);  // once per lane of a loop or branch
+  // Once per lane of a loop or branch.
+  n.size = broadcast_size(std::string(what) + "()", operands, operands[3] ? 4 : 3);
   n.literal = uint64_t(reduce);
   OwnedIndex active{apply_current_mask(mask)};  // only the lanes of the enclosing loop or branch
   n.operands[1] = value;
@@ -348,11 +351,73 @@ Index trace_scatter_inc(Index& target, Index index, Index mask) {
   flush_dirty(operands, 2);
   Node n;
   n.op = Op::ScatterInc;
-  n.size = broadcast_size("scatter_inc", operands, operands[2] ? 3 : 2);
+  n.size = broadcast_size("scatter_inc()", operands, operands[2] ? 3 : 2);
   OwnedIndex active{apply_current_mask(mask)};
   n.operands[1] = index;
   n.operands[2] = active.index;
   return record_scatter(target, n);
+}
+
+std::vector<Index> trace_host_call(uint64_t id, Index fn, Index context, const std::vector<Index>& inputs,
+                                   Index active) {
+  StateLock lock(state().mutex);
+  const HostSignature& signature = host_signature(id);
+  std::string call = "host_call('" + signature.name + "')";
+  if (inputs.size() != signature.inputs.size())
+    throw TypeError("kiln: " + call + ": " + std::to_string(inputs.size()) +
+                    " input arrays given, but the function takes " + std::to_string(signature.inputs.size()) + " " +
+                    type_list(signature.inputs));
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    check_live(inputs[k], "host_call");
+    if (node(inputs[k]).type != signature.inputs[k])
+      throw TypeError("kiln: " + call + ": input " + std::to_string(k) + " is " + describe(inputs[k]) +
+                      ", but the function takes " + type_name(signature.inputs[k]) + " there " +
+                      type_list(signature.inputs) + "; convert it with cast<T>()");
+  }
+  check_live(active, "host_call");
+  if (node(active).type != VarType::Bool)
+    throw TypeError("kiln: " + call + ": the mask must be Bool, not " + describe(active));
+  std::vector<Index> sized = inputs;
+  sized.push_back(active);
+  if (current_mask()) sized.push_back(current_mask());  // inside a loop or branch: its lanes too
+  size_t size = broadcast_size(call, sized.data(), int(sized.size()));
+  flush_dirty(sized.data(), int(sized.size()));
+
+  inc_ref(fn);
+  OwnedIndex chain{fn};  // the argument list: HostArg cells, the first one on `fn`
+  for (Index input : inputs) {
+    Node cell;
+    cell.op = Op::HostArg;
+    cell.type = node(input).type;
+    cell.size = node(chain.index).size == 1 ? node(input).size : node(chain.index).size;  // 1 broadcasts (to 0 too)
+    cell.operands[0] = chain.index;
+    cell.operands[1] = input;
+    Index next = create_node(cell);
+    dec_ref(chain.index);
+    chain.index = next;
+  }
+  OwnedIndex mask{apply_current_mask(active)};  // inactive lanes of loops and branches call nothing
+  Node n;
+  n.op = Op::HostCall;
+  n.type = VarType::Bool;
+  n.size = size;
+  n.literal = id;
+  n.operands[0] = fn;
+  n.operands[1] = context;
+  n.operands[2] = mask.index;
+  n.operands[3] = chain.index;
+  OwnedIndex host_call{create_node(n)};
+  std::vector<Index> results;
+  for (size_t k = 0; k < signature.outputs.size(); ++k) {
+    Node result;
+    result.op = Op::HostResult;
+    result.type = signature.outputs[k];
+    result.size = size;
+    result.literal = k;
+    result.operands[0] = host_call.index;
+    results.push_back(create_node(result));
+  }
+  return results;
 }
 
 VarType node_type(Index index) {

@@ -1,9 +1,10 @@
 // Random typed programs for differential fuzzing: from a seed, a DAG of elementwise ops,
-// selects, casts, bitcasts, gathers, scatters (plain and reducing) and atomic counters,
-// built through the runtime-typed tracing API. Running the same seed on two backends must
+// selects, casts, bitcasts, gathers, scatters (plain and reducing), atomic counters and
+// host calls, built through the runtime-typed tracing API. Running the same seed on two backends must
 // give identical lanes (the LLVM backend and the interpreter implement one semantics).
 #pragma once
 
+#include <kiln/host_call.h>
 #include <kiln/kiln.h>
 
 #include "ir/op_info.h"
@@ -31,6 +32,26 @@ struct FuzzResult {
   std::vector<std::vector<uint64_t>> lanes;
   std::string listing;
 };
+
+/// The host function fuzz programs call: (a f32, b i64, c Bool, d u32) -> (a + b f64,
+/// b ^ d u32, c != (a < 0) Bool, c ? a : -a f32), with junk on the lanes it must skip (kernels
+/// read 0 there). No float-to-integer conversion: NaN and infinities are inputs too.
+inline void fuzz_host_function(void*, uint32_t width, const int32_t* active, const void* const* in, void* const* out) {
+  for (uint32_t i = 0; i < width; ++i) {
+    float a = static_cast<const float*>(in[0])[i];
+    int64_t b = static_cast<const int64_t*>(in[1])[i];
+    bool c = static_cast<const uint8_t*>(in[2])[i];
+    uint32_t d = static_cast<const uint32_t*>(in[3])[i];
+    static_cast<double*>(out[0])[i] = active[i] ? double(a) + double(b) : 1234.5;
+    static_cast<uint32_t*>(out[1])[i] = active[i] ? uint32_t(b) ^ d : 77u;
+    static_cast<uint8_t*>(out[2])[i] = active[i] ? c != (a < 0) : 3;
+    static_cast<float*>(out[3])[i] = active[i] ? (c ? a : -a) : -9.f;
+  }
+}
+inline const HostFunction kFuzzHostFunction("fuzz_host_function",
+                                            {VarType::Float32, VarType::Int64, VarType::Bool, VarType::UInt32},
+                                            {VarType::Float64, VarType::UInt32, VarType::Bool, VarType::Float32},
+                                            fuzz_host_function);
 
 class FuzzProgram {
  public:
@@ -154,7 +175,7 @@ class FuzzProgram {
 
   void add_step() {
     VarType t = kTypes[rng_() % 7];
-    switch (rng_() % 10) {
+    switch (rng_() % 11) {
       case 0:
       case 1:
       case 2:
@@ -237,6 +258,22 @@ class FuzzProgram {
             "ScatterInc counter" + std::to_string(targets_.size() - 1) + "[" + name(index) + "] if " + name(mask));
         return;
       }
+      case 10: {
+        const std::vector<VarType>& types = kFuzzHostFunction.inputs();
+        detail::Values inputs;
+        std::string text = "host_call(";
+        for (size_t k = 0; k < types.size(); ++k) {
+          Index input = pick(types[k]);
+          inputs.push_back(detail::Handle::borrow(input));
+          text += (k ? ", " : "") + name(input);
+        }
+        Index mask = pick(VarType::Bool);
+        detail::Values outputs = detail::host_call(kFuzzHostFunction, nullptr, inputs, mask);
+        text += ") if " + name(mask) + " output ";
+        for (size_t k = 0; k < outputs.size(); ++k)
+          add(outputs[k].release(), kFuzzHostFunction.outputs()[k], text + std::to_string(k));
+        return;
+      }
     }
   }
 
@@ -286,8 +323,10 @@ class FuzzProgram {
       return detail::BodyFn([&, side](const detail::Values& in) {
         std::vector<FuzzValue> outer = std::move(values_);
         values_.clear();
-        for (const FuzzValue& v : outer)
-          if (detail::node_size(v.index) == 1) values_.push_back(v);  // size-1 values broadcast
+        // One-lane values from before the loop broadcast. (Not the body's: once an evaluated
+        // loop has compacted its state to one lane, per-lane values have one lane too.)
+        for (size_t k = 0; k < body_outer_values_; ++k)
+          if (detail::node_size(outer[k].index) == 1) values_.push_back(outer[k]);
         for (size_t k = 0; k < in.size(); ++k)
           values_.push_back({in[k].index(), detail::node_type(in[k].index()), "arg" + std::to_string(k)});
         size_t owned = values_.size();
@@ -321,6 +360,7 @@ class FuzzProgram {
   size_t size_ = 1;
   bool in_body_ = false;              ///< generating a loop body (see FuzzLoopProgram)
   Index body_lanes_ = 0;              ///< in a body: a per-lane Bool that is always true
+  size_t body_outer_values_ = 0;      ///< in a body: values_ before this are from before the loop
   uint64_t serial_ = 0;               ///< next value number of the listing
   std::vector<size_t> body_targets_;  ///< targets_ a loop body may reduce into
   std::vector<FuzzValue> values_, targets_;
@@ -427,6 +467,7 @@ class FuzzLoopProgram : public FuzzProgram {
       values_.clear();
       for (const FuzzValue& v : outer)
         if (allow_capture || detail::node_size(v.index) == 1) values_.push_back(v);
+      body_outer_values_ = values_.size();
       for (size_t k = 0; k < phis.size(); ++k)
         values_.push_back({phis[k].index(), detail::node_type(phis[k].index()), "phi" + std::to_string(k)});
       size_t owned = values_.size();

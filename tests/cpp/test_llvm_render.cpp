@@ -1,6 +1,8 @@
 // Golden tests of the LLVM IR renderer: one small kernel form each, rendered at 4 lanes so
 // the text does not depend on the host. A missing reference file fails; run with
 // `--update` (or KILN_UPDATE_GOLDEN=1) to rewrite the references, then review the diff.
+#include <kiln/host_call.h>
+
 #include <gtest/gtest.h>
 
 #include "backend/llvm/llvm_render.h"
@@ -166,6 +168,27 @@ TEST(LlvmRender, SplitIntoPieces) {
            output(statement(Op::Mul, VarType::Float32, {8, 1}), 4)},
           2, 3),
       3);
+}
+
+namespace {
+void golden_host_function(void*, uint32_t, const int32_t*, const void* const*, void* const*) {}
+}  // namespace
+
+TEST(LlvmRender, HostCall) {
+  // (out3, out4) = f(a, b) on the lanes of mask: arguments, the lanes to run and the pointer
+  // arrays are staged in entry-block memory; the call is skipped when no lane is active; the
+  // results are zero where it did not run.
+  const HostFunction f("golden_host", {VarType::Float32, VarType::UInt32}, {VarType::Float32, VarType::Bool},
+                       golden_host_function);
+  check_golden("host_call",
+               form_of({statement(Op::Literal, VarType::Bool), input(VarType::Float32, 0), input(VarType::UInt32, 1),
+                        statement(Op::Param, VarType::UInt64, {}, 0), statement(Op::Param, VarType::UInt64, {}, 1),
+                        input(VarType::Bool, 2), statement(Op::HostArg, VarType::Float32, {3, 1}),
+                        statement(Op::HostArg, VarType::UInt32, {6, 2}),
+                        statement(Op::HostCall, VarType::Bool, {3, 4, 5, 7}, f.id()),
+                        output(statement(Op::HostResult, VarType::Float32, {8}, 0), 3),
+                        output(statement(Op::HostResult, VarType::Bool, {8}, 1), 4)},
+                       3, 2));
 }
 
 int main(int argc, char** argv) {

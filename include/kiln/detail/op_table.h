@@ -8,7 +8,8 @@
 //   arity: number of operands (0-4)
 //   type rule: how trace() checks the operand types and types the result (TypeRule in
 //     src/ir/op_info.h): Numeric, Bitwise, Integer, Float, Equality, Ordering (comparisons),
-//     Cast, Bitcast, Select; Own: typed by the code that creates it (leaves, memory, loops)
+//     Cast, Bitcast, Select; Own: typed by the code that creates it (leaves, memory, loops,
+//     host calls)
 //   flags: kPure (value-numbered, foldable), kSideEffect (runs in program order, never
 //     merged), kBufferOperand (operand 0 is a buffer the op accesses, not a value it reads)
 // Ops without kPure are never merged by value numbering.
@@ -57,6 +58,10 @@
   X(Gather, 3, Own, kBufferOperand)                   /* (source Data, index UInt32, mask); reads memory */           \
   X(Scatter, 4, Own, kSideEffect | kBufferOperand)    /* (target, value, index, mask); `literal` = ReduceOp */        \
   X(ScatterInc, 3, Own, kSideEffect | kBufferOperand) /* (target UInt32, index, mask) -> old value */                 \
+  /* Host calls (include/kiln/host_call.h). A HostCall's value: the lanes it ran on */                                \
+  X(HostArg, 2, Own, kPure)                           /* (previous HostArg or the call's fn, value) */                \
+  X(HostCall, 4, Own, kPure)                          /* (fn, context, mask, last HostArg); `literal`: its id */      \
+  X(HostResult, 1, Own, kPure)                        /* (HostCall) output `literal`, 0 where it did not run */       \
   /* Symbolic loops. In the trace: */                                                                                 \
   X(LoopPhi, 1, Own, 0)                               /* (init) a state variable inside the body */                   \
   X(LoopCond, 1, Own, 0)                              /* (cond) lanes active this iteration: running && cond */       \

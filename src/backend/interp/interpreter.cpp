@@ -2,8 +2,10 @@
 // semantics of src/ir/scalar_ops.h. It is slow and obviously correct, the oracle that the
 // LLVM backend is fuzzed against. Lanes run in order on one thread.
 #include <kiln/errors.h>
+#include <kiln/host_call.h>
 
 #include "backend/backend.h"
+#include "ir/host_function.h"
 #include "ir/op_info.h"
 #include "ir/scalar_ops.h"
 
@@ -19,11 +21,12 @@ class InterpretedKernel final : public Kernel {
   explicit InterpretedKernel(KernelForm form) : form_(std::move(form)) {
     find_value_uses();
     find_loops();
+    find_host_calls();
   }
 
   void launch(const LaunchArgs& args) const override {
     const auto& statements = form_.statements;
-    std::vector<uint64_t> values(statements.size());
+    std::vector<uint64_t> values(statements.size() + host_values_);  // then the outputs of host calls
     for (size_t lane = 0; lane < args.size && !args.check->interrupt->load(std::memory_order_relaxed); ++lane) {
       for (size_t i = 0; i < statements.size();) i = step(uint32_t(i), lane, values, args);
       for (size_t i = 0; i < statements.size(); ++i)  // outputs hold their final values
@@ -83,6 +86,9 @@ class InterpretedKernel final : public Kernel {
       case Op::Gather: value = gather(position, values, args); break;
       case Op::Scatter: value = scatter(position, values, args); break;
       case Op::ScatterInc: value = scatter_inc(position, values, args); break;
+      case Op::HostArg: break;  // read by its HostCall
+      case Op::HostCall: value = host_call(position, values); break;
+      case Op::HostResult: value = values[host_calls_.at(s.operands[0]).outputs + s.literal]; break;
       case Op::LoopBegin: break;
       case Op::LoopPhi: value = values[s.operands[0]]; break;
       case Op::LoopCond:  // a lane leaves the loop the first time its condition fails
@@ -165,6 +171,44 @@ class InterpretedKernel final : public Kernel {
     return old_value;
   }
 
+  /// Where each host call keeps its outputs: after the statements' values.
+  void find_host_calls() {
+    for (uint32_t i = 0; i < form_.statements.size(); ++i) {
+      const KernelStatement& s = form_.statements[i];
+      if (s.op != Op::HostCall) continue;
+      HostCallShape& call = host_calls_[i];
+      call.outputs = form_.statements.size() + host_values_;
+      call.cells = host_argument_cells(form_, i);
+      const HostSignature& signature = host_signature(s.literal);
+      call.input_types = signature.inputs;
+      call.output_types = signature.outputs;
+      host_values_ += signature.outputs.size();
+    }
+  }
+
+  /// Runs the host call at `position` on this lane (width 1) when its mask holds; writes its
+  /// outputs, 0 when it does not run. Its value: whether it ran.
+  uint64_t host_call(uint32_t position, std::vector<uint64_t>& values) const {
+    const KernelStatement& s = form_.statements[position];
+    const HostCallShape& call = host_calls_.at(position);
+    uint64_t* outputs = values.data() + call.outputs;
+    std::fill(outputs, outputs + call.output_types.size(), 0);
+    if (!values[s.operands[2]]) return 0;
+    std::vector<uint64_t> input_lanes(call.cells.size()), output_lanes(call.output_types.size());
+    std::vector<const void*> input_pointers;
+    std::vector<void*> output_pointers;
+    for (size_t k = 0; k < call.cells.size(); ++k) {
+      store_lane(call.input_types[k], &input_lanes[k], values[form_.statements[call.cells[k]].operands[1]]);
+      input_pointers.push_back(&input_lanes[k]);
+    }
+    for (uint64_t& lane : output_lanes) output_pointers.push_back(&lane);
+    const int32_t active = -1;
+    auto fn = reinterpret_cast<HostFunctionPointer>(values[s.operands[0]]);
+    fn(reinterpret_cast<void*>(values[s.operands[1]]), 1, &active, input_pointers.data(), output_pointers.data());
+    for (size_t k = 0; k < output_lanes.size(); ++k) outputs[k] = load_lane(call.output_types[k], &output_lanes[k]);
+    return 1;
+  }
+
   /// Marks the statements whose values are read: an operand other than a buffer, or an output.
   void find_value_uses() {
     value_used_.assign(form_.statements.size(), false);
@@ -190,6 +234,13 @@ class InterpretedKernel final : public Kernel {
   std::vector<bool> value_used_;                             ///< Data statements whose elements are read
   std::unordered_map<uint32_t, LoopShape> loops_;            ///< by LoopBegin position
   std::unordered_map<uint32_t, uint32_t> loop_end_of_cond_;  ///< LoopCond -> its LoopEnd
+  struct HostCallShape {
+    size_t outputs = 0;           ///< index of its first output in a lane's values
+    std::vector<uint32_t> cells;  ///< its HostArg statements, in argument order
+    std::vector<VarType> input_types, output_types;
+  };
+  std::unordered_map<uint32_t, HostCallShape> host_calls_;  ///< by HostCall position
+  size_t host_values_ = 0;                                  ///< outputs of all host calls
 };
 
 class InterpreterBackend final : public Backend {

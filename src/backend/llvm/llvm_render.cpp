@@ -16,6 +16,7 @@
 //                               of elementwise statements (division, remainders, casts, ...);
 //   llvm_render_memory.cpp      gathers, scatters (plain, reducing, incrementing), their
 //                               bounds masks and checked-mode reports;
+//   llvm_render_host_call.cpp   calls of host functions on a packet's active lanes;
 //   llvm_render_loops.cpp       symbolic loops and run-once regions (guarded branches, calls);
 //   llvm_render_pieces.cpp      a long kernel as noinline functions, one per piece.
 // Rendering is a pure function (no LLVM library calls), golden-tested in tests/golden/llvm/.

@@ -1,7 +1,8 @@
 // Lowering of statements to LLVM IR: Renderer::emit(), the one switch over ops, which
 // writes elementwise arithmetic itself (with the edge cases of src/ir/scalar_ops.h: guarded
 // integer division, C's fmod, minNum, saturating shifts and casts) and hands memory
-// accesses and loops to llvm_render_memory.cpp and llvm_render_loops.cpp.
+// accesses, host calls and loops to llvm_render_memory.cpp, llvm_render_host_call.cpp and
+// llvm_render_loops.cpp.
 #include "backend/llvm/llvm_renderer.h"
 
 #include <kiln/errors.h>
@@ -92,6 +93,9 @@ void Renderer::emit(uint32_t position) {
     case Op::Gather: out = gather(position, s); return;
     case Op::Scatter: scatter(position, s); return;
     case Op::ScatterInc: out = scatter_inc(position, s); return;
+    case Op::HostArg: return;  // its HostCall stages the value
+    case Op::HostCall: out = host_call(position, s); return;
+    case Op::HostResult: out = host_result(position, s); return;
     case Op::LoopBegin: loop_begin(position, s); return;
     case Op::LoopPhi: out = loop_phi(position, s); return;
     case Op::LoopCond: out = loop_cond(s); return;

@@ -133,6 +133,14 @@ class Renderer {
   /// Atomic increments, one per lane; the result holds each lane's old value.
   std::string scatter_inc(uint32_t position, const KernelStatement& s);
 
+  // ---- host calls (llvm_render_host_call.cpp) ----
+  /// Calls the host function of the HostCall at `position` on the packet's lanes where its
+  /// mask holds (not at all when none does), through staging memory in the entry block;
+  /// returns those lanes.
+  std::string host_call(uint32_t position, const KernelStatement& s);
+  /// A HostResult: the staged output on the lanes its call ran on, 0 elsewhere.
+  std::string host_result(uint32_t position, const KernelStatement& s);
+
   // ---- symbolic loops (llvm_render_loops.cpp) ----
   /// A loop whose LoopEnd is not emitted yet.
   struct OpenLoop {

@@ -28,7 +28,7 @@ std::string shape_name(size_t shape_index, const char* kind) {
 
 /// The number of vertices of `mesh`; ValueError naming the shape when its arrays do not
 /// come in threes or a face refers to a vertex that does not exist.
-size_t checked_vertex_count(const TriangleMeshGeometry& mesh, size_t shape_index) {
+size_t checked_vertex_count(const AccelTriangles& mesh, size_t shape_index) {
   std::string where = "kiln.render: make_accel: " + shape_name(shape_index, "triangle mesh");
   if (mesh.positions.size() % 3 != 0) {
     throw ValueError(where + ": positions holds " + std::to_string(mesh.positions.size()) +
@@ -50,7 +50,7 @@ size_t checked_vertex_count(const TriangleMeshGeometry& mesh, size_t shape_index
 }
 
 /// A committed Embree triangle mesh holding copies of `mesh`'s arrays (checked already).
-GeometryHandle new_mesh_geometry(const TriangleMeshGeometry& mesh) {
+GeometryHandle new_mesh_geometry(const AccelTriangles& mesh) {
   GeometryHandle geometry(rtcNewGeometry(embree_device(), RTC_GEOMETRY_TYPE_TRIANGLE));
   throw_on_embree_error("create a triangle mesh");
   void* vertices = rtcSetNewGeometryBuffer(geometry.get(), RTC_BUFFER_TYPE_VERTEX, 0, RTC_FORMAT_FLOAT3,
@@ -89,7 +89,7 @@ class EmbreeAccel final : public Accel {
       GeometryHandle geometry = std::visit(
           [&](const auto& shape) -> GeometryHandle {
             using Shape = std::decay_t<decltype(shape)>;
-            if constexpr (std::is_same_v<Shape, TriangleMeshGeometry>) {
+            if constexpr (std::is_same_v<Shape, AccelTriangles>) {
               record.is_mesh = true;
               record.vertex_count = checked_vertex_count(shape, index);
               return shape.faces.empty() ? nullptr : new_mesh_geometry(shape);

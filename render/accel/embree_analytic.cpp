@@ -141,7 +141,7 @@ std::string to_text(double value) {
 }
 }  // namespace
 
-GeometryHandle AnalyticShapes::add(const SphereGeometry& sphere, size_t shape_index) {
+GeometryHandle AnalyticShapes::add(const AccelSphere& sphere, size_t shape_index) {
   for (int i = 0; i < 3; ++i) {
     if (!std::isfinite(sphere.center[i])) {
       throw ValueError(shape_name(shape_index, "sphere") + ": center component " + std::to_string(i) + " is " +
@@ -161,7 +161,7 @@ GeometryHandle AnalyticShapes::add(const SphereGeometry& sphere, size_t shape_in
   return new_user_geometry(&added);
 }
 
-GeometryHandle AnalyticShapes::add(const DiskGeometry& disk, size_t shape_index) {
+GeometryHandle AnalyticShapes::add(const AccelDisk& disk, size_t shape_index) {
   const std::array<double, 16>& m = disk.to_world;
   for (size_t i = 0; i < 16; ++i) {
     if (!std::isfinite(m[i])) {

@@ -37,10 +37,10 @@ class AnalyticShapes {
  public:
   /// A committed user geometry for `sphere`, or none for a radius of 0 (never hit);
   /// ValueError naming `shape_index` for a malformed one.
-  GeometryHandle add(const SphereGeometry& sphere, size_t shape_index);
+  GeometryHandle add(const AccelSphere& sphere, size_t shape_index);
   /// A committed user geometry for `disk`, or none when to_world flattens it to a segment
   /// or a point (never hit); ValueError naming `shape_index` for a malformed one.
-  GeometryHandle add(const DiskGeometry& disk, size_t shape_index);
+  GeometryHandle add(const AccelDisk& disk, size_t shape_index);
 
  private:
   std::deque<AnalyticSphere> spheres_;  // a deque: callbacks hold pointers into it

@@ -58,7 +58,7 @@ struct Candidate {
 /// The first t in [0, maxt] where the ray meets the sphere, from the quadratic
 /// |o + t·d - c|² = r² solved in double (the cancellation-free form of the roots). A sphere
 /// of radius 0 is never hit (accel.h).
-inline std::optional<Candidate> reference_sphere(const HostRay& ray, const SphereGeometry& sphere) {
+inline std::optional<Candidate> reference_sphere(const HostRay& ray, const AccelSphere& sphere) {
   if (sphere.radius == 0) return std::nullopt;
   Vec3 oc = sub(to_double(ray.o), sphere.center), d = to_double(ray.d);
   double a = dot(d, d), b = 2 * dot(oc, d), c = dot(oc, oc) - sphere.radius * sphere.radius;
@@ -75,7 +75,7 @@ inline std::optional<Candidate> reference_sphere(const HostRay& ray, const Spher
 
 /// The ray in the disk's local space (through the inverse of to_world's 3×3 part), where
 /// the disk is x² + y² <= 1 at z = 0.
-inline std::optional<Candidate> reference_disk(const HostRay& ray, const DiskGeometry& disk) {
+inline std::optional<Candidate> reference_disk(const HostRay& ray, const AccelDisk& disk) {
   const std::array<double, 16>& m = disk.to_world;
   Vec3 rows[3] = {{m[0], m[1], m[2]}, {m[4], m[5], m[6]}, {m[8], m[9], m[10]}};
   Vec3 columns[3] = {cross(rows[1], rows[2]), cross(rows[2], rows[0]), cross(rows[0], rows[1])};
@@ -94,8 +94,7 @@ inline std::optional<Candidate> reference_disk(const HostRay& ray, const DiskGeo
 }
 
 /// Triangle `face` of `mesh` by Möller–Trumbore in double.
-inline std::optional<Candidate> reference_triangle(const HostRay& ray, const TriangleMeshGeometry& mesh,
-                                                   uint32_t face) {
+inline std::optional<Candidate> reference_triangle(const HostRay& ray, const AccelTriangles& mesh, uint32_t face) {
   auto vertex = [&](int corner) {
     uint32_t i = mesh.faces[3 * face + corner];
     return Vec3{mesh.positions[3 * i], mesh.positions[3 * i + 1], mesh.positions[3 * i + 2]};
@@ -126,9 +125,9 @@ struct ReferenceScene {
         candidate->hit.shape = shape;
         found.push_back(*candidate);
       };
-      if (auto* sphere = std::get_if<SphereGeometry>(&shapes[shape])) add(reference_sphere(ray, *sphere));
-      if (auto* disk = std::get_if<DiskGeometry>(&shapes[shape])) add(reference_disk(ray, *disk));
-      if (auto* mesh = std::get_if<TriangleMeshGeometry>(&shapes[shape])) {
+      if (auto* sphere = std::get_if<AccelSphere>(&shapes[shape])) add(reference_sphere(ray, *sphere));
+      if (auto* disk = std::get_if<AccelDisk>(&shapes[shape])) add(reference_disk(ray, *disk));
+      if (auto* mesh = std::get_if<AccelTriangles>(&shapes[shape])) {
         for (uint32_t face = 0; face < mesh->faces.size() / 3; ++face) add(reference_triangle(ray, *mesh, face));
       }
     }

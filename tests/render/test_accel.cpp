@@ -20,10 +20,10 @@ using namespace kiln::render;
 using namespace kiln::render::testing;
 
 namespace {
-const SphereGeometry kSphere = {{0.25, -0.5, 0.75}, 1.0};
+const AccelSphere kSphere = {{0.25, -0.5, 0.75}, 1.0};
 
 /// Two triangles: one at z = 0, one tilted, five units along x.
-TriangleMeshGeometry two_triangles() {
+AccelTriangles two_triangles() {
   return {{0, 0, 0, 1, 0, 0, 0, 1, 0, 5, 0, 2, 7, 0, 2.5f, 5, 2, 3}, {0, 1, 2, 3, 4, 5}};
 }
 
@@ -38,9 +38,9 @@ std::array<double, 16> multiply(const std::array<double, 16>& a, const std::arra
   return product;
 }
 
-/// translate(1, 2, 3) · rotate(30° about (1, 1, 0)) · scale(2, 0.5, 3): a disk stretched into
+/// translate(1, 2, 3) · rotate(30° about (1, 1, 0)) · scale(2, 0.75, 3): a disk stretched into
 /// an ellipse, tilted and moved.
-DiskGeometry tilted_disk() {
+AccelDisk tilted_disk() {
   double c = std::cos(M_PI / 6), s = std::sin(M_PI / 6), k = 1 / std::sqrt(2.0);
   double x = k, y = k;  // the rotation axis; z = 0
   std::array<double, 16> rotation = {c + x * x * (1 - c),
@@ -59,13 +59,13 @@ DiskGeometry tilted_disk() {
                                      0,
                                      0,
                                      1};
-  std::array<double, 16> scale = {2, 0, 0, 0, 0, 0.5, 0, 0, 0, 0, 3, 0, 0, 0, 0, 1};
+  std::array<double, 16> scale = {2, 0, 0, 0, 0, 0.75, 0, 0, 0, 0, 3, 0, 0, 0, 0, 1};
   std::array<double, 16> translation = {1, 0, 0, 1, 0, 1, 0, 2, 0, 0, 1, 3, 0, 0, 0, 1};
   return {multiply(translation, multiply(rotation, scale))};
 }
 
 /// The world position of the disk's local point (x, y, 0).
-std::array<float, 3> disk_point(const DiskGeometry& disk, double x, double y) {
+std::array<float, 3> disk_point(const AccelDisk& disk, double x, double y) {
   const std::array<double, 16>& m = disk.to_world;
   return {float(m[0] * x + m[1] * y + m[3]), float(m[4] * x + m[5] * y + m[7]), float(m[8] * x + m[9] * y + m[11])};
 }
@@ -96,7 +96,7 @@ void expect_matches(const HostHit& got, const std::optional<ReferenceHit>& want,
   }
   ASSERT_EQ(got.shape, want->shape) << where;
   EXPECT_EQ(got.prim, want->prim) << where;
-  if (std::holds_alternative<TriangleMeshGeometry>(scene.shapes[want->shape])) {
+  if (std::holds_alternative<AccelTriangles>(scene.shapes[want->shape])) {
     EXPECT_NEAR(got.t, want->t, 1e-5 * (1 + want->t)) << where;
     EXPECT_NEAR(got.u, want->u, 1e-5) << where;
     EXPECT_NEAR(got.v, want->v, 1e-5) << where;
@@ -166,7 +166,7 @@ TEST_P(AccelRoutes, TrianglesGiveTBarycentricsAndPrimIndex) {
 }
 
 TEST_P(AccelRoutes, DiskUnderNonUniformToWorld) {
-  DiskGeometry disk = tilted_disk();
+  AccelDisk disk = tilted_disk();
   ReferenceScene scene{{disk}};
   std::array<float, 3> d = {0.45f, -0.3f, 1.5f}, back = {-0.45f, 0.3f, -1.5f};
   std::vector<HostRay> rays = {
@@ -203,9 +203,9 @@ TEST_P(AccelRoutes, MissesAndMaxt) {
 }
 
 TEST_P(AccelRoutes, SeveralShapesGiveTheirIndexAndTheClosestWins) {
-  DiskGeometry disk = tilted_disk();
-  SphereGeometry small = {{1.0, 2.0, 6.0}, 0.5};  // above the disk's center (1, 2, 3)
-  ReferenceScene scene{{two_triangles(), kSphere, TriangleMeshGeometry{}, disk, SphereGeometry{{9, 9, 9}, 0.0}, small}};
+  AccelDisk disk = tilted_disk();
+  AccelSphere small = {{1.0, 2.0, 6.0}, 0.5};  // above the disk's center (1, 2, 3)
+  ReferenceScene scene{{two_triangles(), kSphere, AccelTriangles{}, disk, AccelSphere{{9, 9, 9}, 0.0}, small}};
   std::vector<HostRay> rays = {
       ray_to({0.2f, 0.7f, 0}, {0, 0, -1}, 1),                   // mesh, shape 0
       {{0.25f, -0.5f, -4.25f}, {0, 0, 1}},                      // sphere, shape 1
@@ -227,15 +227,15 @@ TEST_P(AccelRoutes, SeveralShapesGiveTheirIndexAndTheClosestWins) {
 TEST_P(AccelRoutes, RandomRaysMatchBruteForce) {
   std::mt19937 rng(5);
   std::uniform_real_distribution<float> unit(-1, 1);
-  TriangleMeshGeometry mesh;
+  AccelTriangles mesh;
   for (int i = 0; i < 90; ++i) mesh.positions.push_back(2 * unit(rng));
   for (uint32_t i = 0; i < 90 / 3; ++i) mesh.faces.push_back(i);
   ReferenceScene scene{{mesh}};
   for (int i = 0; i < 3; ++i) {
-    scene.shapes.push_back(SphereGeometry{{2.0 * unit(rng), 2.0 * unit(rng), 2.0 * unit(rng)}, 0.5 + 0.3 * unit(rng)});
+    scene.shapes.push_back(AccelSphere{{2.0 * unit(rng), 2.0 * unit(rng), 2.0 * unit(rng)}, 0.5 + 0.3 * unit(rng)});
   }
   for (int i = 0; i < 2; ++i) {
-    DiskGeometry disk{};
+    AccelDisk disk{};
     for (int k = 0; k < 12; ++k) disk.to_world[k] = unit(rng);
     disk.to_world[15] = 1;
     scene.shapes.push_back(disk);
@@ -271,14 +271,14 @@ TEST_P(AccelRoutes, RandomRaysMatchBruteForce) {
 TEST_P(AccelRoutes, DegenerateShapesAndRaysMiss) {
   float nan = std::numeric_limits<float>::quiet_NaN();
   // Face 0 is fine; 1 has zero area; 2 a NaN vertex; 3 a vertex past Embree's 1.8e18.
-  TriangleMeshGeometry mesh{{0, 0, 0, 1, 0, 0, 0,   1, 0,  //
-                             3, 0, 0, 4, 1, 0, 5,   2, 0,  //
-                             6, 0, 0, 7, 0, 0, nan, 1, 0, 9, 0, 0, 10, 0, 0, 9, 1e30f, 0},
-                            {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}};
-  TriangleMeshGeometry vertices_only{{0, 0, 5, 1, 0, 5, 0, 1, 5}, {}};
-  DiskGeometry flattened{{1, 2, 0, 20, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}};  // y axis = 2 x axis
+  AccelTriangles mesh{{0, 0, 0, 1, 0, 0, 0,   1, 0,  //
+                       3, 0, 0, 4, 1, 0, 5,   2, 0,  //
+                       6, 0, 0, 7, 0, 0, nan, 1, 0, 9, 0, 0, 10, 0, 0, 9, 1e30f, 0},
+                      {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}};
+  AccelTriangles vertices_only{{0, 0, 5, 1, 0, 5, 0, 1, 5}, {}};
+  AccelDisk flattened{{1, 2, 0, 20, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}};  // y axis = 2 x axis
   std::unique_ptr<Accel> accel =
-      make_accel({mesh, vertices_only, TriangleMeshGeometry{}, SphereGeometry{{20, 20, -3}, 0}, flattened});
+      make_accel({mesh, vertices_only, AccelTriangles{}, AccelSphere{{20, 20, -3}, 0}, flattened});
   std::array<float, 3> down = {0, 0, -1};
   std::vector<HostRay> rays = {
       ray_to({0.2f, 0.2f, 0}, down, 1),     // face 0: the one hit
@@ -335,7 +335,7 @@ INSTANTIATE_TEST_SUITE_P(Routes, AccelRoutes, ::testing::Values(Route::Raw, Rout
                          [](const ::testing::TestParamInfo<Route>& info) { return route_name(info.param); });
 
 TEST(Accel, EveryPacketWidth) {
-  DiskGeometry disk = tilted_disk();
+  AccelDisk disk = tilted_disk();
   ReferenceScene scene{{kSphere, two_triangles(), disk}};
   std::unique_ptr<Accel> accel = make_accel(scene.shapes);
   std::vector<HostRay> pattern = {
@@ -382,18 +382,18 @@ TEST(Accel, MalformedShapesAreValueErrors) {
   };
   float inf = kInf;
   double nan = std::numeric_limits<double>::quiet_NaN();
-  expect_error({kSphere, TriangleMeshGeometry{{0, 0, 0, 1}, {}}},
+  expect_error({kSphere, AccelTriangles{{0, 0, 0, 1}, {}}},
                "shape 1 (triangle mesh): positions holds 4 floats, which is not 3 (x, y, z) per vertex");
-  expect_error({TriangleMeshGeometry{{0, 0, 0, 1, 0, 0, 0, 1, 0}, {0, 1}}},
+  expect_error({AccelTriangles{{0, 0, 0, 1, 0, 0, 0, 1, 0}, {0, 1}}},
                "shape 0 (triangle mesh): faces holds 2 indices, which is not 3 per triangle");
-  expect_error({TriangleMeshGeometry{{0, 0, 0, 1, 0, 0, 0, 1, 0}, {0, 1, 2, 2, 1, 3}}},
+  expect_error({AccelTriangles{{0, 0, 0, 1, 0, 0, 0, 1, 0}, {0, 1, 2, 2, 1, 3}}},
                "shape 0 (triangle mesh): face 1 refers to vertex 3, but the mesh has 3 vertices");
-  expect_error({SphereGeometry{{0, 0, 0}, -1}}, "shape 0 (sphere): radius is -1; it must be finite and >= 0");
-  expect_error({SphereGeometry{{0, 0, 0}, nan}}, "shape 0 (sphere): radius is nan");
-  expect_error({SphereGeometry{{0, 0, 0}, inf}}, "shape 0 (sphere): radius is inf");
-  expect_error({kSphere, kSphere, SphereGeometry{{0, inf, 0}, 1}},
+  expect_error({AccelSphere{{0, 0, 0}, -1}}, "shape 0 (sphere): radius is -1; it must be finite and >= 0");
+  expect_error({AccelSphere{{0, 0, 0}, nan}}, "shape 0 (sphere): radius is nan");
+  expect_error({AccelSphere{{0, 0, 0}, inf}}, "shape 0 (sphere): radius is inf");
+  expect_error({kSphere, kSphere, AccelSphere{{0, inf, 0}, 1}},
                "shape 2 (sphere): center component 1 is inf; it must be finite");
-  DiskGeometry disk = tilted_disk();
+  AccelDisk disk = tilted_disk();
   disk.to_world[6] = nan;
   expect_error({disk}, "shape 0 (disk): to_world[1][2] is nan; it must be finite");
   disk = tilted_disk();
@@ -402,8 +402,8 @@ TEST(Accel, MalformedShapesAreValueErrors) {
 }
 
 TEST(Accel, UpdateMeshPositions) {
-  TriangleMeshGeometry mesh = two_triangles();
-  std::unique_ptr<Accel> accel = make_accel({kSphere, mesh, TriangleMeshGeometry{{0, 0, 0}, {}}});
+  AccelTriangles mesh = two_triangles();
+  std::unique_ptr<Accel> accel = make_accel({kSphere, mesh, AccelTriangles{{0, 0, 0}, {}}});
   std::vector<HostRay> rays = {ray_to({0.2f, 0.7f, 0}, {0, 0, -1}, 2), ray_to({0.2f, 0.7f, 0}, {0, 0, -1}, 1),
                                ray_to({5.5f, 0.5f, 2.375f}, {0, 0, 1}, 3)};
   std::vector<bool> active(rays.size(), true);
@@ -448,7 +448,7 @@ TEST(Accel, EmbreeErrorsBecomeKilnErrors) {
 #else
   // Embree fails to allocate a mesh of 12 MB when the address space may grow by 4 MB only.
   make_accel({kSphere});  // the device exists before the limit
-  TriangleMeshGeometry mesh;
+  AccelTriangles mesh;
   mesh.positions.assign(3 << 20, 0.0f);
   mesh.faces.assign(3 << 20, 0);
   std::vector<AccelGeometry> shapes = {std::move(mesh)};

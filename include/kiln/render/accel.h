@@ -42,25 +42,25 @@
 namespace kiln::render {
 
 /// A triangle mesh in world space: x, y, z per vertex, three vertex indices per face.
-struct TriangleMeshGeometry {
+struct AccelTriangles {
   std::vector<float> positions;
   std::vector<uint32_t> faces;
 };
 
 /// A sphere in world space.
-struct SphereGeometry {
+struct AccelSphere {
   std::array<double, 3> center;
   double radius;
 };
 
 /// Mitsuba's disk: the unit disk at z = 0 of local space, placed in the world by an affine
 /// map given as a row-major 4×4 matrix.
-struct DiskGeometry {
+struct AccelDisk {
   std::array<double, 16> to_world;
 };
 
 /// One shape of a scene, as make_accel takes it.
-using AccelGeometry = std::variant<TriangleMeshGeometry, SphereGeometry, DiskGeometry>;
+using AccelGeometry = std::variant<AccelTriangles, AccelSphere, AccelDisk>;
 
 /// A host function that kernels call, and the context pointer it is called with.
 struct HostCallTarget {

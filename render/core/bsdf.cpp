@@ -9,6 +9,15 @@ std::pair<Color3f, Float> BSDF::eval_pdf(const BSDFContext& ctx, const SurfaceIn
   return {eval(ctx, si, wo, active), pdf(ctx, si, wo, active)};
 }
 
+std::tuple<Color3f, Float, BSDFSample3f, Color3f> BSDF::eval_pdf_sample(const BSDFContext& ctx,
+                                                                        const SurfaceInteraction& si, const Array3f& wo,
+                                                                        const Float& sample1, const Array2f& sample2,
+                                                                        const Bool& active) const {
+  auto [value, density] = eval_pdf(ctx, si, wo, active);
+  auto [bs, weight] = sample(ctx, si, sample1, sample2, active);
+  return {value, density, bs, weight};
+}
+
 Color3f BSDF::eval_diffuse_reflectance(const SurfaceInteraction& si, const Bool& active) const {
   // The reflectance seen from straight above: π · f(wi, +z) (the cosine is 1).
   Array3f up(0.0f, 0.0f, 1.0f);

@@ -6,6 +6,18 @@ namespace kiln::render {
 
 Bool SurfaceInteraction::is_valid() const { return t != Float(kInfinity); }
 
+void SurfaceInteraction::finalize(const Array3f& ray_d) {
+  const Array3f& normal = sh_frame.n;
+  Array3f tangent = dp_du - normal * dot(normal, dp_du);
+  Float length2 = squared_norm(tangent);
+  // A degenerate parametrization (dp_du zero or along the normal) gets any tangent.
+  auto [fallback_s, fallback_t] = coordinate_system(normal);
+  Bool usable = length2 > 1e-20f;
+  sh_frame.s = select(usable, tangent * rsqrt(length2), fallback_s);
+  sh_frame.t = select(usable, cross(normal, sh_frame.s), fallback_t);
+  wi = to_local(-ray_d);
+}
+
 Array3f SurfaceInteraction::offset_p(const Array3f& d) const {
   Float magnitude = (1.0f + max(max(abs(p.x), abs(p.y)), abs(p.z))) * kRayEpsilon;
   magnitude = select(dot(n, d) >= 0.0f, magnitude, -magnitude);

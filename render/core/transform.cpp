@@ -71,4 +71,18 @@ Array3f Transform4f::apply_vector(const Array3f& v) const { return transform_vec
 
 Array3f Transform4f::apply_normal(const Array3f& n) const { return transform_vector(transpose(inverse_), n); }
 
+Transform4f Transform4f::from_rows(const std::array<double, 16>& rows) {
+  Matrix4f matrix;
+  for (size_t r = 0; r < 4; ++r)
+    for (size_t c = 0; c < 4; ++c) matrix(r, c) = Float(float(rows[r * 4 + c]));
+  Transform4f transform(matrix);
+  transform.make_opaque();
+  return transform;
+}
+
+void Transform4f::make_opaque() {
+  for_each_array(matrix_, [](Float& entry) { kiln::make_opaque(entry); });
+  for_each_array(inverse_, [](Float& entry) { kiln::make_opaque(entry); });
+}
+
 }  // namespace kiln::render

@@ -1,4 +1,5 @@
-// Warps from the unit square to the disk, sphere, hemisphere and cone, with their densities.
+// Warps from the unit square to the disk, sphere, hemisphere, cone and triangle, with their
+// densities.
 #include <kiln/math.h>
 #include <kiln/render/warp.h>
 
@@ -65,6 +66,17 @@ Array3f square_to_uniform_cone(const Array2f& sample, const Float& cos_cutoff) {
 Float square_to_uniform_cone_pdf(const Array3f& v, const Float& cos_cutoff) {
   Float density = rcp((2.0f * kPi) * (1.0f - cos_cutoff));
   return select(v.z >= cos_cutoff, density, Float(0.0f));
+}
+
+Array2f square_to_uniform_triangle(const Array2f& sample) {
+  // Folding the square onto the triangle would be cheaper but discontinuous; the square
+  // root keeps neighbouring samples neighbours.
+  Float t = safe_sqrt(1.0f - sample.x);
+  return Array2f(1.0f - t, t * sample.y);
+}
+
+Float square_to_uniform_triangle_pdf(const Array2f& p) {
+  return select((p.x >= 0.0f) & (p.y >= 0.0f) & (p.x + p.y <= 1.0f), Float(2.0f), Float(0.0f));
 }
 
 }  // namespace kiln::render::warp

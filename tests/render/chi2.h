@@ -37,6 +37,12 @@ inline Chart<Array3f> sphere_chart() {
           4 * M_PI};
 }
 
+/// The unit square itself (for warps onto parts of it, like the triangle); area 1.
+inline Chart<Array2f> square_chart() {
+  return {[](const std::vector<double>& p) { return std::pair(p[0], p[1]); },
+          [](const Float& u, const Float& v) { return Array2f(u, v); }, 1.0};
+}
+
 /// The unit disk: u = r², v = φ / 2π; area π.
 inline Chart<Array2f> disk_chart() {
   return {[](const std::vector<double>& p) {

@@ -32,6 +32,12 @@ TEST(Warp, UniformDiskConcentric) {
   EXPECT_TRUE(r.passed) << r.message;
 }
 
+TEST(Warp, UniformTriangle) {
+  auto r =
+      chi2_test<Array2f>(warp::square_to_uniform_triangle, warp::square_to_uniform_triangle_pdf, chi2::square_chart());
+  EXPECT_TRUE(r.passed) << r.message;
+}
+
 TEST(Warp, UniformSphere) {
   auto r = test_directions(warp::square_to_uniform_sphere, warp::square_to_uniform_sphere_pdf);
   EXPECT_TRUE(r.passed) << r.message;

@@ -97,6 +97,12 @@ class BSDF : public Object {
   /// eval() and pdf() together (override when sharing work pays).
   virtual std::pair<Color3f, Float> eval_pdf(const BSDFContext& ctx, const SurfaceInteraction& si, const Array3f& wo,
                                              const Bool& active) const;
+  /// eval_pdf() for `wo` and sample() together, as the path integrator asks at each vertex.
+  virtual std::tuple<Color3f, Float, BSDFSample3f, Color3f> eval_pdf_sample(const BSDFContext& ctx,
+                                                                            const SurfaceInteraction& si,
+                                                                            const Array3f& wo, const Float& sample1,
+                                                                            const Array2f& sample2,
+                                                                            const Bool& active) const;
   /// The diffuse reflectance at `si` (the aov integrator's "albedo"); by default
   /// π · eval() towards the normal.
   virtual Color3f eval_diffuse_reflectance(const SurfaceInteraction& si, const Bool& active) const;

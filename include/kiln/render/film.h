@@ -6,7 +6,9 @@
 // - Film coordinates are in pixels of the full film, x right and y down; pixel (i, j)
 //   covers [i, i+1) × [j, j+1).
 // - Only the crop window is rendered; develop() returns a TensorXf of shape (crop height,
-//   crop width, channels), each pixel the filter-weighted mean of the samples around it.
+//   crop width, channels), each pixel the filter-weighted mean of the samples around it
+//   (samples are taken inside the crop only, and filter taps outside it are dropped, as
+//   in Mitsuba's JIT variants).
 // - The size, crop and filter are host settings, but kernels read them through opaque
 //   arrays (Kiln parameters): changing them compiles nothing new (story 1).
 #pragma once
@@ -36,29 +38,40 @@ class ImageBlock {
   TensorXf develop() const;
 
  private:
+  /// Adds `values` · `weight` and `weight` to crop pixel (x, y) where it exists.
+  void add(const Int32& x, const Int32& y, const std::vector<Float>& values, const Float& weight, const Bool& active);
+
   std::array<uint32_t, 2> offset_, size_;
-  uint32_t border_;
   size_t channels_;
   std::shared_ptr<const ReconstructionFilter> filter_;
-  Float accumulator_;  ///< (height + 2 border) × (width + 2 border) × (channels + 1), weight last
+  Float accumulator_;  ///< height × width × (channels + 1), the weight last
 };
 
 class Film : public Object {
  public:
+  /// Reads `width`, `height`, the crop window and the nested `rfilter` (gaussian by default).
+  explicit Film(const Properties& props);
   PluginKind kind() const override { return PluginKind::Film; }
 
   std::array<uint32_t, 2> size() const { return size_; }
   std::array<uint32_t, 2> crop_offset() const { return crop_offset_; }
   std::array<uint32_t, 2> crop_size() const { return crop_size_; }
-  /// Changes the film size and crop window (checked: the crop must lie inside the film).
-  void set_size(std::array<uint32_t, 2> size);
+  /// Changes the crop window; throws ValueError unless it lies inside the film.
   void set_crop_window(std::array<uint32_t, 2> offset, std::array<uint32_t, 2> size);
   const std::shared_ptr<ReconstructionFilter>& rfilter() const { return filter_; }
+  /// True when the film stores an alpha channel (rendered values then carry one after RGB).
+  virtual bool has_alpha() const = 0;
 
-  /// Names of the channels develop() returns ("R", "G", "B", optionally "A", then AOVs).
-  virtual std::vector<std::string> channel_names() const = 0;
-  /// A fresh block for the crop window with room for `channels` values per sample.
-  ImageBlock create_block(size_t channels) const;
+  /// A fresh block for the crop window; samples carry RGB, alpha if has_alpha(), then
+  /// `aov_count` more values.
+  ImageBlock create_block(size_t aov_count) const;
+  /// The block's pixels in the film's pixel format, AOVs after the color channels.
+  virtual TensorXf develop(const ImageBlock& block) const = 0;
+  /// Names of develop()'s channels for AOVs named `aov_names`.
+  virtual std::vector<std::string> channel_names(const std::vector<std::string>& aov_names) const = 0;
+
+  void traverse(TraversalCallback& callback) override;
+  void parameters_changed(const std::vector<std::string>& keys) override;
 
  protected:
   std::array<uint32_t, 2> size_{}, crop_offset_{}, crop_size_{};

@@ -12,6 +12,7 @@
 #include <kiln/control.h>
 #include <kiln/render/common.h>
 #include <kiln/render/properties.h>
+#include <kiln/render/ray.h>
 #include <kiln/tensor.h>
 
 #include <optional>
@@ -22,7 +23,6 @@ namespace kiln::render {
 
 class Scene;
 class Sensor;
-struct Ray3f;
 
 class Integrator : public Object {
  public:
@@ -33,11 +33,15 @@ class Integrator : public Object {
   virtual TensorXf render(const Scene& scene, const Sensor& sensor, uint32_t seed, uint32_t spp) const = 0;
 
  protected:
-  /// The control-flow mode of the integrator's loops and calls.
-  std::optional<ControlMode> mode() const { return mode_; }
-
- private:
+  /// The control-flow mode of the integrator's loops and calls (the global flag when empty).
   std::optional<ControlMode> mode_;
+};
+
+/// What a sampling integrator estimates for one camera ray.
+struct RaySample {
+  Color3f radiance;
+  Bool valid;               ///< the ray hit something visible (the film's alpha)
+  std::vector<Float> aovs;  ///< one value per aov_names() entry
 };
 
 /// An integrator that estimates each camera ray's value independently: render() generates
@@ -50,9 +54,8 @@ class SamplingIntegrator : public Integrator {
 
   /// Names of the values sample() returns beyond RGB (AOVs), in order.
   virtual std::vector<std::string> aov_names() const { return {}; }
-  /// The radiance along `ray` and any AOVs (one array each); `rng` is advanced.
-  virtual std::pair<Color3f, std::vector<Float>> sample(const Scene& scene, PCG32& rng, const Ray3f& ray,
-                                                        const Bool& active) const = 0;
+  /// The radiance along `ray` and any AOVs; `rng` is advanced.
+  virtual RaySample sample(const Scene& scene, PCG32& rng, const Ray3f& ray, const Bool& active) const = 0;
 };
 
 }  // namespace kiln::render

@@ -33,6 +33,9 @@ struct SurfaceInteraction {
   Array3f to_local(const Array3f& v) const { return sh_frame.to_local(v); }
   Array3f to_world(const Array3f& v) const { return sh_frame.to_world(v); }
 
+  /// Completes what shapes leave to the scene: the shading frame's tangents from sh_frame.n
+  /// and dp_du (Gram-Schmidt, as Mitsuba), and `wi` = -ray_d in local coordinates.
+  void finalize(const Array3f& ray_d);
   /// `p` moved off the surface towards the side `d` points to.
   Array3f offset_p(const Array3f& d) const;
   /// A ray leaving in direction `d` (unit, world space), unbounded.

@@ -19,6 +19,8 @@ class ReconstructionFilter : public Object {
   float radius() const { return radius_; }
   /// The filter's value at offset `x` pixels.
   virtual Float eval(const Float& x) const = 0;
+  /// The box filter: films then add each sample to the pixel it lies in, unweighted.
+  virtual bool is_box() const { return false; }
 
  protected:
   float radius_ = 0.5f;

@@ -36,7 +36,8 @@ class Scene : public Object {
   SurfaceInteraction ray_intersect(const Ray3f& ray, const Bool& active) const;
   Bool ray_test(const Ray3f& ray, const Bool& active) const;
 
-  std::pair<DirectionSample3f, Color3f> sample_emitter_direction(const Array3f& ref_p, const Array2f& sample,
+  /// An emitter sample seen from the surface point `ref` (shadow rays leave its surface).
+  std::pair<DirectionSample3f, Color3f> sample_emitter_direction(const SurfaceInteraction& ref, const Array2f& sample,
                                                                  bool test_visibility, const Bool& active) const;
   Float pdf_emitter_direction(const Array3f& ref_p, const DirectionSample3f& ds, const Bool& active) const;
   /// The direction sample that reached `si` from `ref_p` (a surface point, or the
@@ -51,6 +52,13 @@ class Scene : public Object {
                                                const Float& sample1, const Array2f& sample2, const Bool& active) const;
   std::pair<Color3f, Float> bsdf_eval_pdf(const BSDFContext& ctx, const SurfaceInteraction& si, const Array3f& wo,
                                           const Bool& active) const;
+  std::tuple<Color3f, Float, BSDFSample3f, Color3f> bsdf_eval_pdf_sample(const BSDFContext& ctx,
+                                                                         const SurfaceInteraction& si,
+                                                                         const Array3f& wo, const Float& sample1,
+                                                                         const Array2f& sample2,
+                                                                         const Bool& active) const;
+  /// The diffuse reflectance of the hit BSDF (the aov integrator's albedo).
+  Color3f bsdf_diffuse_reflectance(const SurfaceInteraction& si, const Bool& active) const;
   /// The flags of the BSDF of the shape `si` hit, per lane (0 on misses).
   UInt32 bsdf_flags(const SurfaceInteraction& si) const;
 
@@ -65,8 +73,16 @@ class Scene : public Object {
 
   /// Rebuilds what depends on shape parameters after they changed.
   void update_geometry();
+  /// Lists every object the scene declares under its id (as Mitsuba's traverse()).
+  void traverse(TraversalCallback& callback) override;
+  /// Rebuilds the ray tracer when a shape's geometry changed.
+  void parameters_changed(const std::vector<std::string>& keys) override;
 
  private:
+  /// The BSDF id of each lane's shape (0 where inactive or nothing was hit).
+  UInt32 bsdf_id(const SurfaceInteraction& si, const Bool& active) const;
+
+  std::vector<std::shared_ptr<Object>> children_;  ///< in declaration order
   std::vector<std::shared_ptr<Shape>> shapes_;
   std::vector<std::shared_ptr<Emitter>> emitters_;
   std::vector<std::shared_ptr<Sensor>> sensors_;

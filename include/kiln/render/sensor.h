@@ -28,6 +28,7 @@ class Sensor : public Object {
   virtual std::pair<Ray3f, Color3f> sample_ray(const Array2f& film_position, const Bool& active) const = 0;
 
   const std::shared_ptr<Film>& film() const { return film_; }
+  void traverse(TraversalCallback& callback) override;
   const std::shared_ptr<Sampler>& sampler() const { return sampler_; }
 
  private:

@@ -4,9 +4,10 @@
 // What an implementation guarantees:
 // - accel_geometry() describes the shape in world space for the ray tracer; after a
 //   parameter change the scene asks again.
-// - compute_surface_interaction() turns the tracer's preliminary hit into a full
+// - compute_surface_interaction() turns the tracer's preliminary hit into a
 //   SurfaceInteraction with Kiln arrays (differentiable with respect to the shape's
-//   parameters, e.g. vertex positions), `wi` in the shading frame.
+//   parameters, e.g. vertex positions): t, p, n, uv, dp_du, dp_dv and the shading normal
+//   sh_frame.n. The scene completes the shading frame and `wi` (finalize()).
 // - sample_position() is uniform over the surface area: pdf = 1 / surface_area().
 // - sample_direction()/pdf_direction() default to sample_position() converted to solid
 //   angle at the reference point; a shape may sample better (a sphere samples its visible
@@ -18,7 +19,9 @@
 #include <kiln/render/interaction.h>
 #include <kiln/render/properties.h>
 
+#include <array>
 #include <memory>
+#include <utility>
 
 namespace kiln::render {
 
@@ -46,6 +49,14 @@ class Shape : public Object {
   /// The density of sample_direction() for `ds`.
   virtual Float pdf_direction(const Array3f& ref_p, const DirectionSample3f& ds, const Bool& active) const;
   virtual Float surface_area() const = 0;
+  /// The world-space bounding box (min corner, max corner).
+  virtual std::pair<std::array<float, 3>, std::array<float, 3>> bounding_box() const = 0;
+  /// Lists the BSDF and area light as children ("bsdf", "emitter").
+  void traverse(TraversalCallback& callback) override;
+
+  /// True after a parameter change the ray tracer must see (the scene then rebuilds it).
+  bool geometry_changed() const { return geometry_changed_; }
+  void set_geometry_changed(bool changed) { geometry_changed_ = changed; }
 
   const std::shared_ptr<BSDF>& bsdf() const { return bsdf_; }
   /// The area light attached to the shape, or null.
@@ -54,6 +65,7 @@ class Shape : public Object {
  private:
   std::shared_ptr<BSDF> bsdf_;
   std::shared_ptr<Emitter> emitter_;
+  bool geometry_changed_ = false;
 };
 
 }  // namespace kiln::render

@@ -15,6 +15,8 @@
 
 #include <kiln/matrix.h>
 
+#include <array>
+
 namespace kiln::render {
 
 class Transform4f {
@@ -50,6 +52,13 @@ class Transform4f {
   /// The normal n mapped by the inverse transpose, which keeps it perpendicular to mapped
   /// tangents; not normalized.
   Array3f apply_normal(const Array3f& n) const;
+
+  /// The transform with row-major matrix `rows` (as a scene file gives it), its inverse
+  /// computed once and every entry made opaque: kernels read the entries as parameters,
+  /// so a new value compiles nothing.
+  static Transform4f from_rows(const std::array<double, 16>& rows);
+  /// Makes every entry of matrix and inverse opaque (evaluating pending work).
+  void make_opaque();
 
  private:
   Matrix4f matrix_, inverse_;

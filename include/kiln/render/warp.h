@@ -39,4 +39,9 @@ Array3f square_to_uniform_cone(const Array2f& sample, const Float& cos_cutoff);
 /// 1 / (2π (1 - cos_cutoff)) inside the cone, 0 outside.
 Float square_to_uniform_cone_pdf(const Array3f& v, const Float& cos_cutoff);
 
+/// Uniform on the triangle (0, 0), (1, 0), (0, 1): barycentrics (b1, b2) of a triangle.
+Array2f square_to_uniform_triangle(const Array2f& sample);
+/// 2 inside the triangle, 0 outside.
+Float square_to_uniform_triangle_pdf(const Array2f& p);
+
 }  // namespace kiln::render::warp

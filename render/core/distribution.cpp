@@ -1,0 +1,48 @@
+// Discrete distributions: a cumulative table searched per lane.
+#include <kiln/errors.h>
+#include <kiln/render/distribution.h>
+#include <kiln/search.h>
+
+#include <cmath>
+#include <string>
+
+namespace kiln::render {
+
+DiscreteDistribution::DiscreteDistribution(const std::vector<float>& weights) : size_(weights.size()) {
+  if (weights.empty()) throw ValueError("kiln.render: DiscreteDistribution: no weights");
+  std::vector<float> cdf{0.0f};
+  double total = 0.0;
+  for (size_t i = 0; i < weights.size(); ++i) {
+    if (!(weights[i] >= 0.0f) || !std::isfinite(weights[i]))
+      throw ValueError("kiln.render: DiscreteDistribution: weight " + std::to_string(i) + " is " +
+                       std::to_string(weights[i]) + "; weights must be finite and not negative");
+    total += weights[i];
+    cdf.push_back(float(total));
+  }
+  if (!(total > 0.0)) throw ValueError("kiln.render: DiscreteDistribution: every weight is zero");
+  sum_ = float(total);
+  normalization_ = float(1.0 / total);
+  cdf_ = Float::from(cdf.data(), cdf.size());
+}
+
+UInt32 DiscreteDistribution::sample(const Float& sample, const Bool& active) const {
+  Float target = sample * sum_;
+  // The first item whose upper cumulative bound exceeds the target; zero-weight items
+  // have equal bounds and are skipped.
+  UInt32 index =
+      binary_search(0, uint32_t(size_), [&](const UInt32& i) { return gather(cdf_, i + 1u, active) <= target; });
+  return min(index, UInt32(uint32_t(size_ - 1)));
+}
+
+std::pair<UInt32, Float> DiscreteDistribution::sample_reuse(const Float& sample, const Bool& active) const {
+  UInt32 index = this->sample(sample, active);
+  Float lower = gather(cdf_, index, active), upper = gather(cdf_, index + 1u, active);
+  Float reused = (sample * sum_ - lower) / (upper - lower);
+  return {index, min(max(reused, Float(0.0f)), Float(0x1.fffffep-1f))};
+}
+
+Float DiscreteDistribution::pmf(const UInt32& index, const Bool& active) const {
+  return (gather(cdf_, index + 1u, active) - gather(cdf_, index, active)) * normalization_;
+}
+
+}  // namespace kiln::render

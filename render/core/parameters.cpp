@@ -1,0 +1,151 @@
+// Scene parameters: a traversal that records every parameter under its key, typed
+// assignment, and update notifications up the object tree.
+#include <kiln/errors.h>
+#include <kiln/render/parameters.h>
+
+#include <algorithm>
+#include <set>
+
+namespace kiln::render {
+
+/// Walks the object tree, naming parameters "<path>.<name>" and each object once.
+class SceneParameters::Collector : public TraversalCallback {
+ public:
+  Collector(SceneParameters& out, Object* node, std::string prefix, size_t depth, std::set<Object*>& seen)
+      : out_(out), node_(node), prefix_(std::move(prefix)), depth_(depth), seen_(seen) {}
+
+  void put(const std::string& name, ParameterRef ref, uint32_t flags) override {
+    std::string key = prefix_.empty() ? name : prefix_ + "." + name;
+    std::visit(
+        [&](auto* pointer) {
+          if constexpr (requires { for_each_array(*pointer, [](auto&) {}); })
+            for_each_array(*pointer, [&](auto& array) { set_label(array, key); });
+          else if constexpr (requires { pointer->matrix(); })
+            for_each_array(pointer->matrix(), [&](const auto& array) { set_label(array, key); });
+        },
+        ref);
+    out_.entries_[key] = Entry{ref, node_, name, flags};
+  }
+
+  void put_object(const std::string& name, Object* child) override {
+    if (!child || !seen_.insert(child).second) return;
+    out_.parent_[child] = node_;
+    out_.depth_[child] = depth_ + 1;
+    Collector nested(out_, child, prefix_.empty() ? name : prefix_ + "." + name, depth_ + 1, seen_);
+    child->traverse(nested);
+  }
+
+ private:
+  SceneParameters& out_;
+  Object* node_;
+  std::string prefix_;
+  size_t depth_;
+  std::set<Object*>& seen_;
+};
+
+SceneParameters::SceneParameters(Object& root) {
+  std::set<Object*> seen{&root};
+  depth_[&root] = 0;
+  Collector collector(*this, &root, "", 0, seen);
+  root.traverse(collector);
+}
+
+std::vector<std::string> SceneParameters::keys() const {
+  std::vector<std::string> out;
+  for (const auto& [key, entry] : entries_) out.push_back(key);
+  return out;
+}
+
+bool SceneParameters::contains(const std::string& key) const { return entries_.count(key) != 0; }
+
+SceneParameters::Entry& SceneParameters::entry(const std::string& key) {
+  auto found = entries_.find(key);
+  if (found == entries_.end())
+    throw ValueError("kiln.render: scene parameters: no parameter '" + key +
+                     "' (kr.traverse(scene).keys() lists them)");
+  return found->second;
+}
+
+const ParameterRef& SceneParameters::get(const std::string& key) const {
+  return const_cast<SceneParameters*>(this)->entry(key).ref;
+}
+
+uint32_t SceneParameters::flags(const std::string& key) const {
+  return const_cast<SceneParameters*>(this)->entry(key).flags;
+}
+
+namespace {
+
+/// The stored value of type T behind `ref`, or a TypeError naming both types.
+template <typename T> T& target(const std::string& key, const ParameterRef& ref, const char* given) {
+  if (T* const* pointer = std::get_if<T*>(&ref)) return **pointer;
+  static const char* kNames[] = {"a Float array", "an Array3f", "a UInt32 array", "a Transform4f",
+                                 "a pair of sizes (width, height)"};
+  throw TypeError("kiln.render: scene parameters: '" + key + "' holds " + kNames[ref.index()] + ", not " + given);
+}
+
+void check_size(const std::string& key, size_t expected, size_t given) {
+  if (expected != given && given != 1)
+    throw SizeError("kiln.render: scene parameters: '" + key + "' holds " + std::to_string(expected) +
+                    " values; the new value has " + std::to_string(given));
+}
+
+}  // namespace
+
+void SceneParameters::set(const std::string& key, const Float& value) {
+  Float& stored = target<Float>(key, entry(key).ref, "a Float array");
+  check_size(key, stored.size(), value.size());
+  stored = value.size() == stored.size() ? value : value + zeros<Float>(stored.size());
+  set_label(stored, key);
+  changed(key);
+}
+
+void SceneParameters::set(const std::string& key, const Array3f& value) {
+  Array3f& stored = target<Array3f>(key, entry(key).ref, "an Array3f");
+  check_size(key, stored.x.size(), value.x.size());
+  stored = value;
+  for_each_array(stored, [&](Float& array) { set_label(array, key); });
+  changed(key);
+}
+
+void SceneParameters::set(const std::string& key, const UInt32& value) {
+  UInt32& stored = target<UInt32>(key, entry(key).ref, "a UInt32 array");
+  stored = value;
+  set_label(stored, key);
+  changed(key);
+}
+
+void SceneParameters::set(const std::string& key, const Transform4f& value) {
+  target<Transform4f>(key, entry(key).ref, "a Transform4f") = value;
+  changed(key);
+}
+
+void SceneParameters::set(const std::string& key, const std::array<uint32_t, 2>& value) {
+  target<std::array<uint32_t, 2>>(key, entry(key).ref, "a pair of sizes") = value;
+  changed(key);
+}
+
+void SceneParameters::changed(const std::string& key) {
+  const Entry& e = entries_.at(key);
+  std::vector<std::string>& names = changed_[e.owner];
+  if (std::find(names.begin(), names.end(), e.name) == names.end()) names.push_back(e.name);
+}
+
+void SceneParameters::update() {
+  // Owners first, deepest first; then every ancestor once, with the names of the
+  // children that changed.
+  std::map<Object*, std::vector<std::string>> pending = std::move(changed_);
+  changed_.clear();
+  for (const auto& [owner, names] : std::map<Object*, std::vector<std::string>>(pending))
+    for (Object* node = owner; parent_.count(node);) {
+      Object* parent = parent_[node];
+      pending[parent];
+      node = parent;
+    }
+  std::vector<Object*> order;
+  for (const auto& [object, names] : pending) order.push_back(object);
+  std::stable_sort(order.begin(), order.end(), [&](Object* a, Object* b) { return depth_[a] > depth_[b]; });
+  for (Object* object : order) object->parameters_changed(pending[object]);
+}
+
+}  // namespace kiln::render

@@ -1,0 +1,76 @@
+// What every film shares: size, crop window, reconstruction filter, and their parameters.
+#include "core/parameter_checks.h"
+
+#include <kiln/errors.h>
+#include <kiln/render/film.h>
+#include <kiln/render/plugin.h>
+#include <kiln/render/traverse.h>
+
+#include <algorithm>
+
+namespace kiln::render {
+namespace {
+
+/// A positive integer parameter that fits the film's 32-bit pixel indices.
+uint32_t film_extent(const Properties& props, const std::string& name, int64_t fallback) {
+  int64_t value = props.get_int(name, fallback);
+  if (value <= 0 || value > (1 << 15))
+    throw_parameter_error(props, name, "must be between 1 and 32768 pixels, got " + std::to_string(value));
+  return uint32_t(value);
+}
+
+std::string pair_text(std::array<uint32_t, 2> v) {
+  return "(" + std::to_string(v[0]) + ", " + std::to_string(v[1]) + ")";
+}
+
+}  // namespace
+
+Film::Film(const Properties& props) {
+  size_ = {film_extent(props, "width", 768), film_extent(props, "height", 576)};
+  std::array<uint32_t, 2> offset{0, 0}, crop = size_;
+  for (int axis = 0; axis < 2; ++axis) {
+    std::string suffix = axis == 0 ? "x" : "y";
+    int64_t value = props.get_int("crop_offset_" + suffix, 0);
+    if (value < 0) throw_parameter_error(props, "crop_offset_" + suffix, "must not be negative");
+    offset[axis] = uint32_t(std::min<int64_t>(value, 1 << 16));
+    crop[axis] = film_extent(props, axis == 0 ? "crop_width" : "crop_height", size_[axis]);
+  }
+  set_crop_window(offset, crop);
+  for (const auto& child : props.objects(PluginKind::Filter))
+    filter_ = std::dynamic_pointer_cast<ReconstructionFilter>(child);
+  if (!filter_)
+    filter_ = std::dynamic_pointer_cast<ReconstructionFilter>(
+        create_object(Properties(PluginKind::Filter, "gaussian", "", props.source())));
+}
+
+void Film::set_crop_window(std::array<uint32_t, 2> offset, std::array<uint32_t, 2> size) {
+  for (int axis = 0; axis < 2; ++axis)
+    if (size[axis] == 0 || uint64_t(offset[axis]) + size[axis] > size_[axis])
+      throw ValueError("kiln.render: film: the crop window at offset " + pair_text(offset) + " of size " +
+                       pair_text(size) + " must be non-empty and lie inside the film of size " + pair_text(size_));
+  crop_offset_ = offset;
+  crop_size_ = size;
+}
+
+ImageBlock Film::create_block(size_t aov_count) const {
+  return ImageBlock(crop_offset_, crop_size_, (has_alpha() ? 4 : 3) + aov_count, filter_);
+}
+
+void Film::traverse(TraversalCallback& callback) {
+  callback.put("size", &size_, param_flags::kNonDifferentiable);
+  callback.put("crop_offset", &crop_offset_, param_flags::kNonDifferentiable);
+  callback.put("crop_size", &crop_size_, param_flags::kNonDifferentiable);
+}
+
+void Film::parameters_changed(const std::vector<std::string>& keys) {
+  auto changed = [&](const char* key) { return std::find(keys.begin(), keys.end(), key) != keys.end(); };
+  // A new film size resets the crop window to the whole film unless it was set as well.
+  std::array<uint32_t, 2> offset = crop_offset_, size = crop_size_;
+  if (changed("size")) {
+    if (!changed("crop_size")) size = size_;
+    if (!changed("crop_offset")) offset = {0, 0};
+  }
+  set_crop_window(offset, size);
+}
+
+}  // namespace kiln::render

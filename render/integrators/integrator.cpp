@@ -1,0 +1,74 @@
+// What every integrator shares: the control-flow mode, and the sampling integrators'
+// render(): camera rays for every sample of the crop window, splatted into the film.
+// Everything a render varies per call (film size, crop, samples per pixel, seed) reaches
+// kernels as opaque parameters, so a new value compiles nothing (story 1).
+#include "core/parameter_checks.h"
+
+#include <kiln/construct.h>
+#include <kiln/errors.h>
+#include <kiln/render/integrator.h>
+#include <kiln/render/scene.h>
+#include <kiln/runtime.h>
+
+namespace kiln::render {
+namespace {
+std::optional<ControlMode> parse_mode(const Properties& props) {
+  if (!props.has("mode")) return std::nullopt;
+  return one_of(props, "mode", "symbolic", {"symbolic", "evaluated"}) == "symbolic" ? ControlMode::Symbolic
+                                                                                    : ControlMode::Evaluated;
+}
+/// The global control-flow mode set to the integrator's `mode` for the duration of a
+/// render, so its loops and every dispatch in the scene's queries follow it.
+class ModeScope {
+ public:
+  explicit ModeScope(std::optional<ControlMode> mode) : saved_(flag(Flag::Symbolic)) {
+    if (mode) set_flag(Flag::Symbolic, *mode == ControlMode::Symbolic);
+  }
+  ~ModeScope() { set_flag(Flag::Symbolic, saved_); }
+
+ private:
+  bool saved_;
+};
+
+}  // namespace
+
+Integrator::Integrator(const Properties& props) : mode_(parse_mode(props)) {}
+
+TensorXf SamplingIntegrator::render(const Scene& scene, const Sensor& sensor, uint32_t seed, uint32_t spp) const {
+  ModeScope scope(mode_);
+  const Film& film = *sensor.film();
+  if (spp == 0) spp = sensor.sampler()->sample_count();
+  auto [crop_width, crop_height] = film.crop_size();
+  auto [offset_x, offset_y] = film.crop_offset();
+  auto [width, height] = film.size();
+  uint64_t wavefront = uint64_t(crop_width) * crop_height * spp;
+  if (wavefront >= (uint64_t(1) << 32))
+    throw ValueError("kiln.render: render(): " + std::to_string(crop_width) + " x " + std::to_string(crop_height) +
+                     " pixels at " + std::to_string(spp) + " samples each exceed 2^32 samples; render fewer");
+
+  PCG32 rng = sensor.sampler()->rng(seed, size_t(wavefront));
+  UInt32 pixel = arange<UInt32>(size_t(wavefront)) / opaque<UInt32>(spp);
+  UInt32 row = pixel / opaque<UInt32>(crop_width);
+  UInt32 column = pixel - row * opaque<UInt32>(crop_width);
+  Array2f position(cast<float>(column + opaque<UInt32>(offset_x)), cast<float>(row + opaque<UInt32>(offset_y)));
+  Float jitter_x = rng.next_float32();
+  Array2f sample_position(position.x + jitter_x, position.y + rng.next_float32());
+  Array2f film_position(sample_position.x * opaque<Float>(1.0f / float(width)),
+                        sample_position.y * opaque<Float>(1.0f / float(height)));
+
+  Bool active(true);
+  auto [ray, ray_weight] = sensor.sample_ray(film_position, active);
+  RaySample result = sample(scene, rng, ray, active);
+
+  Color3f radiance = result.radiance * ray_weight;
+  std::vector<Float> values{radiance.x, radiance.y, radiance.z};
+  if (film.has_alpha()) values.push_back(select(result.valid, Float(1.0f), Float(0.0f)));
+  values.insert(values.end(), result.aovs.begin(), result.aovs.end());
+
+  ImageBlock block = film.create_block(result.aovs.size());
+  // With the box filter a sample belongs to its pixel: splat the pixel's own position.
+  block.put(film.rfilter()->is_box() ? position : sample_position, values, active);
+  return film.develop(block);
+}
+
+}  // namespace kiln::render

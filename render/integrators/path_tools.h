@@ -1,0 +1,26 @@
+// Pieces the path, direct and aov integrators share: parameters, the MIS weight, 2D
+// samples, and looking through emitters the camera must not see.
+#pragma once
+
+#include <kiln/random.h>
+#include <kiln/render/properties.h>
+#include <kiln/render/ray.h>
+
+namespace kiln::render {
+
+class Scene;
+
+/// `max_depth` (-1, meaning unbounded, by default) as a vertex count; other negatives are errors.
+uint32_t max_depth_parameter(const Properties& props);
+
+/// The power heuristic a² / (a² + b²) for densities a and b (0 where it is not finite).
+Float mis_weight(const Float& pdf_a, const Float& pdf_b);
+
+/// Two uniform numbers in [0, 1).
+Array2f next_2d(PCG32& rng);
+
+/// `ray` continued through every area emitter it meets first (hide_emitters): the
+/// returned ray starts just past the last emitter hit.
+Ray3f skip_area_emitters(const Scene& scene, const Ray3f& ray, const Bool& active);
+
+}  // namespace kiln::render

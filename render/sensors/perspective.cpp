@@ -1,0 +1,113 @@
+// The pinhole camera (Mitsuba 3's `perspective`): `fov` along `fov_axis` (x) or a
+// `focal_length` (50mm on a 36 x 24 mm frame, the default), `near_clip` 0.01, `far_clip`
+// 10000, `to_world` (rotation and translation only), `principal_point_offset_x/y` in
+// units of the film. As in Mitsuba, the field of view is stored as the horizontal one
+// (`x_fov`), fixed when the film size later changes.
+#include "core/parameter_checks.h"
+
+#include <kiln/render/camera.h>
+#include <kiln/render/plugin.h>
+#include <kiln/render/sensor.h>
+#include <kiln/render/traverse.h>
+
+#include <cmath>
+#include <string>
+
+namespace kiln::render {
+namespace {
+
+FovAxis parse_fov_axis(const Properties& props) {
+  std::string axis = one_of(props, "fov_axis", "x", {"x", "y", "diagonal", "smaller", "larger"});
+  if (axis == "y") return FovAxis::Y;
+  if (axis == "diagonal") return FovAxis::Diagonal;
+  if (axis == "smaller") return FovAxis::Smaller;
+  if (axis == "larger") return FovAxis::Larger;
+  return FovAxis::X;
+}
+
+/// The field of view in degrees and its axis: `fov`, or a focal length in millimetres
+/// measured on the diagonal of a 36 x 24 mm frame.
+std::pair<double, FovAxis> parse_fov(const Properties& props) {
+  if (props.has("fov") && props.has("focal_length"))
+    throw_parameter_error(props, "fov", "and 'focal_length' exclude each other: give one");
+  if (props.has("fov")) return {props.get_float("fov"), parse_fov_axis(props)};
+  std::string text = props.get_string("focal_length", "50mm");
+  std::string number = text.ends_with("mm") ? text.substr(0, text.size() - 2) : text;
+  double focal_length = 0.0;
+  try {
+    size_t used = 0;
+    focal_length = std::stod(number, &used);
+    if (used != number.size()) focal_length = 0.0;
+  } catch (const std::exception&) {}
+  if (!(focal_length > 0.0) || !std::isfinite(focal_length))
+    throw_parameter_error(props, "focal_length", "must look like \"50mm\" (a positive length), got \"" + text + "\"");
+  double fov = 2.0 * std::atan(std::sqrt(36.0 * 36.0 + 24.0 * 24.0) / (2.0 * focal_length)) * 180.0 / M_PI;
+  return {fov, FovAxis::Diagonal};
+}
+
+/// True when the linear part of `m` (row-major) scales: a column's length differs from 1.
+bool has_scale(const Matrix4d& m) {
+  for (int c = 0; c < 3; ++c) {
+    double length = std::sqrt(m[c] * m[c] + m[4 + c] * m[4 + c] + m[8 + c] * m[8 + c]);
+    if (std::abs(length - 1.0) > 1e-3) return true;
+  }
+  return false;
+}
+
+class PerspectiveCamera : public Sensor {
+ public:
+  explicit PerspectiveCamera(const Properties& props) : Sensor(props) {
+    auto [fov, axis] = parse_fov(props);
+    auto [width, height] = film()->size();
+    x_fov_ = opaque<Float>(x_fov_from(Float(float(fov)), axis, width, height).read(0));
+    float x_fov = x_fov_.read(0);
+    if (!(x_fov > 0.0f && x_fov < 180.0f))
+      throw_parameter_error(
+          props, "fov",
+          "gives a horizontal field of view of " + std::to_string(x_fov) + " degrees; it must lie in (0, 180)");
+    near_clip_ = float(props.get_float("near_clip", 1e-2));
+    far_clip_ = float(props.get_float("far_clip", 1e4));
+    if (!(near_clip_ > 0.0f)) throw_parameter_error(props, "near_clip", "must be positive");
+    if (!(near_clip_ < far_clip_)) throw_parameter_error(props, "near_clip", "must be smaller than 'far_clip'");
+    Matrix4d to_world = props.get_transform("to_world", kIdentity);
+    if (has_scale(to_world))
+      throw_parameter_error(props, "to_world", "must not scale (a camera transform is a rotation and a translation)");
+    to_world_ = Transform4f::from_rows(to_world);
+    principal_point_ = {float(props.get_float("principal_point_offset_x", 0.0)),
+                        float(props.get_float("principal_point_offset_y", 0.0))};
+  }
+
+  std::pair<Ray3f, Color3f> sample_ray(const Array2f& film_position, const Bool&) const override {
+    auto [width, height] = film()->size();
+    Float aspect = opaque<Float>(float(width) / float(height));
+    Array2f position(film_position.x + opaque<Float>(principal_point_[0]),
+                     film_position.y + opaque<Float>(principal_point_[1]));
+    CameraRays rays = pinhole_rays(to_world_, x_fov_, aspect, near_clip_, far_clip_, position);
+    return {Ray3f{rays.origin, rays.direction, rays.max_distance}, Color3f(1.0f, 1.0f, 1.0f)};
+  }
+
+  void traverse(TraversalCallback& callback) override {
+    Sensor::traverse(callback);
+    callback.put("x_fov", &x_fov_, param_flags::kNonDifferentiable);
+    callback.put("to_world", &to_world_, param_flags::kNonDifferentiable);
+  }
+
+  void parameters_changed(const std::vector<std::string>&) override {
+    make_opaque(x_fov_);
+    to_world_.make_opaque();
+  }
+
+ private:
+  static constexpr Matrix4d kIdentity{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+  Float x_fov_;
+  Transform4f to_world_;
+  float near_clip_ = 1e-2f, far_clip_ = 1e4f;
+  std::array<float, 2> principal_point_{};
+};
+
+}  // namespace
+
+KILN_REGISTER_PLUGIN(PluginKind::Sensor, "perspective",
+                     [](const Properties& p) { return std::make_shared<PerspectiveCamera>(p); });
+
+}  // namespace kiln::render

@@ -1,0 +1,143 @@
+// Triangle meshes: hits interpolated from vertex data, positions sampled by area.
+#include "shapes/mesh.h"
+
+#include <kiln/errors.h>
+#include <kiln/render/traverse.h>
+#include <kiln/render/warp.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace kiln::render {
+namespace {
+
+constexpr Matrix4d kIdentity{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+
+Float kiln_copy(const std::vector<float>& values) { return Float::from(values.data(), values.size()); }
+
+/// A flat host vector of `array` (evaluated).
+template <typename T, typename A> std::vector<T> host_copy(const A& array) {
+  std::vector<T> values(array.size());
+  const T* data = static_cast<const T*>(array.data());
+  std::copy(data, data + values.size(), values.begin());
+  return values;
+}
+
+}  // namespace
+
+Mesh::Mesh(const Properties& props, MeshData data) : Shape(props) {
+  if (props.get_bool("face_normals", false)) data.normals.clear();
+  transform_mesh(data, props.get_transform("to_world", kIdentity));
+  if (props.get_bool("flip_normals", false)) flip_mesh_normals(data);
+  if (data.faces.empty())
+    throw ValueError("kiln.render: shape '" + props.plugin() + "' (" + props.source() + "): the mesh has no faces");
+  has_normals_ = !data.normals.empty();
+  has_texcoords_ = !data.uvs.empty();
+  positions_ = kiln_copy(data.positions);
+  normals_ = has_normals_ ? kiln_copy(data.normals) : Float(0.0f);
+  texcoords_ = has_texcoords_ ? kiln_copy(data.uvs) : Float(0.0f);
+  faces_ = UInt32::from(data.faces.data(), data.faces.size());
+  refresh_host_data();
+}
+
+void Mesh::refresh_host_data() {
+  host_.positions = host_copy<float>(positions_);
+  host_.faces = host_copy<uint32_t>(faces_);
+  area_ = DiscreteDistribution(triangle_areas(host_));
+}
+
+AccelGeometry Mesh::accel_geometry() const { return AccelTriangles{host_.positions, host_.faces}; }
+
+SurfaceInteraction Mesh::compute_surface_interaction(const Ray3f&, const PreliminaryIntersection& hit,
+                                                     const Bool& active) const {
+  Array3u face = gather<Array3u>(faces_, hit.prim_index, active);
+  Array3f p0 = gather<Array3f>(positions_, face.x, active), p1 = gather<Array3f>(positions_, face.y, active),
+          p2 = gather<Array3f>(positions_, face.z, active);
+  Float b1 = hit.prim_uv.x, b2 = hit.prim_uv.y, b0 = 1.0f - b1 - b2;
+  Array3f e1 = p1 - p0, e2 = p2 - p0;
+
+  SurfaceInteraction si;
+  si.t = hit.t;
+  si.p = p0 * b0 + p1 * b1 + p2 * b2;
+  si.n = normalize(cross(e1, e2));
+  si.sh_frame.n = si.n;
+  if (has_normals_) {
+    Array3f n0 = gather<Array3f>(normals_, face.x, active), n1 = gather<Array3f>(normals_, face.y, active),
+            n2 = gather<Array3f>(normals_, face.z, active);
+    si.sh_frame.n = normalize(n0 * b0 + n1 * b1 + n2 * b2);
+  }
+  if (has_texcoords_) {
+    Array2f uv0 = gather<Array2f>(texcoords_, face.x, active), uv1 = gather<Array2f>(texcoords_, face.y, active),
+            uv2 = gather<Array2f>(texcoords_, face.z, active);
+    Array2f duv0 = uv1 - uv0, duv1 = uv2 - uv0;
+    si.uv = uv0 + duv0 * b1 + duv1 * b2;
+    // dp/du and dp/dv from the edge vectors and the uv differences along them.
+    Float det = duv0.x * duv1.y - duv0.y * duv1.x;
+    Float inv_det = select(det != 0.0f, rcp(det), Float(0.0f));
+    si.dp_du = (e1 * duv1.y - e2 * duv0.y) * inv_det;
+    si.dp_dv = (e2 * duv0.x - e1 * duv1.x) * inv_det;
+  } else {
+    si.uv = Array2f(b1, b2);
+    si.dp_du = e1;
+    si.dp_dv = e2;
+  }
+  si.prim_index = hit.prim_index;
+  return si;
+}
+
+PositionSample3f Mesh::sample_position(const Array2f& sample, const Bool& active) const {
+  auto [face_index, reused] = area_.sample_reuse(sample.y, active);
+  Array3u face = gather<Array3u>(faces_, face_index, active);
+  Array3f p0 = gather<Array3f>(positions_, face.x, active), p1 = gather<Array3f>(positions_, face.y, active),
+          p2 = gather<Array3f>(positions_, face.z, active);
+  Array2f b = warp::square_to_uniform_triangle(Array2f(sample.x, reused));
+  Float b0 = 1.0f - b.x - b.y;
+  PositionSample3f ps;
+  ps.p = p0 * b0 + p1 * b.x + p2 * b.y;
+  ps.pdf = Float(area_.normalization()) + zeros<Float>(sample.x.size());
+  ps.delta = full<Bool>(false, sample.x.size());
+  if (has_texcoords_)
+    ps.uv = gather<Array2f>(texcoords_, face.x, active) * b0 + gather<Array2f>(texcoords_, face.y, active) * b.x +
+            gather<Array2f>(texcoords_, face.z, active) * b.y;
+  else
+    ps.uv = b;
+  if (has_normals_)
+    ps.n = normalize(gather<Array3f>(normals_, face.x, active) * b0 + gather<Array3f>(normals_, face.y, active) * b.x +
+                     gather<Array3f>(normals_, face.z, active) * b.y);
+  else
+    ps.n = normalize(cross(p1 - p0, p2 - p0));
+  return ps;
+}
+
+Float Mesh::pdf_position(const PositionSample3f&, const Bool& active) const {
+  return select(active, Float(area_.normalization()), Float(0.0f));
+}
+
+Float Mesh::surface_area() const { return Float(area_.sum()); }
+
+std::pair<std::array<float, 3>, std::array<float, 3>> Mesh::bounding_box() const {
+  std::array<float, 3> lower{kInfinity, kInfinity, kInfinity}, upper{-kInfinity, -kInfinity, -kInfinity};
+  for (size_t i = 0; i < host_.positions.size(); ++i) {
+    lower[i % 3] = std::min(lower[i % 3], host_.positions[i]);
+    upper[i % 3] = std::max(upper[i % 3], host_.positions[i]);
+  }
+  return {lower, upper};
+}
+
+void Mesh::traverse(TraversalCallback& callback) {
+  Shape::traverse(callback);
+  callback.put("vertex_positions", &positions_, param_flags::kDiscontinuous);
+  if (has_normals_) callback.put("vertex_normals", &normals_, param_flags::kDifferentiable);
+  if (has_texcoords_) callback.put("vertex_texcoords", &texcoords_, param_flags::kDifferentiable);
+  callback.put("faces", &faces_, param_flags::kNonDifferentiable);
+}
+
+void Mesh::parameters_changed(const std::vector<std::string>&) {
+  if (positions_.size() % 3 != 0 || faces_.size() % 3 != 0 || faces_.size() == 0)
+    throw ValueError("kiln.render: shape '" + plugin() + "' (" + source() +
+                     "): vertex_positions and faces need 3 values per vertex and per triangle");
+  refresh_host_data();
+  set_geometry_changed(true);
+}
+
+}  // namespace kiln::render

@@ -307,6 +307,14 @@ TEST_P(AccelRoutes, DegenerateShapesAndRaysMiss) {
   }
 }
 
+TEST_P(AccelRoutes, AnEmptySceneMissesEverything) {
+  std::unique_ptr<Accel> accel = make_accel({});
+  std::vector<HostRay> rays = {{{0, 0, 0}, {0, 0, 1}}, {{1, 2, 3}, {-1, 0, 0}, 5}};
+  std::vector<HostHit> hits = intersect_by(GetParam(), *accel, rays, {true, true});
+  for (size_t i = 0; i < rays.size(); ++i) expect_matches(hits[i], std::nullopt, ReferenceScene{}, std::to_string(i));
+  EXPECT_EQ(occluded_by(GetParam(), *accel, rays, {true, true}), (std::vector<uint8_t>{0, 0}));
+}
+
 TEST_P(AccelRoutes, InactiveLanes) {
   std::unique_ptr<Accel> accel = make_accel({kSphere});
   std::vector<HostRay> rays(6, HostRay{{0.25f, -0.5f, -4.25f}, {0, 0, 1}});

@@ -77,6 +77,17 @@ struct Flattening<S> {
   }
 };
 
+template <typename A, typename B> struct Flattening<std::pair<A, B>> {
+  static void flatten(const std::pair<A, B>& value, Values& out) {
+    Flattening<A>::flatten(value.first, out);
+    Flattening<B>::flatten(value.second, out);
+  }
+  static std::pair<A, B> rebuild(const Values& values, size_t& position) {
+    A first = Flattening<A>::rebuild(values, position);
+    return {std::move(first), Flattening<B>::rebuild(values, position)};
+  }
+};
+
 template <typename... Ts> struct Flattening<std::tuple<Ts...>> {
   static void flatten(const std::tuple<Ts...>& value, Values& out) {
     std::apply([&](const auto&... parts) { (Flattening<std::decay_t<decltype(parts)>>::flatten(parts, out), ...); },

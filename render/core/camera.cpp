@@ -1,12 +1,12 @@
 // Field of view conversions, the perspective projection and pinhole camera rays.
 #include <kiln/math.h>
 #include <kiln/render/camera.h>
+#include <kiln/render/common.h>
 
 #include <cmath>
 
 namespace kiln::render {
 namespace {
-constexpr float kDegreesToRadians = 3.14159265358979323846f / 180.0f;
 
 /// tan(fov / 2) for a field of view in degrees.
 Float half_tan(const Float& fov) { return tan(fov * (0.5f * kDegreesToRadians)); }

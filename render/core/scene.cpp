@@ -111,6 +111,9 @@ void Scene::update_geometry() {
       upper[k] = std::max(upper[k], shape_upper[k]);
     }
   }
+  // Kernels read the ray tracer when they run: one that arrays still pending may trace
+  // stays alive with the scene.
+  if (accel_) retired_accels_.push_back(std::move(accel_));
   accel_ = make_accel(std::move(geometry));
   // Mitsuba's bounding sphere: the box's center, radius half its diagonal (a unit
   // sphere at the origin for an empty scene).

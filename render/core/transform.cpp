@@ -1,12 +1,11 @@
 // Affine transforms: the elementary matrices with their exact inverses, and composition.
 #include <kiln/math.h>
+#include <kiln/render/common.h>
 #include <kiln/render/transform.h>
 #include <kiln/vector_math.h>
 
 namespace kiln::render {
 namespace {
-
-constexpr float kDegreesToRadians = 3.14159265358979323846f / 180.0f;
 
 /// The 4 x 4 matrix with linear part `rows` (row-major 3 x 3) and translation `t`.
 Matrix4f affine(const Float (&rows)[9], const Array3f& t) {

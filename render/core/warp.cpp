@@ -1,15 +1,11 @@
 // Warps from the unit square to the disk, sphere, hemisphere, cone and triangle, with their
 // densities.
 #include <kiln/math.h>
+#include <kiln/render/common.h>
 #include <kiln/render/warp.h>
 
 namespace kiln::render::warp {
 namespace {
-
-constexpr float kPi = 3.14159265358979323846f;
-
-/// sqrt(max(x, 0)): rounding can push 1 - z² slightly below zero.
-Float safe_sqrt(const Float& x) { return sqrt(max(x, Float(0.0f))); }
 
 /// The direction with cos θ = z and azimuth phi.
 Array3f from_z_and_phi(const Float& z, const Float& phi) {

@@ -68,7 +68,10 @@ TensorXf SamplingIntegrator::render(const Scene& scene, const Sensor& sensor, ui
   ImageBlock block = film.create_block(result.aovs.size());
   // With the box filter a sample belongs to its pixel: splat the pixel's own position.
   block.put(film.rfilter()->is_box() ? position : sample_position, values, active);
-  return film.develop(block);
+  // Evaluated here, as Mitsuba's render() does: nothing pending refers to the scene after.
+  TensorXf image = film.develop(block);
+  kiln::eval(image.array());
+  return image;
 }
 
 }  // namespace kiln::render

@@ -25,12 +25,14 @@ template <typename T, typename A> std::vector<T> host_copy(const A& array) {
 
 }  // namespace
 
-Mesh::Mesh(const Properties& props, MeshData data) : Shape(props) {
-  if (props.get_bool("face_normals", false)) data.normals.clear();
-  transform_mesh(data, props.get_transform("to_world", kIdentity));
-  if (props.get_bool("flip_normals", false)) flip_mesh_normals(data);
+Mesh::Mesh(const Properties& props, MeshData data)
+    : Shape(props), flip_normals_(props.get_bool("flip_normals", false)) {
+  bool face_normals = props.get_bool("face_normals", false);
+  if (face_normals) data.normals.clear();
+  place_mesh(data, props.get_transform("to_world", kIdentity), face_normals, props.describe("to_world"));
   if (data.faces.empty())
-    throw ValueError("kiln.render: shape '" + props.plugin() + "' (" + props.source() + "): the mesh has no faces");
+    throw ValueError("kiln.render: " + describe_plugin(props.kind(), props.plugin(), props.id(), props.source()) +
+                     ": the mesh has no faces");
   has_normals_ = !data.normals.empty();
   has_texcoords_ = !data.uvs.empty();
   positions_ = kiln_copy(data.positions);
@@ -59,12 +61,12 @@ SurfaceInteraction Mesh::compute_surface_interaction(const Ray3f&, const Prelimi
   SurfaceInteraction si;
   si.t = hit.t;
   si.p = p0 * b0 + p1 * b1 + p2 * b2;
-  si.n = normalize(cross(e1, e2));
+  si.n = oriented(normalize(cross(e1, e2)));
   si.sh_frame.n = si.n;
   if (has_normals_) {
     Array3f n0 = gather<Array3f>(normals_, face.x, active), n1 = gather<Array3f>(normals_, face.y, active),
             n2 = gather<Array3f>(normals_, face.z, active);
-    si.sh_frame.n = normalize(n0 * b0 + n1 * b1 + n2 * b2);
+    si.sh_frame.n = oriented(normalize(n0 * b0 + n1 * b1 + n2 * b2));
   }
   if (has_texcoords_) {
     Array2f uv0 = gather<Array2f>(texcoords_, face.x, active), uv1 = gather<Array2f>(texcoords_, face.y, active),
@@ -106,8 +108,11 @@ PositionSample3f Mesh::sample_position(const Array2f& sample, const Bool& active
                      gather<Array3f>(normals_, face.z, active) * b.y);
   else
     ps.n = normalize(cross(p1 - p0, p2 - p0));
+  ps.n = oriented(ps.n);
   return ps;
 }
+
+Array3f Mesh::oriented(const Array3f& n) const { return flip_normals_ ? -n : n; }
 
 Float Mesh::pdf_position(const PositionSample3f&, const Bool& active) const {
   return select(active, Float(area_.normalization()), Float(0.0f));

@@ -13,8 +13,9 @@ namespace kiln::render {
 
 class Mesh : public Shape {
  public:
-  /// `data` in object space. Reads `to_world`, `flip_normals` and `face_normals` (which
-  /// drops vertex normals) from `props`; throws ValueError for a mesh without faces.
+  /// `data` as read, in object space. Reads `to_world`, `face_normals` (which drops vertex
+  /// normals) and `flip_normals` (which negates normals where they are used, as Mitsuba,
+  /// leaving `vertex_normals` as stored); throws ValueError for a mesh without faces.
   Mesh(const Properties& props, MeshData data);
 
   AccelGeometry accel_geometry() const override;
@@ -31,10 +32,12 @@ class Mesh : public Shape {
  private:
   /// Host copies of positions and faces, and the area distribution, from the Kiln arrays.
   void refresh_host_data();
+  /// `n` turned to the side flip_normals asks for.
+  Array3f oriented(const Array3f& n) const;
 
   Float positions_, normals_, texcoords_;
   UInt32 faces_;
-  bool has_normals_ = false, has_texcoords_ = false;
+  bool flip_normals_ = false, has_normals_ = false, has_texcoords_ = false;
   MeshData host_;  ///< positions and faces as the ray tracer sees them
   DiscreteDistribution area_;
 };

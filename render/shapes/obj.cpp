@@ -1,5 +1,5 @@
-// Wavefront OBJ meshes (Mitsuba 3's `obj`): `filename`, plus the mesh parameters (to_world, flip_normals,
-// face_normals).
+// Wavefront OBJ meshes (Mitsuba 3's `obj`): `filename`, `flip_tex_coords` (true), plus the mesh
+// parameters (to_world, face_normals, flip_normals).
 #include "shapes/mesh.h"
 
 #include <kiln/render/plugin.h>
@@ -7,7 +7,9 @@
 namespace kiln::render {
 
 KILN_REGISTER_PLUGIN(PluginKind::Shape, "obj", [](const Properties& props) {
-  return std::make_shared<Mesh>(props, read_obj(props.get_string("filename")));
+  MeshReadOptions options{.flip_tex_coords = props.get_bool("flip_tex_coords", true),
+                          .face_normals = props.get_bool("face_normals", false)};
+  return std::make_shared<Mesh>(props, read_obj(props.get_string("filename"), options));
 });
 
 }  // namespace kiln::render

@@ -555,7 +555,7 @@ TEST(Control, SmokeLoop) {
 }
 
 // A struct that lists its members with fields() is loop state member by member (nested
-// structs and vectors included), in both modes.
+// structs, vectors and pairs included), in both modes.
 struct Particle {
   Array2f position;
   struct Tag {
@@ -563,8 +563,9 @@ struct Particle {
     auto fields() { return std::tie(bounces); }
     auto fields() const { return std::tie(bounces); }
   } tag;
-  auto fields() { return std::tie(position, tag); }
-  auto fields() const { return std::tie(position, tag); }
+  std::pair<Float, UInt32> history;
+  auto fields() { return std::tie(position, tag, history); }
+  auto fields() const { return std::tie(position, tag, history); }
 };
 
 TEST(Control, StructsWithFieldsAreState) {
@@ -572,12 +573,14 @@ TEST(Control, StructsWithFieldsAreState) {
     Particle start;
     start.position = Array2f(cast<float>(lanes_of(4)), zeros<Float>(4));
     start.tag.bounces = zeros<UInt32>(4);
+    start.history = {zeros<Float>(4), lanes_of(4)};
     auto [end] = while_loop(
         std::tuple(start), [](const Particle& p) { return p.tag.bounces < 3u; },
         [](const Particle& p) {
           Particle next = p;
           next.position.y = p.position.y + p.position.x;
           next.tag.bounces = p.tag.bounces + 1u;
+          next.history = {p.history.first + 0.5f, p.history.second * 2u};
           return std::tuple(next);
         },
         mode);
@@ -585,6 +588,8 @@ TEST(Control, StructsWithFieldsAreState) {
       EXPECT_EQ(end.tag.bounces.read(k), 3u);
       EXPECT_EQ(end.position.y.read(k), 3.0f * float(k));
       EXPECT_EQ(end.position.x.read(k), float(k));
+      EXPECT_EQ(end.history.first.read(k), 1.5f);
+      EXPECT_EQ(end.history.second.read(k), 8u * k);
     }
   }
 }

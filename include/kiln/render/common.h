@@ -1,4 +1,5 @@
-// Types and constants every part of kiln.render shares: RGB colors, π, the ray epsilon.
+// Types, constants and small functions every part of kiln.render shares: RGB colors, π,
+// the ray epsilon, safe_sqrt.
 #pragma once
 
 #include <kiln/vector.h>
@@ -11,6 +12,7 @@ namespace kiln::render {
 using Color3f = Array3f;
 
 inline constexpr float kPi = 3.14159265358979323846f;
+inline constexpr float kDegreesToRadians = kPi / 180.0f;
 inline constexpr float kInvPi = 0.31830988618379067154f;
 inline constexpr float kInvTwoPi = 0.15915494309189533577f;
 inline constexpr float kInvFourPi = 0.07957747154594766788f;
@@ -21,5 +23,8 @@ inline constexpr float kRayEpsilon = 1.0f / (1 << 21);
 /// Shadow rays stop short of their target by this fraction of the distance (Mitsuba's
 /// math::ShadowEpsilon).
 inline constexpr float kShadowEpsilon = 1e-3f;
+
+/// √max(x, 0): a square root that rounding below zero cannot turn into NaN.
+inline Float safe_sqrt(const Float& x) { return sqrt(max(x, Float(0.0f))); }
 
 }  // namespace kiln::render

@@ -51,10 +51,11 @@ class Object {
   std::string plugin_, id_, source_;
 };
 
-/// An RGB triple (linear sRGB primaries), as `<rgb>` or a 3-element list gives it.
-using Color3d = std::array<double, 3>;
+/// An RGB triple (linear sRGB primaries), as `<rgb>` or a 3-element list gives it. A type
+/// of its own (not an alias of std::array), so a Value tells a color from a vector.
+struct Color3d : std::array<double, 3> {};
 /// A point or vector (`<point>`, `<vector>`).
-using Vector3d = std::array<double, 3>;
+struct Vector3d : std::array<double, 3> {};
 /// A 4 x 4 matrix in row-major order (`<transform>` composed, a nested list, a NumPy array).
 using Matrix4d = std::array<double, 16>;
 
@@ -94,6 +95,9 @@ class Properties {
   Matrix4d get_transform(const std::string& name, const Matrix4d& fallback) const;
   /// The raw value of `name` (marks it read); throws ValueError when it is missing.
   const Value& get(const std::string& name) const;
+  /// The nested object `name`, which must be of `kind` (TypeError naming the kind found,
+  /// e.g. a `<ref>` to a texture where a BSDF belongs).
+  std::shared_ptr<Object> get_object(const std::string& name, PluginKind kind) const;
 
   /// Nested objects in declaration order, with their parameter names (unnamed children
   /// of the XML get "_arg_0", "_arg_1", ...); marks them read.
@@ -107,6 +111,10 @@ class Properties {
   /// parameters the plugin asked for (what it accepts).
   void check_all_read() const;
 
+  /// "kiln.render: bsdf 'diffuse' (scene.xml:3), parameter 'reflectance' (scene.xml:4)":
+  /// how an error about parameter `name` starts, for plugins that raise their own.
+  std::string describe(const std::string& name) const;
+
  private:
   struct Entry {
     std::string name;
@@ -114,11 +122,29 @@ class Properties {
     std::string source;
     mutable bool read = false;
   };
+  /// Records `what` (a parameter name, or "nested bsdfs") as something the plugin accepts.
+  void note_asked(const std::string& what) const;
+  /// The entry of `name` (nullptr when missing); records `name` as asked for.
   const Entry* find(const std::string& name) const;
+  /// The entry of `name`, marked read; ValueError when it is missing.
+  const Entry& require(const std::string& name) const;
+  /// The value of `name` as T (marked read); TypeError naming `expected` otherwise.
+  template <typename T> const T& typed(const std::string& name, const char* expected) const;
 
   PluginKind kind_;
   std::string plugin_, id_, source_;
   std::vector<Entry> entries_;
+  /// Names the plugin asked about (through a getter or has()), in first-asked order: what
+  /// check_all_read() reports the plugin accepts.
+  mutable std::vector<std::string> asked_;
 };
+
+/// How messages name a plugin: "bsdf 'diffuse' id 'red' (scene.xml:3)" (the id and the
+/// source only when known).
+std::string describe_plugin(PluginKind kind, const std::string& plugin, const std::string& id,
+                            const std::string& source);
+/// How messages name a value's type: its XML tag ("float", "rgb"), or describe_plugin()
+/// for an object.
+std::string describe_value(const Properties::Value& value);
 
 }  // namespace kiln::render

@@ -97,6 +97,7 @@ class Scene : public Object {
   uint32_t environment_ = 0;
   std::pair<std::array<float, 3>, float> bounding_sphere_;
   std::unique_ptr<Accel> accel_;
+  std::vector<std::unique_ptr<Accel>> retired_accels_;  ///< replaced by updates, kept for pending kernels
 };
 
 }  // namespace kiln::render

@@ -1,0 +1,67 @@
+// A scene description: the tree of plugin nodes that both loaders produce (the XML parser
+// from a file, the Python binding from `kr.load_dict(dict)`), and instantiate(), which
+// turns it into objects. A node is one plugin with its parameters in declaration order;
+// a parameter is a value, a nested node or a reference to a node declared with an id.
+//
+// What an implementation guarantees:
+// - instantiate() builds every node's children before the node, through create_object()
+//   (plugin.h), and returns the root's object.
+// - A node with an id is built once; every reference to that id, before or after the
+//   declaration, shares its object.
+// - ValueError, naming the places involved, for an id declared twice (both declarations),
+//   a reference to an id nobody declared (the reference and the plugin holding it), and a
+//   cycle of references (the chain). A reference to an object of the wrong kind is the
+//   error of the plugin that asks for it (Properties::get_object) or, when nobody asks, of
+//   the unread-parameter check.
+#pragma once
+
+#include <kiln/render/properties.h>
+
+#include <memory>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace kiln::render {
+
+struct PluginNode;
+
+/// A reference to the node declared with `id` (`<ref id="..."/>`, `{'type': 'ref'}`),
+/// written at `source`.
+struct Reference {
+  std::string id;
+  std::string source;
+};
+
+/// One parameter of a node: a value (an already built object passes through as is), a
+/// nested node, or a reference.
+struct NodeParameter {
+  std::string name;
+  std::variant<Properties::Value, std::unique_ptr<PluginNode>, Reference> value;
+  /// Where the parameter was written ("scene.xml:7", "load_dict: ['shape1']['bsdf']").
+  std::string source;
+};
+
+/// One plugin of a scene description.
+struct PluginNode {
+  PluginKind kind = PluginKind::Scene;
+  /// The plugin's name ("diffuse"; "scene" for the scene).
+  std::string plugin;
+  /// The id references use ("" when none).
+  std::string id;
+  /// Where the plugin was declared.
+  std::string source;
+  std::vector<NodeParameter> parameters;
+
+  /// Appends a value parameter.
+  void add_value(std::string name, Properties::Value value, std::string source);
+  /// Appends a nested node (the parameter's source is the child's) and returns it.
+  PluginNode& add_child(std::string name, PluginNode child);
+  /// Appends a reference parameter (its source is the reference's).
+  void add_reference(std::string name, Reference reference);
+};
+
+/// Builds the objects of the tree under `root`, children first, and returns the root's.
+std::shared_ptr<Object> instantiate(const PluginNode& root);
+
+}  // namespace kiln::render

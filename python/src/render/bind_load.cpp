@@ -1,0 +1,188 @@
+// kr.load_dict, kr.load_file and kr.load_string: Python dicts in Mitsuba 3's format become a
+// scene description (scene_description.h) that the C++ loader instantiates. The
+// conversion names every value's place as the dict's key path ("load_dict: ['box']['bsdf']").
+#include "render/render_binding.h"
+
+#include <kiln/errors.h>
+#include <kiln/render/load.h>
+#include <kiln/render/plugin.h>
+#include <kiln/render/scene_description.h>
+#include <kiln/render/transform.h>
+
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/map.h>
+#include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/string.h>
+
+namespace kiln::python::render {
+namespace {
+
+using namespace kiln::render;
+
+std::string key_path(const std::string& parent, const std::string& key) { return parent + "['" + key + "']"; }
+
+/// "load_dict: ['box']['bsdf']" for a key path.
+std::string source_of(const std::string& path) { return "load_dict: " + (path.empty() ? std::string("<root>") : path); }
+
+[[noreturn]] void fail(const std::string& path, const std::string& message) {
+  throw ValueError("kiln.render: load_dict: " + (path.empty() ? std::string("the dict") : path) + ": " + message);
+}
+
+double number(const nb::handle& value, const std::string& path) {
+  if (nb::isinstance<nb::bool_>(value) ||
+      !(nb::isinstance<nb::float_>(value) || nb::isinstance<nb::int_>(value) || nb::hasattr(value, "__float__")))
+    fail(path, "expected a number, got " + nb::cast<std::string>(nb::str(value.type().attr("__name__"))));
+  return nb::cast<double>(value.attr("__float__")());
+}
+
+/// A sequence of numbers (a list, tuple, NumPy array or Kiln array of one lane each).
+std::vector<double> numbers(const nb::handle& value, const std::string& path) {
+  std::vector<double> out;
+  for (nb::handle item : nb::iter(value)) out.push_back(number(item, path));
+  return out;
+}
+
+Matrix4d matrix_from_rows(const nb::handle& value, const std::string& path) {
+  Matrix4d m{};
+  size_t r = 0;
+  for (nb::handle row : nb::iter(value)) {
+    std::vector<double> entries = numbers(row, path);
+    if (r >= 4 || entries.size() != 4) fail(path, "a transform must be a 4 x 4 matrix (nested lists or an array)");
+    for (size_t c = 0; c < 4; ++c) m[r * 4 + c] = entries[c];
+    ++r;
+  }
+  if (r != 4) fail(path, "a transform must be a 4 x 4 matrix (nested lists or an array)");
+  return m;
+}
+
+/// `{'type': 'rgb', 'value': ...}`: three numbers, or one for gray.
+Color3d rgb_value(const nb::dict& dict, const std::string& path) {
+  for (auto [key, item] : dict) {
+    std::string name = nb::cast<std::string>(nb::str(key));
+    if (name != "type" && name != "value") fail(path, "an 'rgb' value takes only 'value', not '" + name + "'");
+  }
+  if (!dict.contains("value")) fail(path, "an 'rgb' value needs 'value': [r, g, b]");
+  nb::handle value = dict["value"];
+  std::vector<double> channels = nb::hasattr(value, "__iter__") ? numbers(value, key_path(path, "value"))
+                                                                : std::vector<double>{number(value, path)};
+  if (channels.size() == 1) channels = {channels[0], channels[0], channels[0]};
+  if (channels.size() != 3) fail(key_path(path, "value"), "an 'rgb' value has 3 channels (or 1 for gray)");
+  return Color3d{{channels[0], channels[1], channels[2]}};
+}
+
+/// `{'type': 'spectrum', 'value': v}`: RGB only, so a single value (gray).
+Color3d spectrum_value(const nb::dict& dict, const std::string& path) {
+  nb::handle value = dict.contains("value") ? nb::handle(dict["value"]) : nb::handle();
+  if (!value.is_valid() || nb::hasattr(value, "__iter__"))
+    fail(path, "kiln.render is RGB only: a 'spectrum' must be a single 'value' (use {'type': 'rgb', ...})");
+  double gray = number(value, key_path(path, "value"));
+  return Color3d{{gray, gray, gray}};
+}
+
+PluginNode convert_node(const nb::dict& dict, const std::string& path, bool scene_child);
+
+/// Adds parameter `name` of `node` from a Python value.
+void add_parameter(PluginNode& node, const std::string& name, const nb::handle& value, const std::string& path) {
+  std::string source = source_of(path);
+  if (nb::isinstance<nb::dict>(value)) {
+    nb::dict dict = nb::borrow<nb::dict>(value);
+    if (!dict.contains("type")) fail(path, "a nested dict needs a 'type'");
+    std::string type = nb::cast<std::string>(nb::str(dict["type"]));
+    if (type == "rgb") return node.add_value(name, rgb_value(dict, path), source);
+    if (type == "spectrum") return node.add_value(name, spectrum_value(dict, path), source);
+    if (type == "ref") {
+      if (!dict.contains("id")) fail(path, "a 'ref' needs an 'id'");
+      return node.add_reference(name, Reference{nb::cast<std::string>(nb::str(dict["id"])), source});
+    }
+    node.add_child(name, convert_node(dict, path, node.kind == PluginKind::Scene));
+    return;
+  }
+  if (nb::isinstance<nb::bool_>(value)) return node.add_value(name, nb::cast<bool>(value), source);
+  if (nb::isinstance<nb::int_>(value)) return node.add_value(name, nb::cast<int64_t>(value), source);
+  if (nb::isinstance<nb::float_>(value)) return node.add_value(name, nb::cast<double>(value), source);
+  if (nb::isinstance<nb::str>(value)) return node.add_value(name, nb::cast<std::string>(value), source);
+  if (nb::isinstance<Object>(value)) return node.add_value(name, nb::cast<std::shared_ptr<Object>>(value), source);
+  if (nb::isinstance<Transform4f>(value)) {
+    const Transform4f& t = nb::cast<const Transform4f&>(value);
+    Matrix4d m{};
+    for (size_t r = 0; r < 4; ++r)
+      for (size_t c = 0; c < 4; ++c) m[r * 4 + c] = t.matrix()(r, c).read(0);
+    return node.add_value(name, m, source);
+  }
+  if (nb::hasattr(value, "__len__") && nb::hasattr(value, "__iter__")) {
+    size_t length = nb::len(value);
+    if (length == 4) return node.add_value(name, matrix_from_rows(value, path), source);
+    if (length == 3) {
+      std::vector<double> v = numbers(value, path);
+      return node.add_value(name, Vector3d{{v[0], v[1], v[2]}}, source);
+    }
+    if (length == 1) return node.add_value(name, number(value, path), source);
+    fail(path, "a sequence must hold 3 numbers (a point or vector) or 4 rows of 4 (a transform), not " +
+                   std::to_string(length) + " items");
+  }
+  if (nb::hasattr(value, "__float__")) return node.add_value(name, number(value, path), source);
+  fail(path, "cannot use a value of type " + nb::cast<std::string>(nb::str(value.type().attr("__name__"))));
+}
+
+/// A plugin's dict: its kind from the registry ('type'), 'id' when given (or the key, for
+/// the children of a scene, as Mitsuba does), every other key a parameter.
+PluginNode convert_node(const nb::dict& dict, const std::string& path, bool scene_child) {
+  PluginNode node;
+  node.plugin = nb::cast<std::string>(nb::str(dict["type"]));
+  node.source = source_of(path);
+  if (node.plugin == "scene") {
+    node.kind = PluginKind::Scene;
+  } else if (auto kind = plugin_kind(node.plugin)) {
+    node.kind = *kind;
+  } else {
+    fail(path, "unknown plugin type '" + node.plugin + "'");
+  }
+  if (dict.contains("id")) {
+    node.id = nb::cast<std::string>(nb::str(dict["id"]));
+  } else if (scene_child && path.size() > 4) {
+    node.id = path.substr(path.rfind("['") + 2, path.size() - path.rfind("['") - 4);
+  }
+  for (auto [key, value] : dict) {
+    if (!nb::isinstance<nb::str>(key)) fail(path, "keys must be strings");
+    std::string name = nb::cast<std::string>(key);
+    if (name == "type" || name == "id") continue;
+    add_parameter(node, name, value, key_path(path, name));
+  }
+  return node;
+}
+
+std::map<std::string, std::string> defaults_of(const nb::kwargs& kwargs) {
+  std::map<std::string, std::string> out;
+  for (auto [key, value] : kwargs) out[nb::cast<std::string>(key)] = nb::cast<std::string>(nb::str(value));
+  return out;
+}
+
+}  // namespace
+
+void bind_load(nb::module_& m) {
+  m.def(
+      "load_dict",
+      [](const nb::dict& dict) {
+        if (!dict.contains("type")) fail("", "the top level needs a 'type' (e.g. 'scene')");
+        return instantiate(convert_node(dict, "", false));
+      },
+      nb::arg("dict"),
+      "Builds a scene (or any object) from a dict in Mitsuba 3's format: {'type': 'scene', 'light': {'type': "
+      "'point', ...}, ...}. Colors are {'type': 'rgb', 'value': [r, g, b]}, references {'type': 'ref', 'id': ...}, "
+      "transforms kr.Transform4f, a 4 x 4 nested list or array.");
+  m.def(
+      "load_file",
+      [](const std::string& path, const nb::kwargs& defaults) {
+        return instantiate(parse_xml_file(path, defaults_of(defaults)));
+      },
+      nb::arg("path"), nb::arg("defaults"),
+      "Loads a Mitsuba 3 XML scene file; keyword arguments give values for its $name parameters.");
+  m.def(
+      "load_string",
+      [](const std::string& xml, const nb::kwargs& defaults) {
+        return instantiate(parse_xml_string(xml, defaults_of(defaults)));
+      },
+      nb::arg("xml"), nb::arg("defaults"), "Loads a Mitsuba 3 XML scene from a string.");
+}
+
+}  // namespace kiln::python::render

@@ -1,0 +1,90 @@
+// kr.Object and kr.Scene (what the loaders return), kr.render(), and image files.
+#include "render/render_binding.h"
+
+#include <kiln/errors.h>
+#include <kiln/render/image.h>
+#include <kiln/render/scene.h>
+
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+namespace kiln::python::render {
+namespace {
+
+using namespace kiln::render;
+
+/// "bsdf 'diffuse' id 'red' (scene.xml:3)".
+std::string object_repr(const Object& object) {
+  return describe_plugin(object.kind(), object.plugin(), object.id(), object.source());
+}
+
+/// The sensor a render uses: an index into the scene's sensors, or a sensor object.
+const Sensor& pick_sensor(const Scene& scene, const nb::handle& sensor) {
+  if (nb::isinstance<Sensor>(sensor)) return nb::cast<const Sensor&>(sensor);
+  if (!nb::isinstance<nb::int_>(sensor))
+    throw TypeError("kiln.render: render(): `sensor` must be an index into the scene's sensors or a sensor object");
+  int64_t index = nb::cast<int64_t>(sensor);
+  const auto& sensors = scene.sensors();
+  if (index < 0 || index >= int64_t(sensors.size()))
+    throw IndexError("kiln.render: render(): sensor index " + std::to_string(index) +
+                     " is out of range: the scene has " + std::to_string(sensors.size()) + " sensor(s)");
+  return *sensors[size_t(index)];
+}
+
+TensorXf render(const Scene& scene, std::optional<int64_t> spp, int64_t seed, const nb::handle& sensor) {
+  if (spp && (*spp <= 0 || *spp > (int64_t(1) << 24)))
+    throw ValueError("kiln.render: render(): spp must be between 1 and 2^24, got " + std::to_string(*spp));
+  if (seed < 0 || seed > int64_t(UINT32_MAX))
+    throw ValueError("kiln.render: render(): seed must be between 0 and 2^32 - 1, got " + std::to_string(seed));
+  const Sensor& chosen = pick_sensor(scene, sensor);
+  return scene.integrator()->render(scene, chosen, uint32_t(seed), spp ? uint32_t(*spp) : 0u);
+}
+
+}  // namespace
+
+void bind_objects(nb::module_& m) {
+  nb::class_<Object>(m, "Object", "A scene object: a plugin instance (shape, BSDF, emitter, ...).")
+      .def_prop_ro("plugin", &Object::plugin, "The plugin's name (\"diffuse\").")
+      .def_prop_ro("id", &Object::id, "The id the scene gave it (\"\" when none).")
+      .def_prop_ro("source", &Object::source, "Where it was declared (\"scene.xml:12\", \"load_dict: ['bsdf']\").")
+      .def_prop_ro(
+          "kind", [](const Object& o) { return std::string(kind_tag(o.kind())); },
+          "Its kind as the XML tag (\"bsdf\", \"shape\", ...).")
+      .def("__repr__", [](const Object& o) { return "<kr.Object " + object_repr(o) + ">"; });
+
+  nb::class_<Shape, Object>(m, "Shape", "Geometry, with its BSDF and area light.");
+  nb::class_<BSDF, Object>(m, "BSDF", "How a surface scatters light.");
+  nb::class_<Emitter, Object>(m, "Emitter", "A light source.");
+  nb::class_<Integrator, Object>(m, "Integrator", "How a render estimates pixel values.");
+  nb::class_<Sensor, Object>(m, "Sensor", "A camera: where rays start, with its film and sampler.");
+  nb::class_<Scene, Object>(m, "Scene", "A loaded scene: shapes, emitters, sensors and the integrator.")
+      .def("shapes", &Scene::shapes, "The shapes, in declaration order.")
+      .def("emitters", &Scene::emitters, "The emitters (area lights after the others).")
+      .def("sensors", &Scene::sensors, "The sensors.")
+      .def("integrator", &Scene::integrator, "The integrator (a path tracer unless the scene names one).")
+      .def("__repr__", [](const Scene& s) {
+        return "<kr.Scene " + object_repr(s) + ": " + std::to_string(s.shapes().size()) + " shape(s), " +
+               std::to_string(s.emitters().size()) + " emitter(s), " + std::to_string(s.sensors().size()) +
+               " sensor(s)>";
+      });
+
+  m.def("render", &render, nb::arg("scene"), nb::arg("spp") = nb::none(), nb::arg("seed") = 0, nb::arg("sensor") = 0,
+        "Renders `scene` with its integrator: a kl.TensorXf of shape (crop height, crop width, channels). "
+        "`spp` defaults to the sensor's sampler's sample_count; `sensor` is an index or a sensor.");
+  m.def(
+      "write_image", [](const TensorXf& image, const std::string& path) { write_image(image, path); }, nb::arg("image"),
+      nb::arg("path"),
+      "Writes a (height, width, channels) image: .exr keeps linear floats, .png is sRGB-encoded 8-bit.");
+  m.def(
+      "read_image",
+      [](const std::string& path, bool raw) {
+        Bitmap bitmap = read_image(path, raw);
+        return TensorXf::from(bitmap.pixels.data(), {bitmap.height, bitmap.width, bitmap.channels});
+      },
+      nb::arg("path"), nb::arg("raw") = false,
+      "Reads a .png or .exr file as a (height, width, channels) kl.TensorXf; 8-bit sRGB becomes linear unless raw.");
+}
+
+}  // namespace kiln::python::render

@@ -1,0 +1,100 @@
+// Scene descriptions: building a plugin node tree and instantiating it bottom-up, with
+// references resolved by id (forward references included) and cycles reported.
+#include <kiln/errors.h>
+#include <kiln/render/plugin.h>
+#include <kiln/render/scene_description.h>
+
+#include <algorithm>
+#include <map>
+
+namespace kiln::render {
+namespace {
+
+std::string describe_node(const PluginNode& node) {
+  return describe_plugin(node.kind, node.plugin, node.id, node.source);
+}
+
+/// Instantiates one tree: the ids declared in it, the objects built so far for nodes with
+/// an id, and the chain of nodes under construction (to report cycles).
+class Instantiation {
+ public:
+  explicit Instantiation(const PluginNode& root) { declare_ids(root); }
+
+  std::shared_ptr<Object> build(const PluginNode& node) {
+    if (auto it = built_.find(&node); it != built_.end()) return it->second;
+    if (auto it = std::find(building_.begin(), building_.end(), &node); it != building_.end()) {
+      std::string chain;
+      for (; it != building_.end(); ++it) chain += describe_node(**it) + " -> ";
+      throw ValueError("kiln.render: a cycle of references: " + chain + describe_node(node));
+    }
+    building_.push_back(&node);
+    Properties props(node.kind, node.plugin, node.id, node.source);
+    for (const NodeParameter& parameter : node.parameters)
+      props.set(parameter.name, parameter_value(node, parameter), parameter.source);
+    std::shared_ptr<Object> object = create_object(props);
+    building_.pop_back();
+    if (!node.id.empty()) built_.emplace(&node, object);
+    return object;
+  }
+
+ private:
+  void declare_ids(const PluginNode& node) {
+    if (!node.id.empty()) {
+      auto [it, inserted] = declared_.emplace(node.id, &node);
+      if (!inserted)
+        throw ValueError("kiln.render: the id '" + node.id + "' is declared twice: by " + describe_node(*it->second) +
+                         " and by " + describe_node(node));
+    }
+    for (const NodeParameter& parameter : node.parameters)
+      if (const auto* child = std::get_if<std::unique_ptr<PluginNode>>(&parameter.value); child && *child)
+        declare_ids(**child);
+  }
+
+  Properties::Value parameter_value(const PluginNode& node, const NodeParameter& parameter) {
+    if (const auto* value = std::get_if<Properties::Value>(&parameter.value)) return *value;
+    if (const auto* child = std::get_if<std::unique_ptr<PluginNode>>(&parameter.value)) {
+      if (!*child)
+        throw InternalError("kiln.render: " + describe_node(node) + ", parameter '" + parameter.name +
+                            "' holds an empty node");
+      return build(**child);
+    }
+    const Reference& reference = std::get<Reference>(parameter.value);
+    auto it = declared_.find(reference.id);
+    if (it == declared_.end()) {
+      std::string known;
+      for (const auto& [id, declaration] : declared_) known += (known.empty() ? "" : ", ") + id;
+      throw ValueError("kiln.render: " + describe_node(node) + ", parameter '" + parameter.name + "'" +
+                       (reference.source.empty() ? "" : " (" + reference.source + ")") + " refers to the id '" +
+                       reference.id + "', which nothing declares" +
+                       (known.empty() ? " (the scene declares no ids)" : " (declared ids: " + known + ")"));
+    }
+    return build(*it->second);
+  }
+
+  std::map<std::string, const PluginNode*> declared_;
+  std::map<const PluginNode*, std::shared_ptr<Object>> built_;
+  std::vector<const PluginNode*> building_;
+};
+
+}  // namespace
+
+void PluginNode::add_value(std::string name, Properties::Value value, std::string source) {
+  parameters.push_back(NodeParameter{std::move(name), std::move(value), std::move(source)});
+}
+
+PluginNode& PluginNode::add_child(std::string name, PluginNode child) {
+  std::string child_source = child.source;
+  auto node = std::make_unique<PluginNode>(std::move(child));
+  PluginNode& added = *node;
+  parameters.push_back(NodeParameter{std::move(name), std::move(node), std::move(child_source)});
+  return added;
+}
+
+void PluginNode::add_reference(std::string name, Reference reference) {
+  std::string source = reference.source;
+  parameters.push_back(NodeParameter{std::move(name), std::move(reference), std::move(source)});
+}
+
+std::shared_ptr<Object> instantiate(const PluginNode& root) { return Instantiation(root).build(root); }
+
+}  // namespace kiln::render

@@ -6,6 +6,7 @@
 #include <embree3/rtcore.h>
 
 #include <cmath>
+#include <cstddef>
 #include <limits>
 
 namespace kiln::render {
@@ -45,6 +46,10 @@ union alignas(64) Packet {
   RTCRayHit16 sixteen;
   RTCRayHitN* rays_and_hits() { return reinterpret_cast<RTCRayHitN*>(this); }
 };
+static_assert(offsetof(RTCRayHit, hit) == 12 * sizeof(float) && offsetof(RTCRayHit4, hit) == 12 * 4 * sizeof(float) &&
+                  offsetof(RTCRayHit8, hit) == 12 * 8 * sizeof(float) &&
+                  offsetof(RTCRayHit16, hit) == 12 * 16 * sizeof(float),
+              "the hits of a packet of N follow its 12 × N ray fields, as RTCRayHitN_HitN() assumes");
 
 /// The largest packet Embree offers that fits in `remaining` lanes.
 unsigned packet_size(uint32_t remaining) {

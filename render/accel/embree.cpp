@@ -3,9 +3,9 @@
 // and disks as user geometry from embree_analytic.cpp); kernels trace it through the host
 // functions of embree_trace.cpp, with the scene as their context. The one device of the
 // process and Embree's errors are embree_device.cpp's.
-#include "embree_analytic.h"
-#include "embree_device.h"
-#include "embree_trace.h"
+#include "accel/embree_analytic.h"
+#include "accel/embree_device.h"
+#include "accel/embree_trace.h"
 
 #include <kiln/errors.h>
 

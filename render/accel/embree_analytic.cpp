@@ -1,8 +1,8 @@
 // Spheres and disks as Embree user geometries: validation, bounds, and the intersect and
 // occluded callbacks, which solve each ray in double precision.
-#include "embree_analytic.h"
+#include "accel/embree_analytic.h"
 
-#include "embree_device.h"
+#include "accel/embree_device.h"
 
 #include <kiln/errors.h>
 

@@ -3,7 +3,7 @@
 // loses digits when the origin is far from the sphere). Private to render/accel/.
 #pragma once
 
-#include "embree_device.h"
+#include "accel/embree_device.h"
 
 #include <kiln/render/accel.h>
 

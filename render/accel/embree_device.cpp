@@ -1,6 +1,6 @@
 // The process's Embree device: created once, with an error callback that keeps the message
 // of each thread's last error until throw_on_embree_error() reports it.
-#include "embree_device.h"
+#include "accel/embree_device.h"
 
 #include <kiln/errors.h>
 

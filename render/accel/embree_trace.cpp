@@ -1,7 +1,7 @@
 // Embree's packet queries behind Kiln's host-call signature: a call of any width is traced in
 // packets of 16, 8, 4 and 1 rays (rtcIntersect16/8/4/1 and rtcOccluded*), with the lanes
 // Kiln marks inactive, and those Embree cannot trace, left out of Embree's valid mask.
-#include "embree_trace.h"
+#include "accel/embree_trace.h"
 
 #include <embree3/rtcore.h>
 

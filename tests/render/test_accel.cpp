@@ -431,6 +431,10 @@ TEST(Accel, UpdateMeshPositions) {
   moved[0] = std::numeric_limits<float>::quiet_NaN();
   accel->update_mesh_positions(1, moved);
   EXPECT_EQ(traced(), (Found{{kInf, kNoShape}, {kInf, kNoShape}, {3.0f, 1}}));
+  // ... until it is finite again.
+  moved[0] = 0;
+  accel->update_mesh_positions(1, moved);
+  EXPECT_EQ(traced(), (Found{{3.0f, 1}, {2.0f, 1}, {3.0f, 1}}));
   accel->update_mesh_positions(2, {1, 2, 3});  // a mesh without faces takes positions too
 }
 

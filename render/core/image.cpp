@@ -1,4 +1,5 @@
-// Reading and writing PNG (libpng) and OpenEXR (OpenEXR 3) images as linear Bitmaps.
+// Reading and writing PNG (libpng) and OpenEXR (OpenEXR 3) images as linear Bitmaps, reading
+// JPEG (libjpeg), and the conversions textures and environment maps make of them.
 #include <kiln/render/image.h>
 
 #include <OpenEXR/ImfChannelList.h>
@@ -15,10 +16,13 @@
 #include <cstring>
 #include <memory>
 
+// jpeglib.h needs FILE and size_t declared first.
+#include <jpeglib.h>
+
 namespace kiln::render {
 namespace {
 
-enum class Format { Png, Exr };
+enum class Format { Png, Jpeg, Exr };
 
 Format format_of(const std::string& path) {
   std::string lower = path;
@@ -28,8 +32,9 @@ Format format_of(const std::string& path) {
     return lower.size() >= n && lower.compare(lower.size() - n, n, suffix) == 0;
   };
   if (ends_with(".png")) return Format::Png;
+  if (ends_with(".jpg") || ends_with(".jpeg")) return Format::Jpeg;
   if (ends_with(".exr")) return Format::Exr;
-  throw FileError("kiln.render: " + path + ": unknown image format (accepted: .png, .exr)");
+  throw FileError("kiln.render: " + path + ": unknown image format (accepted: .png, .jpg, .jpeg, .exr)");
 }
 
 [[noreturn]] void fail(const std::string& path, const std::string& why) {
@@ -132,6 +137,73 @@ void write_png(const Bitmap& image, const std::string& path) {
     fail(path, "could not be written");
 }
 
+/// libjpeg's error manager with a place to jump back to and the message of the failure.
+struct JpegErrors {
+  jpeg_error_mgr manager;  // first: libjpeg's callbacks receive a pointer to it
+  std::jmp_buf jump;
+  char message[JMSG_LENGTH_MAX] = {};
+};
+
+/// libjpeg's error handler: keeps the message and jumps back instead of exiting.
+void jpeg_quiet_error(j_common_ptr info) {
+  auto* errors = reinterpret_cast<JpegErrors*>(info->err);
+  (*info->err->format_message)(info, errors->message);
+  std::longjmp(errors->jump, 1);
+}
+
+/// Owns a FILE* and libjpeg's decompressor.
+struct JpegFile {
+  FILE* file = nullptr;
+  jpeg_decompress_struct info = {};
+  JpegErrors errors;
+  bool created = false;
+  ~JpegFile() {
+    if (created) jpeg_destroy_decompress(&info);
+    if (file) std::fclose(file);
+  }
+};
+
+/// Decodes the whole file to 8-bit gray or RGB rows into `pixels`, keeping libjpeg's longjmp
+/// inside a frame without C++ objects (as for libpng); false when libjpeg failed.
+bool decode_jpeg(JpegFile* f, std::vector<unsigned char>* pixels) {
+  if (setjmp(f->errors.jump)) return false;
+  jpeg_create_decompress(&f->info);
+  f->created = true;
+  jpeg_stdio_src(&f->info, f->file);
+  jpeg_read_header(&f->info, TRUE);
+  if (f->info.jpeg_color_space != JCS_GRAYSCALE) f->info.out_color_space = JCS_RGB;
+  jpeg_start_decompress(&f->info);
+  size_t row_bytes = size_t(f->info.output_width) * size_t(f->info.output_components);
+  pixels->resize(row_bytes * f->info.output_height);
+  while (f->info.output_scanline < f->info.output_height) {
+    JSAMPROW row = pixels->data() + row_bytes * f->info.output_scanline;
+    jpeg_read_scanlines(&f->info, &row, 1);
+  }
+  jpeg_finish_decompress(&f->info);
+  return true;
+}
+
+Bitmap read_jpeg(const std::string& path, bool raw) {
+  JpegFile f;
+  f.file = std::fopen(path.c_str(), "rb");
+  if (!f.file) fail(path, "cannot be opened for reading");
+  f.info.err = jpeg_std_error(&f.errors.manager);
+  f.errors.manager.error_exit = jpeg_quiet_error;
+  f.errors.manager.output_message = [](j_common_ptr) {};  // warnings are not printed
+  std::vector<unsigned char> bytes;
+  if (!decode_jpeg(&f, &bytes)) fail(path, std::string("could not be read as JPEG (") + f.errors.message + ")");
+  Bitmap image;
+  image.width = f.info.output_width;
+  image.height = f.info.output_height;
+  image.channels = size_t(f.info.output_components);
+  image.pixels.resize(bytes.size());
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    float value = bytes[i] / 255.0f;
+    image.pixels[i] = raw ? value : srgb_to_linear(value);
+  }
+  return image;
+}
+
 /// The EXR channel names of 1 to 4 channels.
 std::vector<const char*> exr_channel_names(size_t channels) {
   switch (channels) {
@@ -203,11 +275,17 @@ float srgb_to_linear(float value) {
 }
 
 Bitmap read_image(const std::string& path, bool raw) {
-  return format_of(path) == Format::Png ? read_png(path, raw) : read_exr(path);
+  switch (format_of(path)) {
+    case Format::Png: return read_png(path, raw);
+    case Format::Jpeg: return read_jpeg(path, raw);
+    case Format::Exr: return read_exr(path);
+  }
+  throw InternalError("kiln.render: read_image(): unknown format");
 }
 
 void write_image(const Bitmap& image, const std::string& path) {
   Format format = format_of(path);
+  if (format == Format::Jpeg) fail(path, "JPEG files are read, not written (accepted for writing: .png, .exr)");
   if (image.channels < 1 || image.channels > 4)
     fail(path, "cannot store " + std::to_string(image.channels) + " channels (accepted: 1 to 4)");
   if (image.width == 0 || image.height == 0) fail(path, "cannot store an empty image");
@@ -217,6 +295,35 @@ void write_image(const Bitmap& image, const std::string& path) {
     write_png(image, path);
   else
     write_exr(image, path);
+}
+
+Bitmap color_channels(const Bitmap& image, size_t channels) {
+  if (channels != 1 && channels != 3)
+    throw ValueError("kiln.render: color_channels(): " + std::to_string(channels) + " channels asked (accepted: 1, 3)");
+  bool rgb = image.channels >= 3;
+  Bitmap result{image.width, image.height, channels, {}};
+  result.pixels.reserve(image.width * image.height * channels);
+  for (size_t pixel = 0; pixel < image.width * image.height; ++pixel) {
+    const float* in = image.pixels.data() + pixel * image.channels;
+    if (channels == 3)
+      for (size_t c = 0; c < 3; ++c) result.pixels.push_back(in[rgb ? c : 0]);
+    else
+      result.pixels.push_back(rgb ? luminance(in[0], in[1], in[2]) : in[0]);
+  }
+  return result;
+}
+
+Bitmap pad_image(const Bitmap& image, size_t min_width, size_t min_height) {
+  size_t width = std::max(image.width, min_width), height = std::max(image.height, min_height);
+  Bitmap result{width, height, image.channels, {}};
+  result.pixels.reserve(width * height * image.channels);
+  for (size_t y = 0; y < height; ++y)
+    for (size_t x = 0; x < width; ++x) {
+      size_t source = std::min(y, image.height - 1) * image.width + std::min(x, image.width - 1);
+      const float* pixel = image.pixels.data() + source * image.channels;
+      result.pixels.insert(result.pixels.end(), pixel, pixel + image.channels);
+    }
+  return result;
 }
 
 void write_image(const TensorXf& image, const std::string& path) {

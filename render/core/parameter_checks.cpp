@@ -8,9 +8,28 @@
 
 namespace kiln::render {
 
+namespace {
+/// "kiln.render: <kind> '<plugin>' (<source>): '<name>'".
+std::string context(PluginKind kind, const std::string& plugin, const std::string& source, const std::string& name) {
+  return "kiln.render: " + std::string(kind_tag(kind)) + " '" + plugin + "' (" + source + "): '" + name + "'";
+}
+}  // namespace
+
+std::string parameter_context(const Properties& props, const std::string& name) {
+  return context(props.kind(), props.plugin(), props.source(), name) + " (" + props.source_of(name) + ")";
+}
+
 void throw_parameter_error(const Properties& props, const std::string& name, const std::string& message) {
+  throw ValueError(parameter_context(props, name) + " " + message);
+}
+
+void throw_parameter_error(const Object& object, const std::string& name, const std::string& message) {
+  throw ValueError(context(object.kind(), object.plugin(), object.source(), name) + " " + message);
+}
+
+void throw_plugin_error(const Properties& props, const std::string& message) {
   throw ValueError("kiln.render: " + std::string(kind_tag(props.kind())) + " '" + props.plugin() + "' (" +
-                   props.source() + "): '" + name + "' (" + props.source_of(name) + ") " + message);
+                   props.source() + "): " + message);
 }
 
 float positive_float(const Properties& props, const std::string& name, double fallback) {
@@ -27,6 +46,18 @@ std::string one_of(const Properties& props, const std::string& name, const std::
   std::string list;
   for (const std::string& option : accepted) list += (list.empty() ? "\"" : ", \"") + option + "\"";
   throw_parameter_error(props, name, "is \"" + value + "\"; accepted: " + list);
+}
+
+Bitmap image_parameter(const Properties& props, const std::string& name, bool raw) {
+  std::string path = props.get_string(name);
+  try {
+    return read_image(path, raw);
+  } catch (const FileError& e) {
+    std::string why = e.what();  // "kiln.render: <path>: <what failed>"
+    const std::string prefix = "kiln.render: ";
+    if (why.compare(0, prefix.size(), prefix) == 0) why.erase(0, prefix.size());
+    throw FileError(parameter_context(props, name) + ": " + why);
+  }
 }
 
 }  // namespace kiln::render

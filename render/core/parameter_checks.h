@@ -2,14 +2,25 @@
 // it was declared, the parameter, where that came from, and what is accepted.
 #pragma once
 
+#include <kiln/render/image.h>
 #include <kiln/render/properties.h>
 
 #include <string>
+#include <vector>
 
 namespace kiln::render {
 
-/// ValueError "kiln.render: <kind> '<plugin>' (<source>): '<name>' (<its source>) <message>".
+/// "kiln.render: <kind> '<plugin>' (<source>): '<name>' (<its source>)": how errors about
+/// parameter `name` begin.
+std::string parameter_context(const Properties& props, const std::string& name);
+/// ValueError "<parameter_context> <message>".
 [[noreturn]] void throw_parameter_error(const Properties& props, const std::string& name, const std::string& message);
+/// The same for a parameter changed after loading (through traverse()), naming the object.
+[[noreturn]] void throw_parameter_error(const Object& object, const std::string& name, const std::string& message);
+
+/// ValueError "kiln.render: <kind> '<plugin>' (<source>): <message>", for errors about the
+/// parameters together (which nested objects, which combination) rather than one of them.
+[[noreturn]] void throw_plugin_error(const Properties& props, const std::string& message);
 
 /// The float `name` (or `fallback`), which must be positive and finite.
 float positive_float(const Properties& props, const std::string& name, double fallback);
@@ -17,5 +28,9 @@ float positive_float(const Properties& props, const std::string& name, double fa
 /// The string `name` (or `fallback`), which must be one of `accepted` (listed in the error).
 std::string one_of(const Properties& props, const std::string& name, const std::string& fallback,
                    const std::vector<std::string>& accepted);
+
+/// The image file the string `name` names (read_image()); its FileError also names the
+/// plugin and the parameter.
+Bitmap image_parameter(const Properties& props, const std::string& name, bool raw);
 
 }  // namespace kiln::render

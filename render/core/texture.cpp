@@ -1,4 +1,5 @@
-// Textures as parameters: nested texture plugins, or floats and colors made constant textures.
+// Textures as parameters: nested texture plugins, or floats and colors made constant
+// textures; the uv transform textures share.
 #include <kiln/errors.h>
 #include <kiln/render/plugin.h>
 #include <kiln/render/texture.h>
@@ -30,6 +31,11 @@ std::shared_ptr<Texture> texture_parameter(const Properties& props, const std::s
 std::shared_ptr<Texture> texture_parameter(const Properties& props, const std::string& name, const Color3d& fallback) {
   if (!props.has(name)) return std::make_shared<UniformTexture>(fallback);
   return texture_parameter(props, name);
+}
+
+Array2f transform_uv(const Transform4f& to_uv, const Array2f& uv) {
+  const Matrix4f& m = to_uv.matrix();
+  return Array2f(fma(m(0, 0), uv.x, fma(m(0, 1), uv.y, m(0, 3))), fma(m(1, 0), uv.x, fma(m(1, 1), uv.y, m(1, 3))));
 }
 
 }  // namespace kiln::render

@@ -90,16 +90,20 @@ struct Chi2Result {
   std::string message;
 };
 
-/// Tests `sample` (uniform [0, 1)² → domain) against `pdf` (domain → density) with
-/// `samples` samples over res × res bins of the chart.
-template <typename Point> Chi2Result chi2_test(const std::function<Point(const Array2f&)>& sample,
+/// Tests `sample` (uniform [0, 1)² → a point and whether sampling succeeded) against `pdf`
+/// (domain → density) with `samples` samples over res × res bins of the chart. Failed
+/// samples are not counted: the density then integrates to the probability of success
+/// (a BSDF that absorbs or sends some samples below the horizon, as Mitsuba's test weighs
+/// them zero).
+template <typename Point> Chi2Result chi2_test(const std::function<std::pair<Point, Bool>(const Array2f&)>& sample,
                                                const std::function<Float(const Point&)>& pdf, const Chart<Point>& chart,
                                                size_t samples = 1000000, size_t res = 32, double significance = 0.01) {
   constexpr size_t K = Point::Size;
   // Observed: histogram of the samples.
   PCG32 rng(samples);
   Array2f u(rng.next_float32(), rng.next_float32());
-  Point points = sample(u);
+  auto [points, succeeded] = sample(u);
+  std::vector<float> counted = (select(succeeded, Float(1.0f), Float(0.0f)) + zeros<Float>(samples)).to_vector();
   std::vector<std::vector<double>> coords(K);
   for (size_t k = 0; k < K; ++k) {
     std::vector<float> values = points[k].to_vector();
@@ -109,6 +113,7 @@ template <typename Point> Chi2Result chi2_test(const std::function<Point(const A
   Chi2Result result;
   std::vector<double> point(K);
   for (size_t i = 0; i < samples; ++i) {
+    if (counted[i] == 0) continue;
     for (size_t k = 0; k < K; ++k) point[k] = coords[k][i];
     auto [cu, cv] = chart.to_unit(point);
     if (!std::isfinite(cu) || !std::isfinite(cv)) {
@@ -157,6 +162,16 @@ template <typename Point> Chi2Result chi2_test(const std::function<Point(const A
        << (result.passed ? " >= " : " < ") << significance;
   result.message = text.str();
   return result;
+}
+
+/// The same for a sampler that always succeeds.
+template <typename Point> Chi2Result chi2_test(const std::function<Point(const Array2f&)>& sample,
+                                               const std::function<Float(const Point&)>& pdf, const Chart<Point>& chart,
+                                               size_t samples = 1000000, size_t res = 32, double significance = 0.01) {
+  std::function<std::pair<Point, Bool>(const Array2f&)> always = [&](const Array2f& u) {
+    return std::pair(sample(u), Bool(true));
+  };
+  return chi2_test<Point>(always, pdf, chart, samples, res, significance);
 }
 
 }  // namespace kiln::render::chi2

@@ -1,36 +1,18 @@
-// Shared by the loader tests: an error-message check, and dummy plugins (registered here,
-// so include this header from one file per test executable) that stand in for the real
-// ones: a container scene, a BSDF with a float and an RGB parameter, a texture, and a shape
-// that takes a BSDF, a transform and a file name.
+// Shared by the loader tests: expect_error(), and dummy plugins (registered here, so
+// include this header from one file per test executable) that stand in for the real ones:
+// a container scene, a BSDF with a float and an RGB parameter, a texture, and a shape that
+// takes a BSDF, a transform and a file name.
 #pragma once
 
 #include <kiln/render/plugin.h>
 
 #include <gtest/gtest.h>
 
-#include <initializer_list>
 #include <string>
 
-namespace kiln::render::test {
+#include "expect_error.h"
 
-/// Expects `statement` to throw `Error` with a message that contains every one of
-/// `needles`; returns the message.
-template <typename Error, typename F>
-std::string expect_error(F&& statement, std::initializer_list<std::string> needles) {
-  try {
-    statement();
-  } catch (const Error& e) {
-    std::string message = e.what();
-    for (const std::string& needle : needles)
-      EXPECT_NE(message.find(needle), std::string::npos) << "missing \"" << needle << "\" in: " << message;
-    return message;
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "wrong exception type: " << e.what();
-    return "";
-  }
-  ADD_FAILURE() << "no exception; expected one naming \"" << *needles.begin() << "\"";
-  return "";
-}
+namespace kiln::render::test {
 
 /// Keeps every nested object in declaration order (the real scene is another plugin).
 struct TestScene : Object {

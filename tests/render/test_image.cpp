@@ -1,4 +1,5 @@
-// Image files: PNG and OpenEXR round trips, the sRGB curve, and every error path.
+// Image files: PNG and OpenEXR round trips, JPEG reading, the sRGB curve, channel
+// conversion and padding, and every error path.
 #include <kiln/render/image.h>
 
 #include <gtest/gtest.h>
@@ -7,6 +8,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+
+#include "jpeg_sample.h"
 
 using namespace kiln;
 using namespace kiln::render;
@@ -92,9 +95,10 @@ TEST(Image, ErrorsNameTheFileAndWhatIsAccepted) {
     return std::string("no FileError");
   };
   Bitmap image = gradient(2, 2, 3);
-  EXPECT_NE(
-      message([&] { write_image(image, temp_path("x.bmp")); }).find("unknown image format (accepted: .png, .exr)"),
-      std::string::npos);
+  EXPECT_NE(message([&] {
+              write_image(image, temp_path("x.bmp"));
+            }).find("unknown image format (accepted: .png, .jpg, .jpeg, .exr)"),
+            std::string::npos);
   EXPECT_NE(message([&] { read_image("/nonexistent/kiln.png"); }).find("/nonexistent/kiln.png: cannot be opened"),
             std::string::npos);
   EXPECT_NE(message([&] { read_image("/nonexistent/kiln.exr"); }).find("could not be read as OpenEXR"),
@@ -120,4 +124,48 @@ TEST(Image, ErrorsNameTheFileAndWhatIsAccepted) {
             std::string::npos);
   EXPECT_NE(message([&] { write_image(image, "/nonexistent/dir/out.png"); }).find("cannot be opened for writing"),
             std::string::npos);
+  EXPECT_NE(message([&] { write_image(image, temp_path("out.jpg")); }).find("JPEG files are read, not written"),
+            std::string::npos);
+  std::string jpeg = temp_path("junk.jpg");
+  std::ofstream(jpeg) << "not a jpeg";
+  EXPECT_NE(message([&] { read_image(jpeg); }).find("could not be read as JPEG (Not a JPEG file"), std::string::npos);
+  kiln::render::test::write_jpeg_sample(jpeg);
+  std::filesystem::resize_file(jpeg, 300);
+  EXPECT_NE(message([&] { read_image(jpeg); }).find("could not be read as JPEG"), std::string::npos);
+  std::remove(jpeg.c_str());
+  EXPECT_NE(message([&] { read_image("/nonexistent/kiln.jpeg"); }).find("cannot be opened"), std::string::npos);
+}
+
+TEST(Image, JpegReadsAsMitsubaDoes) {
+  std::string path = temp_path("sample.JPG");  // extensions are matched in any case
+  kiln::render::test::write_jpeg_sample(path);
+  Bitmap raw = read_image(path, /*raw=*/true), decoded = read_image(path);
+  std::remove(path.c_str());
+  ASSERT_EQ(raw.width, 4u);
+  ASSERT_EQ(raw.height, 2u);
+  ASSERT_EQ(raw.channels, 3u);
+  for (size_t i = 0; i < 24; ++i) {
+    // Decoders may round a code differently from Mitsuba's libjpeg.
+    EXPECT_NEAR(raw.pixels[i] * 255, kiln::render::test::kJpegSampleCodes[i], 1.01f) << i;
+    EXPECT_FLOAT_EQ(decoded.pixels[i], srgb_to_linear(raw.pixels[i])) << i;
+  }
+}
+
+TEST(Image, ColorChannelsAndPadding) {
+  Bitmap rgba{2, 1, 4, {0.1f, 0.2f, 0.3f, 0.5f, 1.0f, 0.0f, 0.0f, 1.0f}};
+  Bitmap rgb = color_channels(rgba, 3);
+  EXPECT_EQ(rgb.channels, 3u);
+  EXPECT_EQ(rgb.pixels, (std::vector<float>{0.1f, 0.2f, 0.3f, 1.0f, 0.0f, 0.0f}));
+  Bitmap gray = color_channels(rgba, 1);
+  EXPECT_NEAR(gray.pixels[1], 0.212671f, 1e-7f);  // Mitsuba's luminance weights
+  Bitmap gray_alpha{1, 1, 2, {0.25f, 0.5f}};
+  EXPECT_EQ(color_channels(gray_alpha, 3).pixels, (std::vector<float>{0.25f, 0.25f, 0.25f}));
+  EXPECT_THROW(color_channels(rgba, 2), ValueError);
+  // Padding repeats the last column, then the last row.
+  Bitmap small{2, 1, 1, {1.0f, 2.0f}};
+  Bitmap padded = pad_image(small, 3, 2);
+  EXPECT_EQ(padded.width, 3u);
+  EXPECT_EQ(padded.height, 2u);
+  EXPECT_EQ(padded.pixels, (std::vector<float>{1, 2, 2, 1, 2, 2}));
+  EXPECT_EQ(pad_image(small, 1, 1).pixels, small.pixels);
 }

@@ -33,7 +33,7 @@ inline constexpr uint32_t kDeltaPosition = 1u << 0;
 inline constexpr uint32_t kDeltaDirection = 1u << 1;
 inline constexpr uint32_t kInfinite = 1u << 2;
 inline constexpr uint32_t kSurface = 1u << 3;
-inline constexpr uint32_t kSpatiallyVarying = 1u << 5;
+inline constexpr uint32_t kSpatiallyVarying = 1u << 4;
 inline constexpr uint32_t kDelta = kDeltaPosition | kDeltaDirection;
 }  // namespace emitter_flags
 

@@ -1,10 +1,13 @@
-// Images on the host: reading PNG and OpenEXR files (bitmap textures, references) and writing
-// rendered images, as Mitsuba's Bitmap does for the formats kiln.render uses.
+// Images on the host: reading PNG, JPEG and OpenEXR files (bitmap textures, environment
+// maps, references) and writing rendered images, as Mitsuba's Bitmap does for the formats
+// kiln.render uses.
 //
 // What an implementation guarantees:
 // - A Bitmap holds linear values: rows top to bottom, `channels` floats per pixel.
-// - PNG values are sRGB-encoded: reading decodes them to linear (unless `raw`), writing
-//   encodes linear values with the sRGB curve, clamped to [0, 1] and rounded to 8 bits.
+// - PNG and JPEG values are sRGB-encoded: reading decodes them to linear (unless `raw`);
+//   writing a PNG encodes linear values with the sRGB curve, clamped to [0, 1] and rounded
+//   to 8 bits. JPEG files are only read (gray or RGB; other color spaces are converted to
+//   RGB by libjpeg where it can).
 // - OpenEXR files are written as 32-bit float channels (Y; Y, A; R, G, B; or R, G, B, A) and
 //   read from any channel type; EXR values are linear and never converted.
 // - A missing file, an unknown extension or an unsupported layout raises kiln::FileError
@@ -12,6 +15,7 @@
 #pragma once
 
 #include <kiln/errors.h>
+#include <kiln/render/common.h>
 #include <kiln/tensor.h>
 
 #include <string>
@@ -24,8 +28,20 @@ struct Bitmap {
   std::vector<float> pixels;  ///< height * width * channels linear values, row by row
 };
 
-/// Reads a .png (8 or 16 bits, 1 to 4 channels) or .exr file.
+/// Reads a .png (8 or 16 bits, 1 to 4 channels), .jpg / .jpeg or .exr file.
 Bitmap read_image(const std::string& path, bool raw = false);
+
+/// `image` with 1 (gray) or 3 (RGB) channels, as Mitsuba's Bitmap::convert makes them:
+/// alpha is dropped, gray is repeated into RGB, RGB becomes gray by its luminance.
+Bitmap color_channels(const Bitmap& image, size_t channels);
+/// `image` grown to at least min_width x min_height by repeating its last column and row
+/// (Mitsuba's Bitmap::pad_to); a larger image is returned unchanged.
+Bitmap pad_image(const Bitmap& image, size_t min_width, size_t min_height);
+
+/// The luminance of a linear RGB color on the host (common.h's weights).
+inline float luminance(float r, float g, float b) {
+  return r * kLuminanceWeights[0] + g * kLuminanceWeights[1] + b * kLuminanceWeights[2];
+}
 
 /// Writes `image` by the file's extension: .exr or .png (1, 2, 3 or 4 channels).
 void write_image(const Bitmap& image, const std::string& path);

@@ -10,6 +10,7 @@
 
 #include <kiln/render/interaction.h>
 #include <kiln/render/properties.h>
+#include <kiln/render/transform.h>
 
 #include <memory>
 
@@ -33,5 +34,9 @@ class Texture : public Object {
 std::shared_ptr<Texture> texture_parameter(const Properties& props, const std::string& name, const Color3d& fallback);
 /// The same, without a fallback: a missing parameter is an error.
 std::shared_ptr<Texture> texture_parameter(const Properties& props, const std::string& name);
+
+/// `uv` mapped by a texture's `to_uv` transform: its 2D affine part (the x and y rows and
+/// columns and the translation, as Mitsuba's AffineTransform4f::extract() keeps them).
+Array2f transform_uv(const Transform4f& to_uv, const Array2f& uv);
 
 }  // namespace kiln::render

@@ -64,4 +64,7 @@ class Transform4f {
   Matrix4f matrix_, inverse_;
 };
 
+/// The identity as rows for from_rows() (a `to_world` or `to_uv` that was not given).
+inline constexpr std::array<double, 16> kIdentityRows = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+
 }  // namespace kiln::render

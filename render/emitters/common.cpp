@@ -1,0 +1,37 @@
+// Emitted-value parameters and the bounding sphere of infinite emitters.
+#include "emitters/common.h"
+
+#include "core/parameter_checks.h"
+
+#include <algorithm>
+
+namespace kiln::render {
+
+std::shared_ptr<Texture> emission_parameter(const Properties& props, const std::string& name) {
+  if (props.has(name)) {
+    const Properties::Value& value = props.get(name);
+    double smallest = 0;
+    if (const auto* number = std::get_if<double>(&value)) smallest = *number;
+    if (const auto* integer = std::get_if<int64_t>(&value)) smallest = double(*integer);
+    if (const auto* color = std::get_if<Color3d>(&value)) smallest = *std::min_element(color->begin(), color->end());
+    if (smallest < 0)
+      throw_parameter_error(props, name, "must not be negative (an emitted value), got " + std::to_string(smallest));
+  }
+  std::shared_ptr<Texture> texture = texture_parameter(props, name, Color3d{1.0, 1.0, 1.0});
+  if (!texture->is_constant())
+    throw_parameter_error(props, name,
+                          "must not vary over the surface, as a '" + texture->plugin() +
+                              "' texture does (accepted: a float, an RGB color or a constant texture)");
+  return texture;
+}
+
+void InfiniteEmitter::set_scene_bounds(const std::array<float, 3>& center, float radius) {
+  center_ = Array3f(opaque<Float>(center[0]), opaque<Float>(center[1]), opaque<Float>(center[2]));
+  radius_ = opaque<Float>(std::max(kRayEpsilon, radius * (1.0f + kRayEpsilon)));
+}
+
+Float InfiniteEmitter::sample_distance(const Array3f& ref_p) const {
+  return 2.0f * max(radius_, norm(ref_p - center_));
+}
+
+}  // namespace kiln::render

@@ -1,0 +1,36 @@
+// What the emitter plugins share: their emitted-value parameters (intensity, radiance,
+// irradiance) and, for infinite emitters, the bounding sphere of the scene.
+#pragma once
+
+#include <kiln/render/emitter.h>
+#include <kiln/render/texture.h>
+
+#include <memory>
+#include <string>
+
+namespace kiln::render {
+
+/// The emitted value `name` of `props` (1 when absent), as Mitsuba's emissive textures: a
+/// float, an RGB color or a texture that does not vary over the surface. ValueError for a
+/// negative float or color component and for a spatially varying texture.
+std::shared_ptr<Texture> emission_parameter(const Properties& props, const std::string& name);
+
+/// An emitter at infinity (environments, directional lights): it places its sampled points
+/// on the scene's bounding sphere, enlarged so that it contains the reference point.
+class InfiniteEmitter : public Emitter {
+ public:
+  /// Takes the sphere as Mitsuba does: radius enlarged by a relative kRayEpsilon (and at
+  /// least kRayEpsilon, for scenes without shapes). Until called, the unit sphere.
+  void set_scene_bounds(const std::array<float, 3>& center, float radius) override;
+
+ protected:
+  /// Twice the radius of the bounding sphere grown to contain `ref_p`: how far from
+  /// `ref_p` sampled points are placed.
+  Float sample_distance(const Array3f& ref_p) const;
+
+ private:
+  Array3f center_{opaque<Float>(0.0f), opaque<Float>(0.0f), opaque<Float>(0.0f)};
+  Float radius_ = opaque<Float>(1.0f);
+};
+
+}  // namespace kiln::render

@@ -8,6 +8,9 @@
 
 namespace kiln::render {
 
+/// PreliminaryIntersection::shape_index of a miss.
+inline constexpr uint32_t kNoShape = ~0u;
+
 /// A ray o + t·d for t in [0, maxt]; `d` need not be unit (t is in units of d).
 struct Ray3f {
   Array3f o, d;
@@ -25,7 +28,7 @@ struct PreliminaryIntersection {
   UInt32 prim_index;   ///< primitive within the shape
   UInt32 shape_index;  ///< position of the shape in the list the accelerator was built from
 
-  Bool is_valid() const { return shape_index != UInt32(~0u); }
+  Bool is_valid() const { return shape_index != UInt32(kNoShape); }
   auto fields() { return std::tie(t, prim_uv, prim_index, shape_index); }
   auto fields() const { return std::tie(t, prim_uv, prim_index, shape_index); }
 };

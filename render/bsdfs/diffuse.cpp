@@ -11,9 +11,7 @@ namespace {
 class Diffuse : public BSDF {
  public:
   explicit Diffuse(const Properties& props) : reflectance_(texture_parameter(props, "reflectance", {0.5, 0.5, 0.5})) {
-    uint32_t flags = bsdf_flags::kDiffuseReflection | bsdf_flags::kFrontSide;
-    if (!reflectance_->is_constant()) flags |= bsdf_flags::kSpatiallyVarying;
-    set_components({flags});
+    set_components({bsdf_flags::kDiffuseReflection | bsdf_flags::kFrontSide});
   }
 
   std::pair<BSDFSample3f, Color3f> sample(const BSDFContext& ctx, const SurfaceInteraction& si, const Float&,

@@ -15,6 +15,18 @@ namespace {
 /// The id table `values` (index 0 for "none") as a Kiln array.
 UInt32 id_table(const std::vector<uint32_t>& values) { return UInt32::from(values.data(), values.size()); }
 
+/// dispatch() on `registry`, with the arrays an instance leaves unset in its result zeroed.
+template <typename Base, typename Fn, typename... Ts>
+auto dispatch_filled(const Registry<Base>& registry, const UInt32& ids, Fn fn, const std::tuple<Ts...>& args,
+                     const char* name) {
+  auto filled = [fn](const Base& instance, const Ts&... values) {
+    auto result = fn(instance, values...);
+    zero_unset(result);
+    return result;
+  };
+  return dispatch(registry, ids, filled, args, std::nullopt, name);
+}
+
 /// `value` of type T, or an error naming what was expected.
 template <typename T> std::shared_ptr<T> as(const std::shared_ptr<Object>& object, const char* what) {
   auto result = std::dynamic_pointer_cast<T>(object);
@@ -135,12 +147,12 @@ SurfaceInteraction Scene::ray_intersect(const Ray3f& ray, const Bool& active) co
   PreliminaryIntersection hit = accel_->intersect(ray, active);
   Bool valid = active & hit.is_valid();
   UInt32 shape = select(valid, hit.shape_index + 1u, UInt32(0u));
-  auto [si] = dispatch(
+  auto [si] = dispatch_filled(
       shape_registry_, shape,
       [](const Shape& s, const Ray3f& r, const PreliminaryIntersection& h) {
         return std::tuple(s.compute_surface_interaction(r, h, Bool(true)));
       },
-      std::tuple(ray, hit), std::nullopt, "compute_surface_interaction");
+      std::tuple(ray, hit), "compute_surface_interaction");
   si.finalize(ray.d);
   // Misses: t = +inf, wi = -d in world space with an identity shading frame.
   si.t = select(valid, si.t, Float(kInfinity));
@@ -176,10 +188,10 @@ std::pair<DirectionSample3f, Color3f> Scene::sample_emitter_direction(const Surf
   UInt32 index = min(cast<uint32_t>(scaled), UInt32(count - 1));
   Array2f reused(scaled - cast<float>(index), sample.y);
   UInt32 emitter = select(active, index + 1u, UInt32(0u));
-  auto [ds, weight] = dispatch(
+  auto [ds, weight] = dispatch_filled(
       emitter_registry_, emitter,
       [](const Emitter& e, const Array3f& p, const Array2f& s) { return e.sample_direction(p, s, Bool(true)); },
-      std::tuple(ref.p, reused), std::nullopt, "sample_emitter_direction");
+      std::tuple(ref.p, reused), "sample_emitter_direction");
   ds.pdf = ds.pdf * (1.0f / float(count));
   ds.emitter = emitter;
   weight = weight * float(count);
@@ -193,12 +205,12 @@ std::pair<DirectionSample3f, Color3f> Scene::sample_emitter_direction(const Surf
 Float Scene::pdf_emitter_direction(const Array3f& ref_p, const DirectionSample3f& ds, const Bool& active) const {
   if (emitters_.empty()) return zeros<Float>(ref_p.x.size());
   UInt32 emitter = select(active, ds.emitter, UInt32(0u));
-  auto [pdf] = dispatch(
+  auto [pdf] = dispatch_filled(
       emitter_registry_, emitter,
       [](const Emitter& e, const Array3f& p, const DirectionSample3f& d) {
         return std::tuple(e.pdf_direction(p, d, Bool(true)));
       },
-      std::tuple(ref_p, ds), std::nullopt, "pdf_emitter_direction");
+      std::tuple(ref_p, ds), "pdf_emitter_direction");
   return pdf * (1.0f / float(emitters_.size()));
 }
 
@@ -222,10 +234,10 @@ Color3f Scene::eval_emitter(const SurfaceInteraction& si, const Bool& active) co
   if (emitters_.empty()) return Color3f(0.0f, 0.0f, 0.0f) * zeros<Float>(si.t.size());
   UInt32 emitter = select(si.is_valid(), gather(shape_emitter_, si.shape), UInt32(environment_));
   emitter = select(active, emitter, UInt32(0u));
-  auto [value] = dispatch(
+  auto [value] = dispatch_filled(
       emitter_registry_, emitter,
       [](const Emitter& e, const SurfaceInteraction& s) { return std::tuple(e.eval(s, Bool(true))); }, std::tuple(si),
-      std::nullopt, "eval_emitter");
+      "eval_emitter");
   return value;
 }
 
@@ -240,21 +252,21 @@ UInt32 Scene::bsdf_id(const SurfaceInteraction& si, const Bool& active) const {
 std::pair<BSDFSample3f, Color3f> Scene::bsdf_sample(const BSDFContext& ctx, const SurfaceInteraction& si,
                                                     const Float& sample1, const Array2f& sample2,
                                                     const Bool& active) const {
-  auto [bs, weight] = dispatch(
+  auto [bs, weight] = dispatch_filled(
       bsdf_registry_, bsdf_id(si, active),
       [ctx](const BSDF& b, const SurfaceInteraction& s, const Float& s1, const Array2f& s2) {
         return b.sample(ctx, s, s1, s2, Bool(true));
       },
-      std::tuple(si, sample1, sample2), std::nullopt, "bsdf_sample");
+      std::tuple(si, sample1, sample2), "bsdf_sample");
   return {bs, weight};
 }
 
 std::pair<Color3f, Float> Scene::bsdf_eval_pdf(const BSDFContext& ctx, const SurfaceInteraction& si, const Array3f& wo,
                                                const Bool& active) const {
-  auto [value, pdf] = dispatch(
+  auto [value, pdf] = dispatch_filled(
       bsdf_registry_, bsdf_id(si, active),
       [ctx](const BSDF& b, const SurfaceInteraction& s, const Array3f& w) { return b.eval_pdf(ctx, s, w, Bool(true)); },
-      std::tuple(si, wo), std::nullopt, "bsdf_eval_pdf");
+      std::tuple(si, wo), "bsdf_eval_pdf");
   return {value, pdf};
 }
 
@@ -263,12 +275,12 @@ std::tuple<Color3f, Float, BSDFSample3f, Color3f> Scene::bsdf_eval_pdf_sample(co
                                                                               const Array3f& wo, const Float& sample1,
                                                                               const Array2f& sample2,
                                                                               const Bool& active) const {
-  return dispatch(
+  return dispatch_filled(
       bsdf_registry_, bsdf_id(si, active),
       [ctx](const BSDF& b, const SurfaceInteraction& s, const Array3f& w, const Float& s1, const Array2f& s2) {
         return b.eval_pdf_sample(ctx, s, w, s1, s2, Bool(true));
       },
-      std::tuple(si, wo, sample1, sample2), std::nullopt, "bsdf_eval_pdf_sample");
+      std::tuple(si, wo, sample1, sample2), "bsdf_eval_pdf_sample");
 }
 
 void Scene::parameters_changed(const std::vector<std::string>&) {
@@ -281,10 +293,10 @@ void Scene::parameters_changed(const std::vector<std::string>&) {
 }
 
 Color3f Scene::bsdf_diffuse_reflectance(const SurfaceInteraction& si, const Bool& active) const {
-  auto [value] = dispatch(
+  auto [value] = dispatch_filled(
       bsdf_registry_, bsdf_id(si, active),
       [](const BSDF& b, const SurfaceInteraction& s) { return std::tuple(b.eval_diffuse_reflectance(s, Bool(true))); },
-      std::tuple(si), std::nullopt, "bsdf_diffuse_reflectance");
+      std::tuple(si), "bsdf_diffuse_reflectance");
   return value;
 }
 
@@ -297,5 +309,7 @@ void Scene::traverse(TraversalCallback& callback) {
     callback.put_object(id.empty() ? "object_" + std::to_string(i) : id, children_[i].get());
   }
 }
+
+KILN_REGISTER_PLUGIN(PluginKind::Scene, "scene", [](const Properties& p) { return std::make_shared<Scene>(p); });
 
 }  // namespace kiln::render

@@ -52,9 +52,7 @@ void Film::set_crop_window(std::array<uint32_t, 2> offset, std::array<uint32_t, 
   crop_size_ = size;
 }
 
-ImageBlock Film::create_block(size_t aov_count) const {
-  return ImageBlock(crop_offset_, crop_size_, (has_alpha() ? 4 : 3) + aov_count, filter_);
-}
+ImageBlock Film::create_block(size_t channels) const { return ImageBlock(crop_offset_, crop_size_, channels, filter_); }
 
 void Film::traverse(TraversalCallback& callback) {
   callback.put("size", &size_, param_flags::kNonDifferentiable);

@@ -34,9 +34,9 @@ class HDRFilm : public Film {
     return names;
   }
 
-  TensorXf develop(const ImageBlock& block) const override {
+  TensorXf develop(const ImageBlock& block, bool color) const override {
     TensorXf image = block.develop();
-    if (!luminance_) return image;
+    if (!luminance_ || !color) return image;
     // Y from linear sRGB (Rec. 709 weights, as Mitsuba's luminance()), then the rest.
     size_t height = image.shape(0), width = image.shape(1), channels = image.shape(2);
     size_t out_channels = channels - 2;

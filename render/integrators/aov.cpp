@@ -1,8 +1,8 @@
 // Arbitrary output variables (Mitsuba 3's `aov`): `aovs` = "name:type, ..." with the types
 // albedo, depth, position, uv, geo_normal, sh_normal, dp_du, dp_dv, prim_index and
 // shape_index, channel names as Mitsuba's (depth → "name.T", position → "name.X/Y/Z" ...).
-// Nested sampling integrators add their color as "<child name>.R/G/B/A" channels and their
-// own AOVs; the first one also gives the image's color channels (black without one).
+// As Mitsuba's, the image holds only these channels: each nested sampling integrator's color
+// as "<child name>.R/G/B" and its own AOVs, then the listed AOVs.
 // duv_dx/duv_dy need ray differentials, which kiln.render does not trace: an error.
 #include "core/parameter_checks.h"
 
@@ -48,7 +48,7 @@ class AovIntegrator : public SamplingIntegrator {
       auto nested = std::dynamic_pointer_cast<SamplingIntegrator>(object);
       if (!nested) throw_parameter_error(props, name, "must be a sampling integrator (path, direct or aov)");
       nested_.push_back({name, nested});
-      for (const char* channel : {".R", ".G", ".B", ".A"}) names_.push_back(name + channel);
+      for (const char* channel : {".R", ".G", ".B"}) names_.push_back(name + channel);
       for (const std::string& aov : nested->aov_names()) names_.push_back(name + "." + aov);
     }
     std::stringstream list(props.get_string("aovs", ""));
@@ -73,18 +73,13 @@ class AovIntegrator : public SamplingIntegrator {
   }
 
   std::vector<std::string> aov_names() const override { return names_; }
+  bool returns_color() const override { return false; }
 
   RaySample sample(const Scene& scene, PCG32& rng, const Ray3f& ray, const Bool& active) const override {
     RaySample out{Color3f(0.0f, 0.0f, 0.0f), Bool(false), {}};
-    for (size_t i = 0; i < nested_.size(); ++i) {
-      RaySample inner = nested_[i].second->sample(scene, rng, ray, active);
-      if (i == 0) {
-        out.radiance = inner.radiance;
-        out.valid = inner.valid;
-      }
-      Float alpha = select(inner.valid, Float(1.0f), Float(0.0f));
-      for (const Float& value : {inner.radiance.x, inner.radiance.y, inner.radiance.z, alpha})
-        out.aovs.push_back(value);
+    for (const auto& [name, integrator] : nested_) {
+      RaySample inner = integrator->sample(scene, rng, ray, active);
+      for (const Float& value : {inner.radiance.x, inner.radiance.y, inner.radiance.z}) out.aovs.push_back(value);
       out.aovs.insert(out.aovs.end(), inner.aovs.begin(), inner.aovs.end());
     }
     if (types_.empty()) return out;

@@ -60,16 +60,19 @@ TensorXf SamplingIntegrator::render(const Scene& scene, const Sensor& sensor, ui
   auto [ray, ray_weight] = sensor.sample_ray(film_position, active);
   RaySample result = sample(scene, rng, ray, active);
 
-  Color3f radiance = result.radiance * ray_weight;
-  std::vector<Float> values{radiance.x, radiance.y, radiance.z};
-  if (film.has_alpha()) values.push_back(select(result.valid, Float(1.0f), Float(0.0f)));
+  std::vector<Float> values;
+  if (returns_color()) {
+    Color3f radiance = result.radiance * ray_weight;
+    values = {radiance.x, radiance.y, radiance.z};
+    if (film.has_alpha()) values.push_back(select(result.valid, Float(1.0f), Float(0.0f)));
+  }
   values.insert(values.end(), result.aovs.begin(), result.aovs.end());
 
-  ImageBlock block = film.create_block(result.aovs.size());
+  ImageBlock block = film.create_block(values.size());
   // With the box filter a sample belongs to its pixel: splat the pixel's own position.
   block.put(film.rfilter()->is_box() ? position : sample_position, values, active);
   // Evaluated here, as Mitsuba's render() does: nothing pending refers to the scene after.
-  TensorXf image = film.develop(block);
+  TensorXf image = film.develop(block, returns_color());
   kiln::eval(image.array());
   return image;
 }

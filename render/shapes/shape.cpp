@@ -11,8 +11,12 @@ namespace kiln::render {
 Shape::Shape(const Properties& props) {
   for (const auto& object : props.objects(PluginKind::Bsdf)) bsdf_ = std::dynamic_pointer_cast<BSDF>(object);
   for (const auto& object : props.objects(PluginKind::Emitter)) emitter_ = std::dynamic_pointer_cast<Emitter>(object);
-  if (!bsdf_)
-    bsdf_ = std::dynamic_pointer_cast<BSDF>(create_object(Properties(PluginKind::Bsdf, "diffuse", "", props.source())));
+  // As Mitsuba: a default diffuse BSDF, black on an area light (emitters do not reflect).
+  if (!bsdf_) {
+    Properties diffuse(PluginKind::Bsdf, "diffuse", "", props.source());
+    if (emitter_) diffuse.set("reflectance", 0.0);
+    bsdf_ = std::dynamic_pointer_cast<BSDF>(create_object(diffuse));
+  }
 }
 
 Float Shape::pdf_position(const PositionSample3f&, const Bool& active) const {

@@ -6,6 +6,7 @@
 #include <kiln/vector.h>
 
 #include <limits>
+#include <tuple>
 
 namespace kiln::render {
 
@@ -39,5 +40,19 @@ inline Float safe_sqrt(const Float& x) { return sqrt(max(x, Float(0.0f))); }
 inline Float mulsign(const Float& x, const Float& y) { return x * copysign(Float(1.0f), y); }
 /// The vector v with its sign flipped where y is negative, -0 included.
 inline Array3f mulsign(const Array3f& v, const Float& y) { return v * copysign(Float(1.0f), y); }
+
+/// Sets every array of `value` (an array, vector, or struct listing fields()) that was
+/// never assigned to zero: plugins may leave fields they do not compute, and dispatch()
+/// needs every result array.
+template <typename T> void zero_unset(T& value) {
+  if constexpr (requires { value.fields(); })
+    std::apply([](auto&... parts) { (zero_unset(parts), ...); }, value.fields());
+  else if constexpr (requires { std::tuple_size<T>::value; })
+    std::apply([](auto&... parts) { (zero_unset(parts), ...); }, value);
+  else
+    for_each_array(value, [](auto& array) {
+      if (!array.valid()) array = std::decay_t<decltype(array)>(0);
+    });
+}
 
 }  // namespace kiln::render

@@ -62,11 +62,11 @@ class Film : public Object {
   /// True when the film stores an alpha channel (rendered values then carry one after RGB).
   virtual bool has_alpha() const = 0;
 
-  /// A fresh block for the crop window; samples carry RGB, alpha if has_alpha(), then
-  /// `aov_count` more values.
-  ImageBlock create_block(size_t aov_count) const;
-  /// The block's pixels in the film's pixel format, AOVs after the color channels.
-  virtual TensorXf develop(const ImageBlock& block) const = 0;
+  /// A fresh block for the crop window with `channels` values per sample.
+  ImageBlock create_block(size_t channels) const;
+  /// The block's pixels in the film's pixel format: when `color`, the samples carried RGB
+  /// (and alpha if has_alpha()) before their AOVs; otherwise AOVs only, returned as they are.
+  virtual TensorXf develop(const ImageBlock& block, bool color) const = 0;
   /// Names of develop()'s channels for AOVs named `aov_names`.
   virtual std::vector<std::string> channel_names(const std::vector<std::string>& aov_names) const = 0;
 

@@ -54,6 +54,9 @@ class SamplingIntegrator : public Integrator {
 
   /// Names of the values sample() returns beyond RGB (AOVs), in order.
   virtual std::vector<std::string> aov_names() const { return {}; }
+  /// Whether the image starts with the radiance's color channels (the aov integrator's
+  /// images hold only its channels).
+  virtual bool returns_color() const { return true; }
   /// The radiance along `ray` and any AOVs; `rng` is advanced.
   virtual RaySample sample(const Scene& scene, PCG32& rng, const Ray3f& ray, const Bool& active) const = 0;
 };

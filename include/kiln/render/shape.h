@@ -12,7 +12,8 @@
 // - sample_direction()/pdf_direction() default to sample_position() converted to solid
 //   angle at the reference point; a shape may sample better (a sphere samples its visible
 //   cone) as long as the pair stays consistent.
-// - A shape without a `bsdf` gets a default diffuse one (Mitsuba's behaviour).
+// - A shape without a `bsdf` gets a default diffuse one, black when it is an area light
+//   (Mitsuba's behaviour).
 #pragma once
 
 #include <kiln/render/accel.h>
@@ -30,7 +31,7 @@ class Emitter;
 
 class Shape : public Object {
  public:
-  /// Takes the nested `bsdf` and `emitter` from `props` (a default diffuse BSDF when none).
+  /// Takes the nested `bsdf` and `emitter` from `props` (a default BSDF when none).
   explicit Shape(const Properties& props);
 
   PluginKind kind() const override { return PluginKind::Shape; }

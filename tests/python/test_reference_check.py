@@ -6,13 +6,17 @@ reconstruction filter correlates them), with each reference's noise 64 times sma
 variance than a render's (as at 64x the samples)."""
 
 import math
+import sys
 import struct
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-import exr_float
-import reference_check as rc
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "render"))
+
+import exr_float  # noqa: E402
+import reference_check as rc  # noqa: E402
 
 HEIGHT, WIDTH = 32, 40
 

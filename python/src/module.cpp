@@ -1,5 +1,5 @@
 // The extension module kiln._kiln: registers every binding topic and maps Kiln's C++
-// exceptions to Python's (TypeError, ValueError, IndexError, MemoryError, RuntimeError),
+// exceptions to Python's (TypeError, ValueError, IndexError, OSError, MemoryError, RuntimeError),
 // their messages respelled for Python.
 #include "binding.h"
 
@@ -73,6 +73,8 @@ NB_MODULE(_kiln, m) {
           raise(PyExc_ValueError, e);
         } catch (const kiln::IndexError& e) {
           raise(PyExc_IndexError, e);
+        } catch (const kiln::FileError& e) {
+          raise(PyExc_OSError, e);
         } catch (const kiln::Interrupted& e) {
           // Kiln handed the signal to Python's handler, which raises KeyboardInterrupt here
           // (or runs the user's handler); if that handler returned, say what happened.

@@ -59,8 +59,9 @@ class PerspectiveCamera : public Sensor {
   explicit PerspectiveCamera(const Properties& props) : Sensor(props) {
     auto [fov, axis] = parse_fov(props);
     auto [width, height] = film()->size();
-    x_fov_ = opaque<Float>(x_fov_from(Float(float(fov)), axis, width, height).read(0));
-    float x_fov = x_fov_.read(0);
+    // Along x the field of view is kept as given (a conversion would round it).
+    float x_fov = axis == FovAxis::X ? float(fov) : x_fov_from(Float(float(fov)), axis, width, height).read(0);
+    x_fov_ = opaque<Float>(x_fov);
     if (!(x_fov > 0.0f && x_fov < 180.0f))
       throw_parameter_error(
           props, "fov",

@@ -7,6 +7,7 @@
 #include <kiln/render/parameters.h>
 
 #include <nanobind/stl/array.h>
+#include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -48,8 +49,8 @@ void set(BoundParameters& self, const std::string& key, const nb::handle& value)
         using T = std::remove_pointer_t<decltype(pointer)>;
         if constexpr (std::is_same_v<T, std::array<uint32_t, 2>>) {
           auto pair = nb::cast<std::array<int64_t, 2>>(value);
-          if (pair[0] <= 0 || pair[1] <= 0 || pair[0] > (1 << 15) || pair[1] > (1 << 15))
-            throw ValueError("kiln.render: scene parameters: '" + key + "' must be two sizes between 1 and 32768");
+          if (pair[0] < 0 || pair[1] < 0 || pair[0] > (1 << 15) || pair[1] > (1 << 15))
+            throw ValueError("kiln.render: scene parameters: '" + key + "' must be two integers between 0 and 32768");
           self.parameters.set(key, std::array<uint32_t, 2>{uint32_t(pair[0]), uint32_t(pair[1])});
         } else if constexpr (std::is_same_v<T, Float>) {
           self.parameters.set(key, to_float(value));

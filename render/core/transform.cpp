@@ -79,6 +79,13 @@ Transform4f Transform4f::from_rows(const std::array<double, 16>& rows) {
   return transform;
 }
 
+std::array<double, 16> Transform4f::to_rows() const {
+  std::array<double, 16> rows;
+  for (size_t r = 0; r < 4; ++r)
+    for (size_t c = 0; c < 4; ++c) rows[r * 4 + c] = matrix_(r, c).read(0);
+  return rows;
+}
+
 void Transform4f::make_opaque() {
   for_each_array(matrix_, [](Float& entry) { kiln::make_opaque(entry); });
   for_each_array(inverse_, [](Float& entry) { kiln::make_opaque(entry); });

@@ -70,7 +70,7 @@ class PerspectiveCamera : public Sensor {
     far_clip_ = float(props.get_float("far_clip", 1e4));
     if (!(near_clip_ > 0.0f)) throw_parameter_error(props, "near_clip", "must be positive");
     if (!(near_clip_ < far_clip_)) throw_parameter_error(props, "near_clip", "must be smaller than 'far_clip'");
-    Matrix4d to_world = props.get_transform("to_world", kIdentity);
+    Matrix4d to_world = props.get_transform("to_world", kIdentityRows);
     if (has_scale(to_world))
       throw_parameter_error(props, "to_world", "must not scale (a camera transform is a rotation and a translation)");
     to_world_ = Transform4f::from_rows(to_world);
@@ -99,7 +99,6 @@ class PerspectiveCamera : public Sensor {
   }
 
  private:
-  static constexpr Matrix4d kIdentity{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
   Float x_fov_;
   Transform4f to_world_;
   float near_clip_ = 1e-2f, far_clip_ = 1e4f;

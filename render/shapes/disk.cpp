@@ -1,10 +1,10 @@
 // The disk (Mitsuba 3's `disk`): the unit disk at z = 0 facing +z, placed by `to_world`
 // (any affine map: an ellipse under non-uniform scaling), `flip_normals`. Traced exactly
 // (accel.h); uv = (radius, azimuth / 2π).
+#include "shapes/placed_shape.h"
+
 #include <kiln/math.h>
 #include <kiln/render/plugin.h>
-#include <kiln/render/shape.h>
-#include <kiln/render/traverse.h>
 #include <kiln/render/warp.h>
 
 #include <cmath>
@@ -12,24 +12,14 @@
 namespace kiln::render {
 namespace {
 
-constexpr Matrix4d kIdentity{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
-
-Matrix4d host_matrix(const Transform4f& transform) {
-  Matrix4d m;
-  for (size_t r = 0; r < 4; ++r)
-    for (size_t c = 0; c < 4; ++c) m[r * 4 + c] = transform.matrix()(r, c).read(0);
-  return m;
-}
-
-class Disk : public Shape {
+class Disk : public PlacedShape {
  public:
-  explicit Disk(const Properties& props) : Shape(props) {
-    Matrix4d m = props.get_transform("to_world", kIdentity);
+  explicit Disk(const Properties& props) : PlacedShape(props) {
+    Matrix4d m = props.get_transform("to_world", kIdentityRows);
     // flip_normals mirrors the local z axis, as Mitsuba does.
     if (props.get_bool("flip_normals", false))
       for (int r = 0; r < 3; ++r) m[r * 4 + 2] = -m[r * 4 + 2];
-    to_world_ = Transform4f::from_rows(m);
-    update();
+    place(m);
   }
 
   AccelGeometry accel_geometry() const override { return AccelDisk{host_to_world_}; }
@@ -83,20 +73,9 @@ class Disk : public Shape {
     return {lower, upper};
   }
 
-  void traverse(TraversalCallback& callback) override {
-    Shape::traverse(callback);
-    callback.put("to_world", &to_world_, param_flags::kDiscontinuous);
-  }
-
-  void parameters_changed(const std::vector<std::string>&) override {
-    to_world_ = Transform4f::from_rows(host_matrix(to_world_));
-    update();
-    set_geometry_changed(true);
-  }
-
  private:
-  void update() {
-    host_to_world_ = host_matrix(to_world_);
+  void update() override {
+    host_to_world_ = to_world_.to_rows();
     const Matrix4d& m = host_to_world_;
     // Area π |dp/dx × dp/dy| for the images of the local x and y axes.
     double ax = m[0], ay = m[4], az = m[8], bx = m[1], by = m[5], bz = m[9];
@@ -107,7 +86,6 @@ class Disk : public Shape {
     kiln::eval(normal_.x, normal_.y, normal_.z, center_.x, center_.y, center_.z);
   }
 
-  Transform4f to_world_;
   Matrix4d host_to_world_{};
   double host_area_ = M_PI;
   Array3f normal_, center_;

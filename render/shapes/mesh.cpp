@@ -11,8 +11,6 @@
 namespace kiln::render {
 namespace {
 
-constexpr Matrix4d kIdentity{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
-
 Float kiln_copy(const std::vector<float>& values) { return Float::from(values.data(), values.size()); }
 
 /// A flat host vector of `array` (evaluated).
@@ -29,7 +27,7 @@ Mesh::Mesh(const Properties& props, MeshData data)
     : Shape(props), flip_normals_(props.get_bool("flip_normals", false)) {
   bool face_normals = props.get_bool("face_normals", false);
   if (face_normals) data.normals.clear();
-  place_mesh(data, props.get_transform("to_world", kIdentity), face_normals, props.describe("to_world"));
+  place_mesh(data, props.get_transform("to_world", kIdentityRows), face_normals, props.describe("to_world"));
   if (data.faces.empty())
     throw ValueError("kiln.render: " + describe_plugin(props.kind(), props.plugin(), props.id(), props.source()) +
                      ": the mesh has no faces");

@@ -3,10 +3,10 @@
 // sphere's local frame; emitters on it sample the cone of directions it subtends.
 #include "core/parameter_checks.h"
 
+#include "shapes/placed_shape.h"
+
 #include <kiln/math.h>
 #include <kiln/render/plugin.h>
-#include <kiln/render/shape.h>
-#include <kiln/render/traverse.h>
 #include <kiln/render/warp.h>
 
 #include <cmath>
@@ -14,21 +14,12 @@
 namespace kiln::render {
 namespace {
 
-constexpr Matrix4d kIdentity{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
-
-/// The host values of a transform's matrix, row-major.
-Matrix4d host_matrix(const Transform4f& transform) {
-  Matrix4d m;
-  for (size_t r = 0; r < 4; ++r)
-    for (size_t c = 0; c < 4; ++c) m[r * 4 + c] = transform.matrix()(r, c).read(0);
-  return m;
-}
-
-class Sphere : public Shape {
+class Sphere : public PlacedShape {
  public:
-  explicit Sphere(const Properties& props) : Shape(props), flip_requested_(props.get_bool("flip_normals", false)) {
+  explicit Sphere(const Properties& props)
+      : PlacedShape(props), flip_requested_(props.get_bool("flip_normals", false)) {
     // to_world · Translate(center) · Scale(radius), composed on the host.
-    Matrix4d m = props.get_transform("to_world", kIdentity);
+    Matrix4d m = props.get_transform("to_world", kIdentityRows);
     Vector3d center = props.get_vector("center", {0, 0, 0});
     double radius = props.get_float("radius", 1.0);
     if (!(radius >= 0.0) || !std::isfinite(radius))
@@ -37,8 +28,7 @@ class Sphere : public Shape {
       m[r * 4 + 3] += m[r * 4] * center[0] + m[r * 4 + 1] * center[1] + m[r * 4 + 2] * center[2];
       for (int c = 0; c < 3; ++c) m[r * 4 + c] *= radius;
     }
-    to_world_ = Transform4f::from_rows(m);
-    update();
+    place(m);
   }
 
   AccelGeometry accel_geometry() const override {
@@ -140,22 +130,11 @@ class Sphere : public Shape {
     return {lower, upper};
   }
 
-  void traverse(TraversalCallback& callback) override {
-    Shape::traverse(callback);
-    callback.put("to_world", &to_world_, param_flags::kDiscontinuous);
-  }
-
-  void parameters_changed(const std::vector<std::string>&) override {
-    to_world_ = Transform4f::from_rows(host_matrix(to_world_));
-    update();
-    set_geometry_changed(true);
-  }
-
  private:
   /// Center and radius from to_world (the image of the origin and of a unit x step); a
   /// mirroring to_world turns the normals inwards, as in Mitsuba.
-  void update() {
-    Matrix4d m = host_matrix(to_world_);
+  void update() override {
+    Matrix4d m = to_world_.to_rows();
     host_center_ = {m[3], m[7], m[11]};
     host_radius_ = std::sqrt(m[0] * m[0] + m[4] * m[4] + m[8] * m[8]);
     double det =
@@ -166,7 +145,6 @@ class Sphere : public Shape {
     radius_ = opaque<Float>(float(host_radius_));
   }
 
-  Transform4f to_world_;
   bool flip_requested_, flip_normals_ = false;
   Array3f center_;
   Float radius_;

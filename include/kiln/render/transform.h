@@ -59,6 +59,8 @@ class Transform4f {
   static Transform4f from_rows(const std::array<double, 16>& rows);
   /// Makes every entry of matrix and inverse opaque (evaluating pending work).
   void make_opaque();
+  /// The matrix of lane 0 as host values, row-major (what from_rows() takes).
+  std::array<double, 16> to_rows() const;
 
  private:
   Matrix4f matrix_, inverse_;

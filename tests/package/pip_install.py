@@ -39,7 +39,7 @@ assert np.array_equal(np.asarray(t @ t.T), np.array([[5, 14], [14, 50]], dtype=n
 import kiln.render as kr
 scene = kr.load_dict({"type": "scene",
                       "sensor": {"type": "perspective", "film": {"type": "hdrfilm", "width": 8, "height": 6}},
-                      "ball": {"type": "sphere", "center": [0, 0, -3]},
+                      "ball": {"type": "sphere", "center": [0, 0, 3]},
                       "sky": {"type": "constant"}})
 image = np.asarray(kr.render(scene, spp=4))
 assert image.shape == (6, 8, 3) and np.isfinite(image).all() and image.mean() > 0.1, image.mean()

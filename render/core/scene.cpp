@@ -114,19 +114,23 @@ Scene::~Scene() = default;
 
 void Scene::update_geometry() {
   std::vector<AccelGeometry> geometry;
+  for (const auto& shape : shapes_) geometry.push_back(shape->accel_geometry());
+  // Kernels read the ray tracer when they run: one that arrays still pending may trace
+  // stays alive with the scene.
+  if (accel_) retired_accels_.push_back(std::move(accel_));
+  accel_ = make_accel(std::move(geometry));
+  update_bounds();
+}
+
+void Scene::update_bounds() {
   std::array<float, 3> lower{kInfinity, kInfinity, kInfinity}, upper{-kInfinity, -kInfinity, -kInfinity};
   for (const auto& shape : shapes_) {
-    geometry.push_back(shape->accel_geometry());
     auto [shape_lower, shape_upper] = shape->bounding_box();
     for (int k = 0; k < 3; ++k) {
       lower[k] = std::min(lower[k], shape_lower[k]);
       upper[k] = std::max(upper[k], shape_upper[k]);
     }
   }
-  // Kernels read the ray tracer when they run: one that arrays still pending may trace
-  // stays alive with the scene.
-  if (accel_) retired_accels_.push_back(std::move(accel_));
-  accel_ = make_accel(std::move(geometry));
   // Mitsuba's bounding sphere: the box's center, radius half its diagonal (a unit
   // sphere at the origin for an empty scene).
   std::array<float, 3> center{0, 0, 0};
@@ -284,12 +288,23 @@ std::tuple<Color3f, Float, BSDFSample3f, Color3f> Scene::bsdf_eval_pdf_sample(co
 }
 
 void Scene::parameters_changed(const std::vector<std::string>&) {
-  bool changed = false;
-  for (const auto& shape : shapes_) {
-    changed = changed || shape->geometry_changed();
-    shape->set_geometry_changed(false);
+  // Meshes update the ray tracer in place (an optimization moving vertices every
+  // iteration keeps one structure); a moved sphere or disk rebuilds it.
+  bool rebuild = false, moved = false;
+  for (size_t i = 0; i < shapes_.size(); ++i) {
+    if (!shapes_[i]->geometry_changed()) continue;
+    shapes_[i]->set_geometry_changed(false);
+    moved = true;
+    AccelGeometry geometry = shapes_[i]->accel_geometry();
+    if (const auto* mesh = std::get_if<AccelTriangles>(&geometry))
+      accel_->update_mesh_positions(i, mesh->positions);
+    else
+      rebuild = true;
   }
-  if (changed) update_geometry();
+  if (rebuild)
+    update_geometry();
+  else if (moved)
+    update_bounds();
 }
 
 Color3f Scene::bsdf_diffuse_reflectance(const SurfaceInteraction& si, const Bool& active) const {

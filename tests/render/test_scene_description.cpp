@@ -80,8 +80,8 @@ TEST(PluginRegistry, AnUnknownPluginNamesTheKindTheSourceAndTheKnownPlugins) {
   expect_error<ValueError>([] { create_object(Properties(PluginKind::Shape, "test_bsdf", "", "scene.xml:2")); },
                            {"unknown shape plugin 'test_bsdf'", "'test_bsdf' is registered as bsdf, not shape",
                             "the shape plugins are:", "test_shape"});
-  expect_error<ValueError>([] { create_object(Properties(PluginKind::Film, "hdrfilm", "", "scene.xml:2")); },
-                           {"unknown film plugin 'hdrfilm'", "no film plugins are registered"});
+  expect_error<ValueError>([] { create_object(Properties(PluginKind::Film, "ldrfilm", "", "scene.xml:2")); },
+                           {"unknown film plugin 'ldrfilm'", "the film plugins are:", "hdrfilm"});
 }
 
 TEST(PluginRegistry, AnUnreadParameterIsAnError) {

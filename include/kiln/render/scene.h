@@ -71,14 +71,16 @@ class Scene : public Object {
   /// The bounding sphere of all shapes (center, radius).
   std::pair<std::array<float, 3>, float> bounding_sphere() const { return bounding_sphere_; }
 
-  /// Rebuilds what depends on shape parameters after they changed.
-  void update_geometry();
   /// Lists every object the scene declares under its id (as Mitsuba's traverse()).
   void traverse(TraversalCallback& callback) override;
   /// Rebuilds the ray tracer when a shape's geometry changed.
   void parameters_changed(const std::vector<std::string>& keys) override;
 
  private:
+  /// Builds the ray tracer over the shapes anew, and the bounds.
+  void update_geometry();
+  /// The bounding sphere from the shapes' boxes, passed on to the emitters.
+  void update_bounds();
   /// The BSDF id of each lane's shape (0 where inactive or nothing was hit).
   UInt32 bsdf_id(const SurfaceInteraction& si, const Bool& active) const;
 

@@ -1,0 +1,90 @@
+// Whole renders from C++: a scene read from XML, rendered by each integrator in symbolic and
+// evaluated mode (the same image), and again after its parameters change (no new kernel).
+// The sanitizer build runs the scene, integrators, films and ray tracing through this file.
+#include <gtest/gtest.h>
+
+#include <kiln/render/load.h>
+#include <kiln/render/parameters.h>
+#include <kiln/render/scene.h>
+#include <kiln/runtime.h>
+
+#include <cmath>
+
+using namespace kiln;
+using namespace kiln::render;
+
+namespace {
+
+/// A small scene with every kind of shape, a textured and a glossy BSDF and three emitters.
+std::string scene_xml(const std::string& integrator) {
+  return R"(<scene version="3.0.0">
+  <integrator type=")" +
+         integrator + R"(">)" + (integrator == "aov" ? R"(<string name="aovs" value="dd:depth,nn:sh_normal"/>)" : "") +
+         R"(</integrator>
+  <sensor type="perspective">
+    <float name="fov" value="45"/>
+    <transform name="to_world"><lookat origin="0, 1, 4" target="0, 0.3, 0" up="0, 1, 0"/></transform>
+    <film type="hdrfilm"><integer name="width" value="20"/><integer name="height" value="14"/>
+      <rfilter type="tent"/></film>
+  </sensor>
+  <shape type="rectangle">
+    <transform name="to_world"><scale value="3"/><rotate x="1" angle="-90"/></transform>
+    <bsdf type="diffuse"><texture type="checkerboard" name="reflectance"/></bsdf>
+  </shape>
+  <shape type="sphere"><point name="center" x="-0.6" y="0.5" z="0"/><float name="radius" value="0.5"/>
+    <bsdf type="roughconductor"><float name="alpha" value="0.3"/></bsdf></shape>
+  <shape type="cube"><transform name="to_world"><scale value="0.3"/><translate x="0.7" y="0.3"/></transform>
+    <bsdf type="plastic"/></shape>
+  <shape type="disk"><transform name="to_world"><scale value="0.4"/><rotate x="1" angle="90"/>
+    <translate y="2"/></transform><emitter type="area"><rgb name="radiance" value="10"/></emitter></shape>
+  <emitter type="point"><point name="position" x="2" y="2" z="2"/><rgb name="intensity" value="5"/></emitter>
+  <emitter type="constant"><rgb name="radiance" value="0.1"/></emitter>
+</scene>)";
+}
+
+std::shared_ptr<Scene> load(const std::string& integrator) {
+  return std::dynamic_pointer_cast<Scene>(instantiate(parse_xml_string(scene_xml(integrator))));
+}
+
+std::vector<float> render_image(const Scene& scene, ControlMode mode, uint32_t seed = 1) {
+  bool saved = flag(Flag::Symbolic);
+  set_flag(Flag::Symbolic, mode == ControlMode::Symbolic);
+  TensorXf image = scene.integrator()->render(scene, *scene.sensors()[0], seed, 8);
+  set_flag(Flag::Symbolic, saved);
+  return image.array().to_vector();
+}
+
+}  // namespace
+
+TEST(RenderScene, EveryIntegratorGivesTheSameImageInBothModes) {
+  for (const char* integrator : {"path", "direct", "aov"}) {
+    auto scene = load(integrator);
+    ASSERT_TRUE(scene) << integrator;
+    std::vector<float> symbolic = render_image(*scene, ControlMode::Symbolic);
+    std::vector<float> evaluated = render_image(*scene, ControlMode::Evaluated);
+    size_t channels = std::string(integrator) == "aov" ? 4 : 3;
+    ASSERT_EQ(symbolic.size(), size_t(20 * 14) * channels) << integrator;
+    EXPECT_EQ(symbolic, evaluated) << integrator;
+    double sum = 0;
+    for (float v : symbolic) {
+      ASSERT_TRUE(std::isfinite(v)) << integrator;
+      sum += v;
+    }
+    EXPECT_GT(sum, 0.0) << integrator;
+  }
+}
+
+TEST(RenderScene, ChangedParametersCompileNothing) {
+  auto scene = load("path");
+  SceneParameters params(*scene);
+  render_image(*scene, ControlMode::Symbolic);
+  for (uint32_t it = 0; it < 3; ++it) {
+    params.set("object_1.film.size", std::array<uint32_t, 2>{22 + it, 15 + it});
+    params.set("object_1.x_fov", Float(40.0f + float(it)));
+    params.update();
+    size_t before = cache_stats().compiles + cache_stats().disk_hits;
+    std::vector<float> image = render_image(*scene, ControlMode::Symbolic, it);
+    EXPECT_EQ(image.size(), size_t(22 + it) * (15 + it) * 3);
+    if (it > 0) EXPECT_EQ(cache_stats().compiles + cache_stats().disk_hits, before) << it;
+  }
+}

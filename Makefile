@@ -35,16 +35,19 @@ test: install-python format-check
 
 demo: install-python
 	@$(BUILD)/examples/mandelbrot mandelbrot.png
-	@$(PYTHON) examples/film_loop.py
+	@$(PYTHON) examples/render_demo.py
+	@$(PYTHON) examples/render_crop_loop.py
 	@$(PYTHON) examples/per_ray_records.py
 	@$(PYTHON) examples/nerf_tiny.py
 
-# The C++ table, then the Python one (Dr.Jit joins as a baseline when it can be installed).
+# The C++ table, then the Python ones (Dr.Jit joins as a baseline when it can be installed;
+# render_bench.py installs Mitsuba 3.9 into build/mitsuba-venv itself).
 bench: install-python
 	@$(BUILD)/bench/kiln_bench $(BENCH_ARGS)
 	@$(PYTHON) -c "import drjit" 2>/dev/null || $(PYTHON) -m pip install -q drjit 2>/dev/null || true
 	@$(PYTHON) bench/python_bench.py $(BENCH_ARGS)
 	@$(PYTHON) bench/nerf_bench.py $(BENCH_ARGS)
+	@$(PYTHON) bench/render_bench.py $(BENCH_ARGS)
 
 # The C++ suite under AddressSanitizer and UndefinedBehaviorSanitizer (debug build, so the
 # IR verifier also runs after every evaluation); the fuzzer runs 500 programs there.

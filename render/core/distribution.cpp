@@ -41,8 +41,4 @@ std::pair<UInt32, Float> DiscreteDistribution::sample_reuse(const Float& sample,
   return {index, min(max(reused, Float(0.0f)), Float(0x1.fffffep-1f))};
 }
 
-Float DiscreteDistribution::pmf(const UInt32& index, const Bool& active) const {
-  return (gather(cdf_, index + 1u, active) - gather(cdf_, index, active)) * normalization_;
-}
-
 }  // namespace kiln::render

@@ -143,7 +143,6 @@ void Scene::update_bounds() {
     radius = std::sqrt(radius);
   }
   if (!(radius > 0.0f)) radius = 1.0f;
-  bounding_sphere_ = {center, radius};
   for (const auto& emitter : emitters_) emitter->set_scene_bounds(center, radius);
 }
 

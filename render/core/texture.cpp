@@ -24,8 +24,8 @@ std::shared_ptr<Texture> texture_parameter(const Properties& props, const std::s
   if (const auto* color = std::get_if<Color3d>(&value)) return std::make_shared<UniformTexture>(*color);
   if (const auto* object = std::get_if<std::shared_ptr<Object>>(&value))
     if (auto texture = std::dynamic_pointer_cast<Texture>(*object)) return texture;
-  throw TypeError("kiln.render: " + props.plugin() + " (" + props.source() + "): parameter '" + name + "' (" +
-                  props.source_of(name) + ") must be a texture, a float or an RGB color");
+  throw TypeError(props.describe(name) + ": must be a texture, a float or an RGB color, found " +
+                  describe_value(value));
 }
 
 std::shared_ptr<Texture> texture_parameter(const Properties& props, const std::string& name, const Color3d& fallback) {

@@ -87,8 +87,9 @@ std::array<double, 16> Transform4f::to_rows() const {
 }
 
 void Transform4f::make_opaque() {
-  for_each_array(matrix_, [](Float& entry) { kiln::make_opaque(entry); });
-  for_each_array(inverse_, [](Float& entry) { kiln::make_opaque(entry); });
+  // One kernel evaluates all 32 entries; make_opaque() then finds them evaluated.
+  kiln::eval(matrix_, inverse_);
+  kiln::make_opaque(matrix_, inverse_);
 }
 
 }  // namespace kiln::render

@@ -26,14 +26,6 @@ class HDRFilm : public Film {
 
   bool has_alpha() const override { return alpha_; }
 
-  std::vector<std::string> channel_names(const std::vector<std::string>& aov_names) const override {
-    std::vector<std::string> names =
-        luminance_ ? std::vector<std::string>{"Y"} : std::vector<std::string>{"R", "G", "B"};
-    if (alpha_) names.push_back("A");
-    names.insert(names.end(), aov_names.begin(), aov_names.end());
-    return names;
-  }
-
   TensorXf develop(const ImageBlock& block, bool color) const override {
     TensorXf image = block.develop();
     if (!luminance_ || !color) return image;

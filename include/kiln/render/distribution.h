@@ -32,8 +32,6 @@ class DiscreteDistribution {
   UInt32 sample(const Float& sample, const Bool& active = Bool(true)) const;
   /// The item and `sample` rescaled within its interval.
   std::pair<UInt32, Float> sample_reuse(const Float& sample, const Bool& active = Bool(true)) const;
-  /// The probability of item `index`.
-  Float pmf(const UInt32& index, const Bool& active = Bool(true)) const;
 
  private:
   size_t size_ = 0;

@@ -67,8 +67,6 @@ class Film : public Object {
   /// The block's pixels in the film's pixel format: when `color`, the samples carried RGB
   /// (and alpha if has_alpha()) before their AOVs; otherwise AOVs only, returned as they are.
   virtual TensorXf develop(const ImageBlock& block, bool color) const = 0;
-  /// Names of develop()'s channels for AOVs named `aov_names`.
-  virtual std::vector<std::string> channel_names(const std::vector<std::string>& aov_names) const = 0;
 
   void traverse(TraversalCallback& callback) override;
   void parameters_changed(const std::vector<std::string>& keys) override;

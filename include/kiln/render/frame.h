@@ -33,9 +33,7 @@ struct Frame3f {
 std::pair<Array3f, Array3f> coordinate_system(const Array3f& n);
 
 inline Float cos_theta(const Array3f& v) { return v.z; }
-inline Float cos_theta_2(const Array3f& v) { return v.z * v.z; }
 inline Float sin_theta_2(const Array3f& v) { return fma(v.x, v.x, v.y * v.y); }
-inline Float tan_theta(const Array3f& v) { return sqrt(max(Float(0.0f), 1.0f - v.z * v.z)) / v.z; }
 
 /// The mirror direction of `v` about the normal +z.
 inline Array3f reflect(const Array3f& v) { return Array3f(-v.x, -v.y, v.z); }

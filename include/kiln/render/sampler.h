@@ -16,7 +16,6 @@ class Sampler : public Object {
  public:
   PluginKind kind() const override { return PluginKind::Sampler; }
   uint32_t sample_count() const { return sample_count_; }
-  void set_sample_count(uint32_t count) { sample_count_ = count; }
   /// One generator per lane for a render with `seed`.
   virtual PCG32 rng(uint32_t seed, size_t size) const = 0;
 

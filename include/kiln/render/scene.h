@@ -68,8 +68,6 @@ class Scene : public Object {
   const std::shared_ptr<Integrator>& integrator() const { return integrator_; }
   /// The emitter id of the environment (0: none).
   uint32_t environment() const { return environment_; }
-  /// The bounding sphere of all shapes (center, radius).
-  std::pair<std::array<float, 3>, float> bounding_sphere() const { return bounding_sphere_; }
 
   /// Lists every object the scene declares under its id (as Mitsuba's traverse()).
   void traverse(TraversalCallback& callback) override;
@@ -97,7 +95,6 @@ class Scene : public Object {
   UInt32 shape_emitter_;    ///< per shape id: its area light's id (0: none)
   UInt32 bsdf_flag_table_;  ///< per BSDF id: its flags
   uint32_t environment_ = 0;
-  std::pair<std::array<float, 3>, float> bounding_sphere_;
   std::unique_ptr<Accel> accel_;
   std::vector<std::unique_ptr<Accel>> retired_accels_;  ///< replaced by updates, kept for pending kernels
 };

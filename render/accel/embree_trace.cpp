@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstddef>
+#include <cstring>
 #include <limits>
 
 namespace kiln::render {
@@ -15,26 +16,13 @@ namespace {
 /// (RayK::valid() in Embree's kernels/common/ray.h); NaN fails the comparison too.
 constexpr float kLargestComponent = 1.844e18f;
 
-/// The seven staged Float32 inputs of both functions: ox, oy, oz, dx, dy, dz, maxt.
+/// The seven staged Float32 inputs of both functions: ox, oy, oz, dx, dy, dz, maxt. Embree
+/// may be given a lane's ray when its components are bounded, its direction is nonzero
+/// and maxt >= 0 (not NaN). Other rays miss: occluded() tells a hit from tfar < 0, so no
+/// traced ray may start with a negative tfar.
 struct StagedRays {
   const float* const* columns;
   explicit StagedRays(const void* const* inputs) : columns(reinterpret_cast<const float* const*>(inputs)) {}
-  float origin(int axis, uint32_t lane) const { return columns[axis][lane]; }
-  float direction(int axis, uint32_t lane) const { return columns[3 + axis][lane]; }
-  float maxt(uint32_t lane) const { return columns[6][lane]; }
-
-  /// Whether Embree may be given this lane's ray: bounded components, a nonzero
-  /// direction and maxt >= 0 (not NaN). Other rays miss: occluded() tells a hit from
-  /// tfar < 0, so no traced ray may start with a negative tfar.
-  bool traceable(uint32_t lane) const {
-    bool nonzero_direction = false;
-    for (int axis = 0; axis < 3; ++axis) {
-      if (!(std::fabs(origin(axis, lane)) <= kLargestComponent)) return false;
-      if (!(std::fabs(direction(axis, lane)) <= kLargestComponent)) return false;
-      nonzero_direction |= direction(axis, lane) != 0;
-    }
-    return nonzero_direction && maxt(lane) >= 0.0f;
-  }
 };
 
 /// Rays and hits of one packet in Embree's layout; a packet of 1 is RTCRayHit, whose
@@ -50,6 +38,10 @@ static_assert(offsetof(RTCRayHit, hit) == 12 * sizeof(float) && offsetof(RTCRayH
                   offsetof(RTCRayHit8, hit) == 12 * 8 * sizeof(float) &&
                   offsetof(RTCRayHit16, hit) == 12 * 16 * sizeof(float),
               "the hits of a packet of N follow its 12 × N ray fields, as RTCRayHitN_HitN() assumes");
+static_assert(offsetof(RTCRayHit16, hit.geomID) == 18 * 16 * sizeof(float) &&
+                  offsetof(RTCRayHit16, hit.instID) == 19 * 16 * sizeof(float) &&
+                  offsetof(RTCRayHit16, ray.tfar) == 8 * 16 * sizeof(float),
+              "RTCRayHitN is 20 arrays of N 4-byte fields, in the order load_packet() writes them");
 
 /// The largest packet Embree offers that fits in `remaining` lanes.
 unsigned packet_size(uint32_t remaining) {
@@ -59,30 +51,54 @@ unsigned packet_size(uint32_t remaining) {
   return 1;
 }
 
-/// Fills `packet` with lanes [first, first + n) and `valid` with Embree's mask: -1 for an
-/// active, traceable lane. Other lanes get a harmless ray Embree does not look at.
+/// Fills `packet` with lanes [first, first + N) and `valid` with Embree's mask: -1 for an
+/// active, traceable lane. The staged columns are copied as they are (a packet is a
+/// structure of arrays too); other lanes then get a harmless ray Embree does not look at.
+/// N is a constant so that the compiler turns the lane loops into vector code.
+template <unsigned N>
+void load_packet_of(const StagedRays& rays, const int32_t* active, uint32_t first, Packet& packet, int* valid) {
+  // RTCRayHitN's fields, each an array of N: org_x, org_y, org_z, tnear, dir_x, dir_y,
+  // dir_z, time, tfar, mask, id, flags, then the hit's Ng_x, Ng_y, Ng_z, u, v, primID,
+  // geomID, instID.
+  float(*field)[N] = reinterpret_cast<float(*)[N]>(&packet);
+  uint32_t(*bits)[N] = reinterpret_cast<uint32_t(*)[N]>(&packet);
+  for (int k = 0; k < 3; ++k) {
+    std::memcpy(field[k], rays.columns[k] + first, sizeof(field[k]));          // org
+    std::memcpy(field[4 + k], rays.columns[3 + k] + first, sizeof(field[k]));  // dir
+  }
+  std::memcpy(field[8], rays.columns[6] + first, sizeof(field[8]));  // tfar
+  int untraced = 0;
+  for (unsigned i = 0; i < N; ++i) {
+    bool bounded = true, nonzero_direction = false;
+    for (int k = 0; k < 3; ++k) {
+      bounded &= std::fabs(field[k][i]) <= kLargestComponent;
+      bounded &= std::fabs(field[4 + k][i]) <= kLargestComponent;
+      nonzero_direction |= field[4 + k][i] != 0.0f;
+    }
+    bool traced = (active[first + i] != 0) & bounded & nonzero_direction & (field[8][i] >= 0.0f);
+    valid[i] = -int(traced);
+    untraced |= !traced;
+    field[3][i] = field[7][i] = 0.0f;                     // tnear, time
+    bits[9][i] = ~0u;                                     // mask
+    bits[10][i] = bits[11][i] = 0;                        // id, flags
+    bits[18][i] = bits[19][i] = RTC_INVALID_GEOMETRY_ID;  // geomID, instID
+  }
+  if (!untraced) return;
+  for (unsigned i = 0; i < N; ++i) {
+    if (valid[i]) continue;
+    field[0][i] = field[1][i] = field[2][i] = 0.0f;
+    field[4][i] = 1.0f;
+    field[5][i] = field[6][i] = field[8][i] = 0.0f;
+  }
+}
+
 void load_packet(const StagedRays& rays, const int32_t* active, uint32_t first, unsigned n, Packet& packet,
                  int* valid) {
-  RTCRayN* ray = RTCRayHitN_RayN(packet.rays_and_hits(), n);
-  RTCHitN* hit = RTCRayHitN_HitN(packet.rays_and_hits(), n);
-  for (unsigned i = 0; i < n; ++i) {
-    uint32_t lane = first + i;
-    bool traced = active[lane] != 0 && rays.traceable(lane);
-    valid[i] = traced ? -1 : 0;
-    RTCRayN_org_x(ray, n, i) = traced ? rays.origin(0, lane) : 0.0f;
-    RTCRayN_org_y(ray, n, i) = traced ? rays.origin(1, lane) : 0.0f;
-    RTCRayN_org_z(ray, n, i) = traced ? rays.origin(2, lane) : 0.0f;
-    RTCRayN_dir_x(ray, n, i) = traced ? rays.direction(0, lane) : 1.0f;
-    RTCRayN_dir_y(ray, n, i) = traced ? rays.direction(1, lane) : 0.0f;
-    RTCRayN_dir_z(ray, n, i) = traced ? rays.direction(2, lane) : 0.0f;
-    RTCRayN_tnear(ray, n, i) = 0.0f;
-    RTCRayN_time(ray, n, i) = 0.0f;
-    RTCRayN_tfar(ray, n, i) = traced ? rays.maxt(lane) : 0.0f;
-    RTCRayN_mask(ray, n, i) = ~0u;
-    RTCRayN_id(ray, n, i) = 0;
-    RTCRayN_flags(ray, n, i) = 0;
-    RTCHitN_geomID(hit, n, i) = RTC_INVALID_GEOMETRY_ID;
-    RTCHitN_instID(hit, n, i, 0) = RTC_INVALID_GEOMETRY_ID;
+  switch (n) {
+    case 16: load_packet_of<16>(rays, active, first, packet, valid); break;
+    case 8: load_packet_of<8>(rays, active, first, packet, valid); break;
+    case 4: load_packet_of<4>(rays, active, first, packet, valid); break;
+    default: load_packet_of<1>(rays, active, first, packet, valid); break;
   }
 }
 

@@ -74,10 +74,12 @@ std::string Renderer::gather(uint32_t position, const KernelStatement& s) {
 }
 
 /// `per_lane` may return a value to insert into the result vector of `result_type`
-/// (ScatterInc); with an empty `result_type` the loop has no result.
+/// (ScatterInc); with an empty `result_type` the loop has no result. With `by_index`, one
+/// iteration serves every remaining lane whose index equals the first one's: `per_lane`
+/// gets their mask as its third argument (otherwise an empty string).
 template <typename PerLane> std::string Renderer::lane_loop(uint32_t position, const std::string& mask,
                                                             const std::string& index64, const std::string& result_type,
-                                                            PerLane per_lane) {
+                                                            bool by_index, PerLane per_lane) {
   std::string bits = instr("bitcast " + vec("i1") + " " + mask + " to i" + std::to_string(width_));
   std::string bits64 = width_ == 64 ? bits : instr("zext i" + std::to_string(width_) + " " + bits + " to i64");
   std::string before = block_, head = label(position, "head"), body = label(position, "lane"),
@@ -95,10 +97,22 @@ template <typename PerLane> std::string Renderer::lane_loop(uint32_t position, c
   body_ << "  br i1 " << p << ".none, label %" << done << ", label %" << body << "\n";
   start_block(body);
   std::string lane = call("i64", "llvm.cttz.i64", {{"i64", p + ".m"}, {"i1", "true"}});
-  std::string lower = instr("sub i64 " + p + ".m, 1");
-  body_ << "  " << p << ".mnext = and i64 " << p << ".m, " << lower << "\n";
   std::string idx = instr("extractelement " + vec("i64") + " " + index64 + ", i64 " + lane);
-  std::string value = per_lane(lane, idx);
+  std::string group, kept;
+  if (by_index) {
+    std::string first = instr("insertelement " + vec("i64") + " poison, i64 " + idx + ", i64 0");
+    std::string splat = instr("shufflevector " + vec("i64") + " " + first + ", " + vec("i64") + " poison, " +
+                              vec("i32") + " zeroinitializer");
+    std::string same = instr("icmp eq " + vec("i64") + " " + index64 + ", " + splat);
+    group = instr("and " + vec("i1") + " " + same + ", " + mask);
+    std::string group_bits = instr("bitcast " + vec("i1") + " " + group + " to i" + std::to_string(width_));
+    if (width_ != 64) group_bits = instr("zext i" + std::to_string(width_) + " " + group_bits + " to i64");
+    kept = instr("xor i64 " + group_bits + ", -1");
+  } else {
+    kept = instr("sub i64 " + p + ".m, 1");  // clears the lowest set bit
+  }
+  body_ << "  " << p << ".mnext = and i64 " << p << ".m, " << kept << "\n";
+  std::string value = per_lane(lane, idx, group);
   body_ << "  br label %" << next << "\n";
   start_block(next);
   if (!result_type.empty())
@@ -107,6 +121,22 @@ template <typename PerLane> std::string Renderer::lane_loop(uint32_t position, c
   body_ << "  br label %" << head << "\n";
   start_block(done);
   return result_type.empty() ? "" : p + ".acc";
+}
+
+std::string Renderer::packet_sum(VarType t, const std::string& values, const std::string& lanes,
+                                 const std::string& start) {
+  std::string scalar = scalar_type(t);
+  // -0 is the neutral element of float addition (x + -0 = x, also for x = +0).
+  std::string neutral = is_float(t) ? "-0.0" : "0";
+  std::string splat = "<";
+  for (uint32_t lane = 0; lane < width_; ++lane) splat += (lane ? ", " : "") + scalar + " " + neutral;
+  splat += ">";
+  std::string kept =
+      instr("select " + vec("i1") + " " + lanes + ", " + vec(t) + " " + values + ", " + vec(t) + " " + splat);
+  if (is_float(t)) {  // no reassociation flag: in lane order, starting from `start`
+    return call(scalar, "llvm.vector.reduce.fadd." + vmangle(scalar), {{scalar, start}, {vec(t), kept}});
+  }
+  return call(scalar, "llvm.vector.reduce.add." + vmangle(scalar), {{vec(t), kept}});
 }
 
 void Renderer::scatter(uint32_t position, const KernelStatement& s) {
@@ -137,22 +167,44 @@ void Renderer::scatter(uint32_t position, const KernelStatement& s) {
   }
   std::string slot = std::to_string(buffer.input_slot);
   std::string values = arg(s, 1);
-  lane_loop(position, mask, index64, "", [&](const std::string& lane, const std::string& idx) {
-    std::string ptr = instr("getelementptr " + mt + ", ptr %buf" + slot + ", i64 " + idx);
-    std::string v = instr("extractelement " + vec(t) + " " + values + ", i64 " + lane);
-    if (rmw)
-      instr("atomicrmw " + std::string(rmw) + " ptr " + ptr + ", " + mt + " " + v + " monotonic, align " +
-            std::to_string(type_size(t)));
-    else
-      compare_exchange(position, reduce, t, ptr, v);
-    return std::string();
-  });
+  // Additions go one index at a time: one atomic update adds every lane of the packet that
+  // targets it, in lane order (a film's samples of one pixel share a packet). Integers
+  // add the lanes' sum; floats add the lanes to the old value one after the other in a
+  // compare-exchange loop, so the result is the one lane-by-lane atomics give.
+  bool by_index = reduce == ReduceOp::Add;
+  lane_loop(
+      position, mask, index64, "", by_index,
+      [&](const std::string& lane, const std::string& idx, const std::string& group) {
+        std::string ptr = instr("getelementptr " + mt + ", ptr %buf" + slot + ", i64 " + idx);
+        if (by_index && is_float(t)) {
+          compare_exchange(position, t, ptr, [&](const std::string& old) { return packet_sum(t, values, group, old); });
+        } else if (by_index) {
+          instr("atomicrmw add ptr " + ptr + ", " + mt + " " + packet_sum(t, values, group, "") + " monotonic, align " +
+                std::to_string(type_size(t)));
+        } else {
+          std::string v = instr("extractelement " + vec(t) + " " + values + ", i64 " + lane);
+          if (rmw)
+            instr("atomicrmw " + std::string(rmw) + " ptr " + ptr + ", " + mt + " " + v + " monotonic, align " +
+                  std::to_string(type_size(t)));
+          else
+            compare_exchange(position, t, ptr, [&](const std::string& old) { return reduced(reduce, t, old, v); });
+        }
+        return std::string();
+      });
+}
+
+std::string Renderer::reduced(ReduceOp reduce, VarType t, const std::string& old_value, const std::string& v) {
+  std::string sc = scalar_type(t);
+  if (reduce == ReduceOp::Mul)
+    return instr(std::string(is_float(t) ? "fmul " : "mul ") + sc + " " + old_value + ", " + v);
+  return float_min_max(reduce == ReduceOp::Min, sc, old_value, v);
 }
 
 /// Float min/max with the semantics of scalar_ops.h (LLVM's atomicrmw fmin leaves the tie
-/// between zeros unspecified), and products (atomicrmw has no multiplication).
-void Renderer::compare_exchange(uint32_t position, ReduceOp reduce, VarType t, const std::string& ptr,
-                                const std::string& v) {
+/// between zeros unspecified), products (atomicrmw has no multiplication) and float sums
+/// in lane order.
+template <typename Update>
+void Renderer::compare_exchange(uint32_t position, VarType t, const std::string& ptr, Update update) {
   const bool fp = is_float(t);
   std::string sc = scalar_type(t), it = type_size(t) == 4 ? "i32" : "i64";
   std::string align = std::to_string(type_size(t));
@@ -164,9 +216,7 @@ void Renderer::compare_exchange(uint32_t position, ReduceOp reduce, VarType t, c
   body_ << "  " << p << ".old = phi " << it << " [ " << first << ", %" << before << " ], [ " << p << ".seen, %" << retry
         << " ]\n";
   std::string old_value = fp ? instr("bitcast " + it + " " + p + ".old to " + sc) : p + ".old";
-  std::string updated = reduce == ReduceOp::Mul
-                            ? instr(std::string(fp ? "fmul " : "mul ") + sc + " " + old_value + ", " + v)
-                            : float_min_max(reduce == ReduceOp::Min, sc, old_value, v);
+  std::string updated = update(old_value);
   std::string updated_bits = fp ? instr("bitcast " + sc + " " + updated + " to " + it) : updated;
   std::string pair = instr("cmpxchg ptr " + ptr + ", " + it + " " + p + ".old, " + it + " " + updated_bits +
                            " monotonic monotonic, align " + align);
@@ -181,10 +231,11 @@ std::string Renderer::scatter_inc(uint32_t position, const KernelStatement& s) {
   std::string index64 = widen_index(arg(s, 1));
   std::string mask = checked_mask(position, buffer, arg(s, 2), arg(s, 1), index64);
   std::string slot = std::to_string(buffer.input_slot);
-  return lane_loop(position, mask, index64, vec("i32"), [&](const std::string&, const std::string& idx) {
-    std::string ptr = instr("getelementptr i32, ptr %buf" + slot + ", i64 " + idx);
-    return instr("atomicrmw add ptr " + ptr + ", i32 1 monotonic, align 4");
-  });
+  return lane_loop(position, mask, index64, vec("i32"), /*by_index=*/false,
+                   [&](const std::string&, const std::string& idx, const std::string&) {
+                     std::string ptr = instr("getelementptr i32, ptr %buf" + slot + ", i64 " + idx);
+                     return instr("atomicrmw add ptr " + ptr + ", i32 1 monotonic, align 4");
+                   });
 }
 
 }  // namespace kiln::detail::llvm_ir

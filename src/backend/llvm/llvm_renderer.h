@@ -122,14 +122,20 @@ class Renderer {
   std::string widen_index(const std::string& index);
   /// A masked gather (out-of-range lanes read 0).
   std::string gather(uint32_t position, const KernelStatement& s);
-  /// Emits a loop over the set lanes of `mask`; `per_lane(lane, index64)` writes its body.
+  /// Emits a loop over the set lanes of `mask` (or over their distinct indices, `by_index`);
+  /// `per_lane(lane, index64, lanes_of_index)` writes its body.
   template <typename PerLane> std::string lane_loop(uint32_t position, const std::string& mask,
                                                     const std::string& index64, const std::string& result_type,
-                                                    PerLane per_lane);
+                                                    bool by_index, PerLane per_lane);
+  /// The sum of `values` over the lanes set in the vector mask `lanes`: for floats `start`
+  /// plus each lane in lane order; integers ignore `start`.
+  std::string packet_sum(VarType t, const std::string& values, const std::string& lanes, const std::string& start);
   /// A scatter: a masked store, or an atomic update per lane when it reduces.
   void scatter(uint32_t position, const KernelStatement& s);
-  /// An atomic update by a compare-exchange loop (float min/max, products).
-  void compare_exchange(uint32_t position, ReduceOp reduce, VarType t, const std::string& ptr, const std::string& v);
+  /// An atomic update by a compare-exchange loop: `update(old value)` gives the new value.
+  template <typename Update> void compare_exchange(uint32_t position, VarType t, const std::string& ptr, Update update);
+  /// `old_value` combined with `v` by a float min/max or a product.
+  std::string reduced(ReduceOp reduce, VarType t, const std::string& old_value, const std::string& v);
   /// Atomic increments, one per lane; the result holds each lane's old value.
   std::string scatter_inc(uint32_t position, const KernelStatement& s);
 

@@ -92,12 +92,29 @@ s6.head:
   br i1 %s6.none, label %s6.done, label %s6.lane
 s6.lane:
   %t33 = call i64 @llvm.cttz.i64(i64 %s6.m, i1 true)
-  %t34 = sub i64 %s6.m, 1
-  %s6.mnext = and i64 %s6.m, %t34
-  %t35 = extractelement <4 x i64> %t17, i64 %t33
-  %t36 = getelementptr float, ptr %buf1, i64 %t35
-  %t37 = extractelement <4 x float> %t16, i64 %t33
-  %t38 = atomicrmw fadd ptr %t36, float %t37 monotonic, align 4
+  %t34 = extractelement <4 x i64> %t17, i64 %t33
+  %t35 = insertelement <4 x i64> poison, i64 %t34, i64 0
+  %t36 = shufflevector <4 x i64> %t35, <4 x i64> poison, <4 x i32> zeroinitializer
+  %t37 = icmp eq <4 x i64> %t17, %t36
+  %t38 = and <4 x i1> %t37, %t22
+  %t39 = bitcast <4 x i1> %t38 to i4
+  %t40 = zext i4 %t39 to i64
+  %t41 = xor i64 %t40, -1
+  %s6.mnext = and i64 %s6.m, %t41
+  %t42 = getelementptr float, ptr %buf1, i64 %t34
+  %t43 = load atomic i32, ptr %t42 monotonic, align 4
+  br label %s6.cas
+s6.cas:
+  %s6.old = phi i32 [ %t43, %s6.lane ], [ %s6.seen, %s6.cas ]
+  %t44 = bitcast i32 %s6.old to float
+  %t45 = select <4 x i1> %t38, <4 x float> %t16, <4 x float> <float -0.0, float -0.0, float -0.0, float -0.0>
+  %t46 = call float @llvm.vector.reduce.fadd.v4f32(float %t44, <4 x float> %t45)
+  %t47 = bitcast float %t46 to i32
+  %t48 = cmpxchg ptr %t42, i32 %s6.old, i32 %t47 monotonic monotonic, align 4
+  %s6.seen = extractvalue { i32, i1 } %t48, 0
+  %t49 = extractvalue { i32, i1 } %t48, 1
+  br i1 %t49, label %s6.casdone, label %s6.cas
+s6.casdone:
   br label %s6.next
 s6.next:
   br label %s6.head
@@ -111,6 +128,7 @@ exit:
 }
 
 declare <4 x float> @llvm.masked.gather.v4f32.v4p0(<4 x ptr>, i32, <4 x i1>, <4 x float>)
+declare float @llvm.vector.reduce.fadd.v4f32(float, <4 x float>)
 declare i1 @llvm.vector.reduce.or.v4i1(<4 x i1>)
 declare i64 @llvm.ctpop.i64(i64)
 declare i64 @llvm.cttz.i64(i64, i1)

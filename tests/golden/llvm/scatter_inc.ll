@@ -52,10 +52,10 @@ s4.head:
   br i1 %s4.none, label %s4.done, label %s4.lane
 s4.lane:
   %t10 = call i64 @llvm.cttz.i64(i64 %s4.m, i1 true)
-  %t11 = sub i64 %s4.m, 1
-  %s4.mnext = and i64 %s4.m, %t11
-  %t12 = extractelement <4 x i64> %t2, i64 %t10
-  %t13 = getelementptr i32, ptr %buf0, i64 %t12
+  %t11 = extractelement <4 x i64> %t2, i64 %t10
+  %t12 = sub i64 %s4.m, 1
+  %s4.mnext = and i64 %s4.m, %t12
+  %t13 = getelementptr i32, ptr %buf0, i64 %t11
   %t14 = atomicrmw add ptr %t13, i32 1 monotonic, align 4
   br label %s4.next
 s4.next:

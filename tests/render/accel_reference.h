@@ -147,7 +147,8 @@ struct ReferenceScene {
   }
 };
 
-/// Outputs the host functions must not touch on inactive lanes.
+/// What the outputs hold before a call: the host functions write every lane (a miss where
+/// a lane is inactive), so none may be left like this.
 inline constexpr HostHit kUntouched = {-7.0f, -7.0f, -7.0f, 0xDEADu, 0xBEEFu};
 
 /// Rays and a mask staged as a kernel stages a host call's inputs (one column per input).
@@ -204,7 +205,7 @@ inline std::pair<Ray3f, Bool> to_kiln(const std::vector<HostRay>& rays, const st
           Bool::from(mask.get(), rays.size())};
 }
 
-/// The closest hits of `rays` by `route`. Raw leaves inactive lanes at kUntouched; the
+/// The closest hits of `rays` by `route` (outputs start at kUntouched); the
 /// kernels give them Accel's miss.
 inline std::vector<HostHit> intersect_by(Route route, const Accel& accel, const std::vector<HostRay>& rays,
                                          const std::vector<bool>& active) {
@@ -227,7 +228,7 @@ inline std::vector<HostHit> intersect_by(Route route, const Accel& accel, const 
   return hits;
 }
 
-/// Whether each ray is occluded, by `route` (1 or 0). Raw leaves inactive lanes at 2.
+/// Whether each ray is occluded, by `route` (1 or 0; outputs start at 2).
 inline std::vector<uint8_t> occluded_by(Route route, const Accel& accel, const std::vector<HostRay>& rays,
                                         const std::vector<bool>& active) {
   std::vector<uint8_t> hit(rays.size(), 2);

@@ -86,9 +86,9 @@ class Accel {
   virtual void update_mesh_positions(size_t shape_index, const std::vector<float>& positions) = 0;
 
   /// What intersect() calls: inputs Float32 ox, oy, oz, dx, dy, dz, maxt; outputs Float32 t,
-  /// u, v, UInt32 prim_index, shape_index, written only on active lanes (a miss as above).
+  /// u, v, UInt32 prim_index, shape_index (a miss as above, also on inactive lanes).
   virtual HostCallTarget intersect_target() const = 0;
-  /// What occluded() calls: the same inputs; output Bool hit, written only on active lanes.
+  /// What occluded() calls: the same inputs; output Bool hit (false on inactive lanes).
   virtual HostCallTarget occluded_target() const = 0;
 };
 

@@ -9,6 +9,7 @@
 
 #include "ir/op_info.h"
 
+#include <cstdio>
 #include <string>
 
 namespace kiln::detail::llvm_ir {
@@ -251,13 +252,39 @@ std::string Renderer::cast(const KernelStatement& s) {
     return instr(std::string(is_signed_int(from) ? "sext " : "zext ") + vf + " " + a + " to " + vt);
   }
   if (is_int(from)) return instr(std::string(is_signed_int(from) ? "sitofp " : "uitofp ") + vf + " " + a + " to " + vt);
-  if (is_int(to)) {
-    std::string fn = std::string(is_signed_int(to) ? "llvm.fptosi.sat." : "llvm.fptoui.sat.") +
-                     vmangle(scalar_type(to)) + "." + vmangle(scalar_type(from));
-    return call(vt, fn, {{vf, a}});
-  }
+  if (is_int(to)) return saturating_float_to_int(from, to, a);
   if (from == to) return a;
   return instr(std::string(bit_width(from) < bit_width(to) ? "fpext " : "fptrunc ") + vf + " " + a + " to " + vt);
+}
+
+std::string Renderer::saturating_float_to_int(VarType from, VarType to, const std::string& a) {
+  // llvm.fptosi.sat / fptoui.sat, which x86 turns into a scalar conversion per lane: the
+  // plain conversion (poison only where it is out of range, and never selected there)
+  // then the saturated values by comparisons, all vector instructions.
+  const bool is_signed = is_signed_int(to);
+  const int bits = bit_width(to);
+  const std::string vf = vec(from), vt = vec(to), sf = scalar_type(from), st = scalar_type(to);
+  // Powers of two, exact in both float types, written as LLVM's hexadecimal doubles.
+  auto power_of_two = [](int exponent, bool negative) {
+    uint64_t pattern = (uint64_t(1023 + exponent) << 52) | (negative ? uint64_t(1) << 63 : 0);
+    char text[24];
+    std::snprintf(text, sizeof(text), "0x%016llX", static_cast<unsigned long long>(pattern));
+    return std::string(text);
+  };
+  std::string truncated = instr(std::string(is_signed ? "fptosi " : "fptoui ") + vf + " " + a + " to " + vt);
+  std::string too_large =
+      instr("fcmp oge " + vf + " " + a + ", " + splat_const(sf, power_of_two(is_signed ? bits - 1 : bits, false)));
+  // Below the range: under -2^(bits-1) for signed types, at or under -1 for unsigned ones.
+  std::string too_small = instr(std::string(is_signed ? "fcmp olt " : "fcmp ole ") + vf + " " + a + ", " +
+                                splat_const(sf, power_of_two(is_signed ? bits - 1 : 0, true)));
+  std::string is_nan = instr("fcmp uno " + vf + " " + a + ", zeroinitializer");
+  std::string largest = is_signed ? (bits == 32 ? "2147483647" : "9223372036854775807") : "-1";  // -1: all ones
+  std::string smallest = is_signed ? (bits == 32 ? "-2147483648" : "-9223372036854775808") : "0";
+  std::string r = instr("select " + vec("i1") + " " + too_large + ", " + vt + " " + splat_const(st, largest) + ", " +
+                        vt + " " + truncated);
+  r = instr("select " + vec("i1") + " " + too_small + ", " + vt + " " + splat_const(st, smallest) + ", " + vt + " " +
+            r);
+  return instr("select " + vec("i1") + " " + is_nan + ", " + vt + " zeroinitializer, " + vt + " " + r);
 }
 
 }  // namespace kiln::detail::llvm_ir

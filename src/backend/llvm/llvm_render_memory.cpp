@@ -128,11 +128,8 @@ std::string Renderer::packet_sum(VarType t, const std::string& values, const std
   std::string scalar = scalar_type(t);
   // -0 is the neutral element of float addition (x + -0 = x, also for x = +0).
   std::string neutral = is_float(t) ? "-0.0" : "0";
-  std::string splat = "<";
-  for (uint32_t lane = 0; lane < width_; ++lane) splat += (lane ? ", " : "") + scalar + " " + neutral;
-  splat += ">";
-  std::string kept =
-      instr("select " + vec("i1") + " " + lanes + ", " + vec(t) + " " + values + ", " + vec(t) + " " + splat);
+  std::string kept = instr("select " + vec("i1") + " " + lanes + ", " + vec(t) + " " + values + ", " + vec(t) + " " +
+                           splat_const(scalar, neutral));
   if (is_float(t)) {  // no reassociation flag: in lane order, starting from `start`
     return call(scalar, "llvm.vector.reduce.fadd." + vmangle(scalar), {{scalar, start}, {vec(t), kept}});
   }

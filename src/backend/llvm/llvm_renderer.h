@@ -109,6 +109,9 @@ class Renderer {
   std::string shift(const KernelStatement& s);
   /// Eq, Ne, Lt, Le, Gt or Ge.
   std::string compare(const KernelStatement& s);
+  /// A float converted to an integer type, saturating: NaN gives 0, values past either
+  /// end the type's extreme (llvm.fptosi.sat's semantics, in vector instructions).
+  std::string saturating_float_to_int(VarType from, VarType to, const std::string& a);
   /// Cast between value types (float -> int saturates).
   std::string cast(const KernelStatement& s);
 

@@ -200,8 +200,10 @@ template <typename Base> class Registry {
 };
 
 /// Per lane, `fn(*registry.get(ids[lane]), args...)`. Symbolic: each instance's method is
-/// traced once into the kernel and selected per lane; evaluated: one kernel per instance
-/// over its compacted lanes. Null or unknown ids are inactive lanes with zero results.
+/// traced once into the kernel and selected per lane; instances whose methods trace the
+/// same operations on different one-element values (a material's colour) share one body,
+/// with those values selected per lane. Evaluated: one kernel per instance over its
+/// compacted lanes. Null or unknown ids are inactive lanes with zero results.
 /// Derivatives call `fn` (a copy) again later: the registry must outlive them.
 /// Arguments are per lane, as for if_stmt().
 template <typename Base, typename Fn, typename... Ts>

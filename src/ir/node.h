@@ -88,7 +88,10 @@ struct State {
   std::vector<Index> masks;  ///< the mask stack (internal refs; 0 = all lanes)
   /// Run after every evaluation (e.g. to print what print_async() recorded).
   std::vector<void (*)()> after_evaluation;
-  CreationWatch* creation_watch = nullptr;       ///< innermost only
+  CreationWatch* creation_watch = nullptr;  ///< innermost only
+  /// While set, trace() replaces each operand found here by its mapped node (a symbolic
+  /// dispatch replaying one instance's body for a group of alike instances: shared_bodies.h).
+  const std::unordered_map<Index, Index>* substitutions = nullptr;
   std::vector<const InputWatch*> input_watches;  ///< innermost last; null: a barrier
   /// Nodes waiting to be freed, and whether a call is freeing them (node_table.cpp).
   std::vector<Index> unreferenced;

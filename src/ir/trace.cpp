@@ -264,6 +264,13 @@ Index make_counter(size_t size) {
 
 Index trace(Op op, Index a, Index b, Index c, VarType type) {
   StateLock lock(state().mutex);
+  if (const auto* substitutions = state().substitutions) {
+    Index* replaceable[3] = {&a, &b, &c};
+    for (int i = op == Op::Gather ? 1 : 0; i < 3; ++i) {  // a gather's source stays
+      auto it = substitutions->find(*replaceable[i]);
+      if (it != substitutions->end()) *replaceable[i] = it->second;
+    }
+  }
   Index operands[4] = {a, b, c, 0};
   int arity = op_arity(op);
   if (op == Op::Gather) {

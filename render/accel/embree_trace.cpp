@@ -92,79 +92,70 @@ void load_packet(const float* const* columns, const int32_t* active, uint32_t fi
   }
 }
 
-/// Host function "embree_intersect": the closest hit of each lane (a miss, and any lane not
-/// traced: t = inf, u = v = 0, prim 0, shape ~0u).
-template <unsigned N> void intersect_packet(RTCScene scene, RTCIntersectContext& context, const float* const* columns,
-                                            const int32_t* active, uint32_t first, void* const* outputs) {
-  Packet packet;
-  alignas(64) int32_t valid[N];
-  load_packet<N>(columns, active, first, packet, valid);
+/// Embree's query for a packet of N: the closest hit, or with `occlusion` whether there is any.
+template <unsigned N, bool occlusion>
+void query_packet(RTCScene scene, RTCIntersectContext& context, const int32_t* valid, Packet& packet) {
   if constexpr (N == 1) {
-    if (valid[0]) rtcIntersect1(scene, &context, &packet.one);
+    if (!valid[0]) return;
+    occlusion ? rtcOccluded1(scene, &context, &packet.one.ray) : rtcIntersect1(scene, &context, &packet.one);
   } else if constexpr (N == 4) {
-    rtcIntersect4(valid, scene, &context, &packet.four);
+    occlusion ? rtcOccluded4(valid, scene, &context, &packet.four.ray)
+              : rtcIntersect4(valid, scene, &context, &packet.four);
   } else if constexpr (N == 8) {
-    rtcIntersect8(valid, scene, &context, &packet.eight);
+    occlusion ? rtcOccluded8(valid, scene, &context, &packet.eight.ray)
+              : rtcIntersect8(valid, scene, &context, &packet.eight);
   } else {
-    rtcIntersect16(valid, scene, &context, &packet.sixteen);
-  }
-  Fields<N> field(packet);
-  float* t = static_cast<float*>(outputs[0]) + first;
-  float* u = static_cast<float*>(outputs[1]) + first;
-  float* v = static_cast<float*>(outputs[2]) + first;
-  uint32_t* prim_index = static_cast<uint32_t*>(outputs[3]) + first;
-  uint32_t* shape_index = static_cast<uint32_t*>(outputs[4]) + first;
-  for (unsigned i = 0; i < N; ++i) {
-    bool found = (valid[i] != 0) & (field.u[kGeomId][i] != RTC_INVALID_GEOMETRY_ID);
-    t[i] = found ? field.f[kTfar][i] : std::numeric_limits<float>::infinity();
-    u[i] = found ? field.f[kU][i] : 0.0f;
-    v[i] = found ? field.f[kV][i] : 0.0f;
-    prim_index[i] = found ? field.u[kPrimId][i] : 0;
-    shape_index[i] = found ? field.u[kGeomId][i] : RTC_INVALID_GEOMETRY_ID;
+    occlusion ? rtcOccluded16(valid, scene, &context, &packet.sixteen.ray)
+              : rtcIntersect16(valid, scene, &context, &packet.sixteen);
   }
 }
 
-/// Host function "embree_occluded": whether each lane hits anything (Embree sets tfar to
-/// -inf when it does); false where it was not traced.
-template <unsigned N> void occluded_packet(RTCScene scene, RTCIntersectContext& context, const float* const* columns,
-                                           const int32_t* active, uint32_t first, void* const* outputs) {
+/// Traces lanes [first, first + N) of a host call. Host function "embree_intersect": the
+/// closest hit of each lane (a miss, and any lane not traced: t = inf, u = v = 0, prim 0,
+/// shape ~0u). With `occlusion`, "embree_occluded": whether each lane hits anything
+/// (Embree sets tfar to -inf when it does); false where it was not traced.
+template <unsigned N, bool occlusion> void trace_packet(RTCScene scene, RTCIntersectContext& context,
+                                                        const float* const* columns, const int32_t* active,
+                                                        uint32_t first, void* const* outputs) {
   Packet packet;
   alignas(64) int32_t valid[N];
   load_packet<N>(columns, active, first, packet, valid);
-  if constexpr (N == 1) {
-    if (valid[0]) rtcOccluded1(scene, &context, &packet.one.ray);
-  } else if constexpr (N == 4) {
-    rtcOccluded4(valid, scene, &context, &packet.four.ray);
-  } else if constexpr (N == 8) {
-    rtcOccluded8(valid, scene, &context, &packet.eight.ray);
-  } else {
-    rtcOccluded16(valid, scene, &context, &packet.sixteen.ray);
-  }
+  query_packet<N, occlusion>(scene, context, valid, packet);
   Fields<N> field(packet);
-  bool* hit = static_cast<bool*>(outputs[0]) + first;
-  for (unsigned i = 0; i < N; ++i) hit[i] = (valid[i] != 0) & (field.f[kTfar][i] < 0.0f);
+  if constexpr (occlusion) {
+    bool* hit = static_cast<bool*>(outputs[0]) + first;
+    for (unsigned i = 0; i < N; ++i) hit[i] = (valid[i] != 0) & (field.f[kTfar][i] < 0.0f);
+  } else {
+    float* t = static_cast<float*>(outputs[0]) + first;
+    float* u = static_cast<float*>(outputs[1]) + first;
+    float* v = static_cast<float*>(outputs[2]) + first;
+    uint32_t* prim_index = static_cast<uint32_t*>(outputs[3]) + first;
+    uint32_t* shape_index = static_cast<uint32_t*>(outputs[4]) + first;
+    for (unsigned i = 0; i < N; ++i) {
+      bool found = (valid[i] != 0) & (field.u[kGeomId][i] != RTC_INVALID_GEOMETRY_ID);
+      t[i] = found ? field.f[kTfar][i] : std::numeric_limits<float>::infinity();
+      u[i] = found ? field.f[kU][i] : 0.0f;
+      v[i] = found ? field.f[kV][i] : 0.0f;
+      prim_index[i] = found ? field.u[kPrimId][i] : 0;
+      shape_index[i] = found ? field.u[kGeomId][i] : RTC_INVALID_GEOMETRY_ID;
+    }
+  }
 }
 
-/// A host call of any width, traced in packets of 16, 8, 4 and 1 lanes by Query<N>::run.
-template <template <unsigned> class Query> void trace_in_packets(void* scene, uint32_t width, const int32_t* active,
-                                                                 const void* const* inputs, void* const* outputs) {
+/// A host call of any width, traced in packets of 16, 8, 4 and 1 lanes (see trace_packet).
+template <bool occlusion> void trace_in_packets(void* scene, uint32_t width, const int32_t* active,
+                                                const void* const* inputs, void* const* outputs) {
   auto* rtc_scene = static_cast<RTCScene>(scene);
   const auto* columns = reinterpret_cast<const float* const*>(inputs);
   RTCIntersectContext context;
   rtcInitIntersectContext(&context);
   uint32_t first = 0;
-  for (; first + 16 <= width; first += 16) Query<16>::run(rtc_scene, context, columns, active, first, outputs);
-  if (first + 8 <= width) Query<8>::run(rtc_scene, context, columns, active, first, outputs), first += 8;
-  if (first + 4 <= width) Query<4>::run(rtc_scene, context, columns, active, first, outputs), first += 4;
-  for (; first < width; ++first) Query<1>::run(rtc_scene, context, columns, active, first, outputs);
+  for (; first + 16 <= width; first += 16)
+    trace_packet<16, occlusion>(rtc_scene, context, columns, active, first, outputs);
+  if (first + 8 <= width) trace_packet<8, occlusion>(rtc_scene, context, columns, active, first, outputs), first += 8;
+  if (first + 4 <= width) trace_packet<4, occlusion>(rtc_scene, context, columns, active, first, outputs), first += 4;
+  for (; first < width; ++first) trace_packet<1, occlusion>(rtc_scene, context, columns, active, first, outputs);
 }
-
-template <unsigned N> struct Intersect {
-  static constexpr auto run = intersect_packet<N>;
-};
-template <unsigned N> struct Occluded {
-  static constexpr auto run = occluded_packet<N>;
-};
 
 const std::vector<VarType> kRayInputs(7, VarType::Float32);
 }  // namespace
@@ -173,12 +164,13 @@ const HostFunction& embree_intersect_function() {
   static const HostFunction function(
       "embree_intersect", kRayInputs,
       {VarType::Float32, VarType::Float32, VarType::Float32, VarType::UInt32, VarType::UInt32},
-      trace_in_packets<Intersect>);
+      trace_in_packets</*occlusion=*/false>);
   return function;
 }
 
 const HostFunction& embree_occluded_function() {
-  static const HostFunction function("embree_occluded", kRayInputs, {VarType::Bool}, trace_in_packets<Occluded>);
+  static const HostFunction function("embree_occluded", kRayInputs, {VarType::Bool},
+                                     trace_in_packets</*occlusion=*/true>);
   return function;
 }
 

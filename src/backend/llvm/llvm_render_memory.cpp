@@ -7,9 +7,15 @@
 
 namespace kiln::detail::llvm_ir {
 
-std::string Renderer::addresses(const KernelStatement& buffer, VarType t, const std::string& index64) {
-  return instr("getelementptr " + std::string(memory_type(t)) + ", ptr %buf" + std::to_string(buffer.input_slot) +
-               ", " + vec("i64") + " " + index64);
+std::string Renderer::addresses(const KernelStatement& buffer, VarType t, const std::string& index) {
+  // UInt32 indices as signed 32-bit offsets from the buffer plus 2^31 elements: idx ^ 2^31
+  // read as signed is idx - 2^31, so every index maps to its element, and x86 gathers and
+  // scatters 16 lanes with 32-bit offsets at once (64-bit ones take two instructions).
+  std::string mt = memory_type(t);
+  std::string rebased =
+      instr("getelementptr " + mt + ", ptr %buf" + std::to_string(buffer.input_slot) + ", i64 2147483648");
+  std::string offsets = instr("xor " + vec("i32") + " " + index + ", " + splat_const("i32", "-2147483648"));
+  return instr("getelementptr " + mt + ", ptr " + rebased + ", " + vec("i32") + " " + offsets);
 }
 
 /// Lanes whose index is out of range read 0 or write nothing: a bad index never touches
@@ -63,7 +69,7 @@ std::string Renderer::gather(uint32_t position, const KernelStatement& s) {
   const KernelStatement& buffer = form_.statements[s.operands[0]];
   std::string index64 = widen_index(arg(s, 1));
   std::string mask = checked_mask(position, buffer, arg(s, 2), arg(s, 1), index64);
-  std::string ptrs = addresses(buffer, s.type, index64);
+  std::string ptrs = addresses(buffer, s.type, arg(s, 1));
   std::string mt = memory_type(s.type);
   std::string loaded = call(vec(mt), "llvm.masked.gather." + vmangle(mt) + "." + vmangle("p0"),
                             {{vec("ptr"), ptrs},
@@ -144,7 +150,7 @@ void Renderer::scatter(uint32_t position, const KernelStatement& s) {
   std::string mt = memory_type(t);
   auto reduce = ReduceOp(s.literal);
   if (reduce == ReduceOp::None) {
-    std::string ptrs = addresses(buffer, t, index64);
+    std::string ptrs = addresses(buffer, t, arg(s, 2));
     call("void", "llvm.masked.scatter." + vmangle(mt) + "." + vmangle("p0"),
          {{vec(mt), to_memory(t, arg(s, 1))},
           {vec("ptr"), ptrs},

@@ -116,8 +116,8 @@ class Renderer {
   std::string cast(const KernelStatement& s);
 
   // ---- memory: gathers, scatters, bounds (llvm_render_memory.cpp) ----
-  /// Lane addresses into the buffer of statement `buffer` at 64-bit indices `index64`.
-  std::string addresses(const KernelStatement& buffer, VarType t, const std::string& index64);
+  /// Lane addresses into the buffer of statement `buffer` at the UInt32 indices `index`.
+  std::string addresses(const KernelStatement& buffer, VarType t, const std::string& index);
   /// The lanes of `mask` that are active and in bounds; checked mode reports the others.
   std::string checked_mask(uint32_t position, const KernelStatement& buffer, const std::string& mask,
                            const std::string& index, const std::string& index64);

@@ -62,58 +62,60 @@ s4.report:
   call void %t14(ptr %check, i32 4, i64 %t12, i64 %s4.size, i64 %t13)
   br label %s4.resume
 s4.resume:
-  %t15 = getelementptr float, ptr %buf0, <4 x i64> %t1
-  %t16 = call <4 x float> @llvm.masked.gather.v4f32.v4p0(<4 x ptr> %t15, i32 4, <4 x i1> %t6, <4 x float> zeroinitializer)
-  %t17 = zext <4 x i32> %t0 to <4 x i64>
-  %t18 = and <4 x i1> %active, %lit3
-  %t19 = icmp ugt <4 x i32> %t0, %s6.last
-  %t20 = or <4 x i1> %t19, %s6.empty
-  %t21 = xor <4 x i1> %t20, <i1 true, i1 true, i1 true, i1 true>
-  %t22 = and <4 x i1> %t18, %t21
-  %t23 = and <4 x i1> %t18, %t20
-  %t24 = call i1 @llvm.vector.reduce.or.v4i1(<4 x i1> %t23)
-  br i1 %t24, label %s6.report, label %s6.resume, !prof !1
+  %t15 = getelementptr float, ptr %buf0, i64 2147483648
+  %t16 = xor <4 x i32> %t0, <i32 -2147483648, i32 -2147483648, i32 -2147483648, i32 -2147483648>
+  %t17 = getelementptr float, ptr %t15, <4 x i32> %t16
+  %t18 = call <4 x float> @llvm.masked.gather.v4f32.v4p0(<4 x ptr> %t17, i32 4, <4 x i1> %t6, <4 x float> zeroinitializer)
+  %t19 = zext <4 x i32> %t0 to <4 x i64>
+  %t20 = and <4 x i1> %active, %lit3
+  %t21 = icmp ugt <4 x i32> %t0, %s6.last
+  %t22 = or <4 x i1> %t21, %s6.empty
+  %t23 = xor <4 x i1> %t22, <i1 true, i1 true, i1 true, i1 true>
+  %t24 = and <4 x i1> %t20, %t23
+  %t25 = and <4 x i1> %t20, %t22
+  %t26 = call i1 @llvm.vector.reduce.or.v4i1(<4 x i1> %t25)
+  br i1 %t26, label %s6.report, label %s6.resume, !prof !1
 s6.report:
-  %t25 = bitcast <4 x i1> %t23 to i4
-  %t26 = zext i4 %t25 to i64
-  %t27 = call i64 @llvm.cttz.i64(i64 %t26, i1 true)
-  %t28 = extractelement <4 x i64> %t17, i64 %t27
-  %t29 = call i64 @llvm.ctpop.i64(i64 %t26)
-  %t30 = load ptr, ptr %check, align 8
-  call void %t30(ptr %check, i32 6, i64 %t28, i64 %s6.size, i64 %t29)
+  %t27 = bitcast <4 x i1> %t25 to i4
+  %t28 = zext i4 %t27 to i64
+  %t29 = call i64 @llvm.cttz.i64(i64 %t28, i1 true)
+  %t30 = extractelement <4 x i64> %t19, i64 %t29
+  %t31 = call i64 @llvm.ctpop.i64(i64 %t28)
+  %t32 = load ptr, ptr %check, align 8
+  call void %t32(ptr %check, i32 6, i64 %t30, i64 %s6.size, i64 %t31)
   br label %s6.resume
 s6.resume:
-  %t31 = bitcast <4 x i1> %t22 to i4
-  %t32 = zext i4 %t31 to i64
+  %t33 = bitcast <4 x i1> %t24 to i4
+  %t34 = zext i4 %t33 to i64
   br label %s6.head
 s6.head:
-  %s6.m = phi i64 [ %t32, %s6.resume ], [ %s6.mnext, %s6.next ]
+  %s6.m = phi i64 [ %t34, %s6.resume ], [ %s6.mnext, %s6.next ]
   %s6.none = icmp eq i64 %s6.m, 0
   br i1 %s6.none, label %s6.done, label %s6.lane
 s6.lane:
-  %t33 = call i64 @llvm.cttz.i64(i64 %s6.m, i1 true)
-  %t34 = extractelement <4 x i64> %t17, i64 %t33
-  %t35 = insertelement <4 x i64> poison, i64 %t34, i64 0
-  %t36 = shufflevector <4 x i64> %t35, <4 x i64> poison, <4 x i32> zeroinitializer
-  %t37 = icmp eq <4 x i64> %t17, %t36
-  %t38 = and <4 x i1> %t37, %t22
-  %t39 = bitcast <4 x i1> %t38 to i4
-  %t40 = zext i4 %t39 to i64
-  %t41 = xor i64 %t40, -1
-  %s6.mnext = and i64 %s6.m, %t41
-  %t42 = getelementptr float, ptr %buf1, i64 %t34
-  %t43 = load atomic i32, ptr %t42 monotonic, align 4
+  %t35 = call i64 @llvm.cttz.i64(i64 %s6.m, i1 true)
+  %t36 = extractelement <4 x i64> %t19, i64 %t35
+  %t37 = insertelement <4 x i64> poison, i64 %t36, i64 0
+  %t38 = shufflevector <4 x i64> %t37, <4 x i64> poison, <4 x i32> zeroinitializer
+  %t39 = icmp eq <4 x i64> %t19, %t38
+  %t40 = and <4 x i1> %t39, %t24
+  %t41 = bitcast <4 x i1> %t40 to i4
+  %t42 = zext i4 %t41 to i64
+  %t43 = xor i64 %t42, -1
+  %s6.mnext = and i64 %s6.m, %t43
+  %t44 = getelementptr float, ptr %buf1, i64 %t36
+  %t45 = load atomic i32, ptr %t44 monotonic, align 4
   br label %s6.cas
 s6.cas:
-  %s6.old = phi i32 [ %t43, %s6.lane ], [ %s6.seen, %s6.cas ]
-  %t44 = bitcast i32 %s6.old to float
-  %t45 = select <4 x i1> %t38, <4 x float> %t16, <4 x float> <float -0.0, float -0.0, float -0.0, float -0.0>
-  %t46 = call float @llvm.vector.reduce.fadd.v4f32(float %t44, <4 x float> %t45)
-  %t47 = bitcast float %t46 to i32
-  %t48 = cmpxchg ptr %t42, i32 %s6.old, i32 %t47 monotonic monotonic, align 4
-  %s6.seen = extractvalue { i32, i1 } %t48, 0
-  %t49 = extractvalue { i32, i1 } %t48, 1
-  br i1 %t49, label %s6.casdone, label %s6.cas
+  %s6.old = phi i32 [ %t45, %s6.lane ], [ %s6.seen, %s6.cas ]
+  %t46 = bitcast i32 %s6.old to float
+  %t47 = select <4 x i1> %t40, <4 x float> %t18, <4 x float> <float -0.0, float -0.0, float -0.0, float -0.0>
+  %t48 = call float @llvm.vector.reduce.fadd.v4f32(float %t46, <4 x float> %t47)
+  %t49 = bitcast float %t48 to i32
+  %t50 = cmpxchg ptr %t44, i32 %s6.old, i32 %t49 monotonic monotonic, align 4
+  %s6.seen = extractvalue { i32, i1 } %t50, 0
+  %t51 = extractvalue { i32, i1 } %t50, 1
+  br i1 %t51, label %s6.casdone, label %s6.cas
 s6.casdone:
   br label %s6.next
 s6.next:

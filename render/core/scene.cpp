@@ -1,5 +1,7 @@
 // The scene: its objects in Kiln Registries, the ray tracer over its shapes, and the
 // queries integrators make, each a dispatch() on the shape, BSDF or emitter a lane needs.
+#include "shapes/mesh.h"
+
 #include <kiln/construct.h>
 #include <kiln/errors.h>
 #include <kiln/render/plugin.h>
@@ -104,6 +106,7 @@ Scene::Scene(const Properties& props) {
       id = uint32_t(std::find(emitters_.begin(), emitters_.end(), shape->emitter()) - emitters_.begin()) + 1;
     shape_emitter.push_back(id);
   }
+  pool_meshes(shapes_);
   shape_bsdf_ = id_table(shape_bsdf);
   shape_emitter_ = id_table(shape_emitter);
   bsdf_flag_table_ = id_table(bsdf_flags);
@@ -300,6 +303,7 @@ void Scene::parameters_changed(const std::vector<std::string>&) {
     else
       rebuild = true;
   }
+  if (moved) pool_meshes(shapes_);
   if (rebuild)
     update_geometry();
   else if (moved)

@@ -4,9 +4,11 @@
 #include <kiln/errors.h>
 #include <kiln/render/traverse.h>
 #include <kiln/render/warp.h>
+#include <kiln/tensor.h>
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 namespace kiln::render {
 namespace {
@@ -24,7 +26,9 @@ template <typename T, typename A> std::vector<T> host_copy(const A& array) {
 }  // namespace
 
 Mesh::Mesh(const Properties& props, MeshData data)
-    : Shape(props), flip_normals_(props.get_bool("flip_normals", false)) {
+    : Shape(props),
+      orientation_(opaque<Float>(props.get_bool("flip_normals", false) ? -1.0f : 1.0f)),
+      first_face_(opaque<UInt32>(0u)) {
   bool face_normals = props.get_bool("face_normals", false);
   if (face_normals) data.normals.clear();
   place_mesh(data, props.get_transform("to_world", kIdentityRows), face_normals, props.describe("to_world"));
@@ -50,9 +54,11 @@ AccelGeometry Mesh::accel_geometry() const { return AccelTriangles{host_.positio
 
 SurfaceInteraction Mesh::compute_surface_interaction(const Ray3f&, const PreliminaryIntersection& hit,
                                                      const Bool& active) const {
-  Array3u face = gather<Array3u>(faces_, hit.prim_index, active);
-  Array3f p0 = gather<Array3f>(positions_, face.x, active), p1 = gather<Array3f>(positions_, face.y, active),
-          p2 = gather<Array3f>(positions_, face.z, active);
+  const MeshPool arrays = pool_ ? *pool_ : own_arrays();
+  Array3u face = gather<Array3u>(arrays.faces, hit.prim_index + first_face_, active);
+  Array3f p0 = gather<Array3f>(arrays.positions, face.x, active),
+          p1 = gather<Array3f>(arrays.positions, face.y, active),
+          p2 = gather<Array3f>(arrays.positions, face.z, active);
   Float b1 = hit.prim_uv.x, b2 = hit.prim_uv.y, b0 = 1.0f - b1 - b2;
   Array3f e1 = p1 - p0, e2 = p2 - p0;
 
@@ -62,13 +68,14 @@ SurfaceInteraction Mesh::compute_surface_interaction(const Ray3f&, const Prelimi
   si.n = oriented(normalize(cross(e1, e2)));
   si.sh_frame.n = si.n;
   if (has_normals_) {
-    Array3f n0 = gather<Array3f>(normals_, face.x, active), n1 = gather<Array3f>(normals_, face.y, active),
-            n2 = gather<Array3f>(normals_, face.z, active);
+    Array3f n0 = gather<Array3f>(arrays.normals, face.x, active), n1 = gather<Array3f>(arrays.normals, face.y, active),
+            n2 = gather<Array3f>(arrays.normals, face.z, active);
     si.sh_frame.n = oriented(normalize(n0 * b0 + n1 * b1 + n2 * b2));
   }
   if (has_texcoords_) {
-    Array2f uv0 = gather<Array2f>(texcoords_, face.x, active), uv1 = gather<Array2f>(texcoords_, face.y, active),
-            uv2 = gather<Array2f>(texcoords_, face.z, active);
+    Array2f uv0 = gather<Array2f>(arrays.texcoords, face.x, active),
+            uv1 = gather<Array2f>(arrays.texcoords, face.y, active),
+            uv2 = gather<Array2f>(arrays.texcoords, face.z, active);
     Array2f duv0 = uv1 - uv0, duv1 = uv2 - uv0;
     si.uv = uv0 + duv0 * b1 + duv1 * b2;
     // dp/du and dp/dv from the edge vectors and the uv differences along them.
@@ -110,7 +117,45 @@ PositionSample3f Mesh::sample_position(const Array2f& sample, const Bool& active
   return ps;
 }
 
-Array3f Mesh::oriented(const Array3f& n) const { return flip_normals_ ? -n : n; }
+Array3f Mesh::oriented(const Array3f& n) const { return n * orientation_; }
+
+void Mesh::use_pool(std::shared_ptr<const MeshPool> pool, uint32_t first_face) {
+  pool_ = std::move(pool);
+  first_face_ = opaque<UInt32>(first_face);
+}
+
+void pool_meshes(const std::vector<std::shared_ptr<Shape>>& shapes) {
+  std::map<std::pair<bool, bool>, std::vector<Mesh*>> by_layout;
+  for (const auto& shape : shapes)
+    if (auto* mesh = dynamic_cast<Mesh*>(shape.get())) by_layout[mesh->layout()].push_back(mesh);
+  for (auto& [layout, meshes] : by_layout) {
+    if (meshes.size() < 2) {
+      meshes[0]->use_pool(nullptr, 0);
+      continue;
+    }
+    std::vector<Tensor<float>> positions, normals, texcoords;
+    std::vector<Tensor<uint32_t>> faces;
+    uint32_t vertices = 0, face_count = 0;
+    std::vector<uint32_t> first_faces;
+    for (Mesh* mesh : meshes) {
+      MeshPool own = mesh->own_arrays();
+      positions.emplace_back(own.positions, kiln::Shape{own.positions.size()});
+      if (layout.first) normals.emplace_back(own.normals, kiln::Shape{own.normals.size()});
+      if (layout.second) texcoords.emplace_back(own.texcoords, kiln::Shape{own.texcoords.size()});
+      faces.emplace_back(own.faces + vertices, kiln::Shape{own.faces.size()});
+      first_faces.push_back(face_count);
+      vertices += uint32_t(own.positions.size() / 3);
+      face_count += uint32_t(own.faces.size() / 3);
+    }
+    auto pool = std::make_shared<MeshPool>();
+    pool->positions = concatenate(positions).array();
+    pool->normals = layout.first ? concatenate(normals).array() : Float(0.0f);
+    pool->texcoords = layout.second ? concatenate(texcoords).array() : Float(0.0f);
+    pool->faces = concatenate(faces).array();
+    kiln::eval(pool->positions, pool->normals, pool->texcoords, pool->faces);
+    for (size_t i = 0; i < meshes.size(); ++i) meshes[i]->use_pool(pool, first_faces[i]);
+  }
+}
 
 Float Mesh::pdf_position(const PositionSample3f&, const Bool& active) const {
   return select(active, Float(area_.normalization()), Float(0.0f));

@@ -2,14 +2,25 @@
 // Vertex data are Kiln arrays (`vertex_positions`, `vertex_normals`, `vertex_texcoords`,
 // `faces`: flat, 3, 3, 2 and 3 values per element), so a render differentiates with
 // respect to them; the ray tracer and the area distribution get host copies, refreshed by
-// parameters_changed().
+// parameters_changed(). A scene joins the arrays of its meshes of one layout (pool_meshes),
+// and hits read those.
 #pragma once
 
 #include <kiln/render/distribution.h>
 #include <kiln/render/mesh_data.h>
 #include <kiln/render/shape.h>
 
+#include <memory>
+
 namespace kiln::render {
+
+/// The vertex data of a scene's meshes of one layout joined in shared arrays, faces
+/// renumbered to the joined vertices: hits on any of them then trace one body in a
+/// symbolic dispatch (the meshes differ only in one-element values), instead of one each.
+struct MeshPool {
+  Float positions, normals, texcoords;
+  UInt32 faces;
+};
 
 class Mesh : public Shape {
  public:
@@ -29,6 +40,15 @@ class Mesh : public Shape {
   void traverse(TraversalCallback& callback) override;
   void parameters_changed(const std::vector<std::string>& keys) override;
 
+  /// Hits read vertex data from `pool`, where this mesh's faces start at `first_face`
+  /// (null: from the mesh's own arrays).
+  void use_pool(std::shared_ptr<const MeshPool> pool, uint32_t first_face);
+  /// Meshes share a pool when their layouts are equal: vertex normals or not, texture
+  /// coordinates or not.
+  std::pair<bool, bool> layout() const { return {has_normals_, has_texcoords_}; }
+  /// The mesh's own arrays (vertex_positions, vertex_normals, vertex_texcoords, faces).
+  MeshPool own_arrays() const { return {positions_, normals_, texcoords_, faces_}; }
+
  private:
   /// Host copies of positions and faces, and the area distribution, from the Kiln arrays.
   void refresh_host_data();
@@ -37,9 +57,18 @@ class Mesh : public Shape {
 
   Float positions_, normals_, texcoords_;
   UInt32 faces_;
-  bool flip_normals_ = false, has_normals_ = false, has_texcoords_ = false;
-  MeshData host_;  ///< positions and faces as the ray tracer sees them
+  bool has_normals_ = false, has_texcoords_ = false;
+  /// -1 with flip_normals, else 1: a one-element value, so that flipped and unflipped
+  /// meshes trace the same body.
+  Float orientation_;
+  std::shared_ptr<const MeshPool> pool_;
+  UInt32 first_face_;  ///< in pool_'s faces (one element, 0 without a pool)
+  MeshData host_;      ///< positions and faces as the ray tracer sees them
   DiscreteDistribution area_;
 };
+
+/// Gives each group of two or more meshes of one layout among `shapes` a MeshPool (the
+/// others read their own arrays). Called again when a mesh's arrays change.
+void pool_meshes(const std::vector<std::shared_ptr<Shape>>& shapes);
 
 }  // namespace kiln::render

@@ -10,6 +10,7 @@
 #include "ir/node.h"
 
 #include <algorithm>
+#include <optional>
 #include <unordered_map>
 
 namespace kiln::detail {
@@ -28,20 +29,14 @@ uint64_t next_serial() {
   return state().next_serial;
 }
 
-/// One traced choice of a symbolic statement: its results after its region and the shape
-/// of its body.
-struct TracedChoice {
-  Values out;
-  BodyShape shape;
-};
-
 /// Traces `run` into a guarded region over the lanes of `lanes_mask`, with `args` and, as
-/// further arguments, `extra` (values the body does not see but `body` may substitute);
-/// `inspect(outputs, placeholders of args, first serial)` runs inside, after `run`.
-template <typename Inspect>
+/// further arguments, `extra` (values the body does not see but may have substituted).
+/// Inside, `trace_body(run, placeholders of args, placeholders of extra, first serial)`
+/// returns the outputs. `like`: results whose types the outputs must have.
+template <typename TraceBody>
 Values guarded_region(const Handle& lanes_mask, const std::function<Values(const Values&)>& run, const Values& args,
                       const Values& extra, size_t lanes, const std::string& what, const char* statement,
-                      const std::string& name, const Values* like, Inspect inspect) {
+                      const std::string& name, const Values* like, TraceBody trace_body) {
   Values initial = args;
   initial.insert(initial.end(), extra.begin(), extra.end());
   uint64_t first_serial = next_serial();
@@ -50,7 +45,7 @@ Values guarded_region(const Handle& lanes_mask, const std::function<Values(const
       [&](const Values& phis, Values& outputs) {
         Values own_args(phis.begin(), phis.begin() + long(args.size()));
         Values merged(phis.begin() + long(args.size()), phis.end());
-        outputs = inspect(run, own_args, merged, first_serial);
+        outputs = trace_body(run, own_args, merged, first_serial);
         for (const Handle& v : outputs)
           if (!v) throw ValueError("kiln: " + what + " returned an empty array");
         if (like) check_like(*like, outputs, what);
@@ -61,90 +56,98 @@ Values guarded_region(const Handle& lanes_mask, const std::function<Values(const
   return Values(after.begin() + long(initial.size()), after.end());
 }
 
+/// One region for the choices `members` (bodies of one shape, the first traced as
+/// `first`): the first one's body replayed with each leaf where they differ selected per
+/// lane. Nothing when the replay traced another shape.
+std::optional<Values> shared_region(const std::vector<Choice>& choices, const std::vector<size_t>& members,
+                                    const BodyShape& first, const std::vector<const BodyShape*>& shapes,
+                                    const Handle& lanes_mask, const Values& args, size_t lanes, const std::string& what,
+                                    const char* statement, const std::string& name, const Values& like) {
+  Values extra;
+  std::vector<size_t> merged_positions;
+  for (size_t j = 0; j < first.leaves.size(); ++j) {
+    bool same = true;
+    for (const BodyShape* shape : shapes) same &= shape->leaves[j] == first.leaves[j];
+    if (same) continue;
+    Handle value = Handle::borrow(first.leaves[j]);
+    for (size_t i = 1; i < members.size(); ++i)
+      value = select_values(choices[members[i]].lanes_mask, Handle::borrow(shapes[i]->leaves[j]), value);
+    merged_positions.push_back(j);
+    extra.push_back(value);
+  }
+  bool replayed = false;
+  Values out =
+      guarded_region(lanes_mask, choices[members[0]].run, args, extra, lanes, what, statement, name, &like,
+                     [&](const auto& run, const Values& own_args, const Values& merged, uint64_t first_serial) {
+                       std::unordered_map<Index, Index> substitutions;
+                       std::vector<Index> merged_args(first.leaves.size(), 0);
+                       for (size_t i = 0; i < merged_positions.size(); ++i) {
+                         substitutions.emplace(first.leaves[merged_positions[i]], merged[i].index());
+                         merged_args[merged_positions[i]] = merged[i].index();
+                       }
+                       Values outputs;
+                       {
+                         OperandSubstitution substitute(substitutions);
+                         outputs = run(own_args);
+                       }
+                       // The replay must have traced the first body again, on the merged values.
+                       BodyShape shape = body_shape(outputs, own_args, current_region(), first_serial, merged_args);
+                       replayed = shape.shareable && shape.tokens == first.tokens;
+                       for (size_t j = 0; replayed && j < first.leaves.size(); ++j)
+                         replayed = shape.leaves[j] == (merged_args[j] ? merged_args[j] : first.leaves[j]);
+                       return outputs;
+                     });
+  if (!replayed) return std::nullopt;
+  return out;
+}
+
 /// Symbolic: each choice traced once into a guarded region (packets with no lane taking it
 /// skip it), and the results selected lane by lane (lanes no choice takes get zeros, or the
 /// false branch of an if). Choices whose bodies have the same shape (shared_bodies.h) then
-/// share one region: the first one's body replayed with their differing values selected
-/// per lane, so a packet runs it once whichever of them its lanes take.
+/// share one region instead, so a packet runs it once whichever of them its lanes take.
 Values symbolic_choices(std::vector<Choice>& choices, const Values& args, size_t lanes, const std::string& what,
                         const char* statement, const std::string& name) {
-  std::vector<TracedChoice> bodies(choices.size());
-  Values first_out;
+  std::vector<Values> outs(choices.size());
+  std::vector<BodyShape> shapes(choices.size());
   for (size_t k = 0; k < choices.size(); ++k) {
-    bodies[k].out = guarded_region(choices[k].lanes_mask, choices[k].run, args, {}, lanes, what, statement, name,
-                                   first_out.empty() ? nullptr : &first_out,
-                                   [&](const auto& run, const Values& own_args, const Values&, uint64_t first_serial) {
-                                     Values outputs = run(own_args);
-                                     bodies[k].shape = body_shape(outputs, own_args, current_region(), first_serial);
-                                     return outputs;
-                                   });
-    if (first_out.empty()) first_out = bodies[k].out;
+    outs[k] = guarded_region(choices[k].lanes_mask, choices[k].run, args, {}, lanes, what, statement, name,
+                             k ? &outs[0] : nullptr,
+                             [&](const auto& run, const Values& own_args, const Values&, uint64_t first_serial) {
+                               Values outputs = run(own_args);
+                               shapes[k] = body_shape(outputs, own_args, current_region(), first_serial);
+                               return outputs;
+                             });
   }
-
-  // Groups of choices with one body shape; each member's results become the group's.
+  // Groups of choices with one body shape: each member's results become the group's,
+  // selected once with the group's lanes (kept by its first member).
   std::vector<bool> grouped(choices.size(), false);
-  std::vector<Handle> group_mask(choices.size());
+  std::vector<Handle> group_lanes(choices.size());
   for (size_t a = 0; a < choices.size(); ++a) {
-    if (grouped[a] || !bodies[a].shape.shareable) continue;
+    if (grouped[a] || !shapes[a].shareable) continue;
     std::vector<size_t> members{a};
-    for (size_t b = a + 1; b < choices.size(); ++b)
-      if (!grouped[b] && bodies[b].shape.shareable && bodies[b].shape.tokens == bodies[a].shape.tokens)
-        members.push_back(b);
-    if (members.size() < 2) continue;
-    const std::vector<Index>& leaves = bodies[a].shape.leaves;
-    // Per lane, each leaf where the members differ: the value of the member the lane takes.
-    Values extra;
-    std::unordered_map<Index, size_t> position_of_leaf;  // first body's leaf -> its extra argument
-    std::vector<size_t> merged_positions;
-    for (size_t j = 0; j < leaves.size(); ++j) {
-      bool same = true;
-      for (size_t m : members) same &= bodies[m].shape.leaves[j] == leaves[j];
-      if (same) continue;
-      Handle value = Handle::borrow(leaves[j]);
-      for (size_t i = 1; i < members.size(); ++i)
-        value =
-            select_values(choices[members[i]].lanes_mask, Handle::borrow(bodies[members[i]].shape.leaves[j]), value);
-      position_of_leaf.emplace(leaves[j], extra.size());
-      merged_positions.push_back(j);
-      extra.push_back(value);
+    std::vector<const BodyShape*> member_shapes{&shapes[a]};
+    for (size_t b = a + 1; b < choices.size(); ++b) {
+      if (grouped[b] || !shapes[b].shareable || shapes[b].tokens != shapes[a].tokens) continue;
+      members.push_back(b);
+      member_shapes.push_back(&shapes[b]);
     }
+    if (members.size() < 2) continue;
     Handle lanes_mask = choices[a].lanes_mask;
     for (size_t i = 1; i < members.size(); ++i) lanes_mask = traced(Op::Or, lanes_mask, choices[members[i]].lanes_mask);
-    bool replayed = false;
-    Values out =
-        guarded_region(lanes_mask, choices[a].run, args, extra, lanes, what, statement, name, &first_out,
-                       [&](const auto& run, const Values& own_args, const Values& merged, uint64_t first_serial) {
-                         std::unordered_map<Index, Index> substitutions;
-                         std::vector<Index> merged_args(leaves.size(), 0);
-                         for (size_t i = 0; i < merged_positions.size(); ++i) {
-                           substitutions.emplace(leaves[merged_positions[i]], merged[i].index());
-                           merged_args[merged_positions[i]] = merged[i].index();
-                         }
-                         Values outputs;
-                         {
-                           OperandSubstitution substitute(substitutions);
-                           outputs = run(own_args);
-                         }
-                         // The replay must have traced the first body again, on the merged values.
-                         BodyShape shape = body_shape(outputs, own_args, current_region(), first_serial, merged_args);
-                         replayed = shape.shareable && shape.tokens == bodies[a].shape.tokens;
-                         for (size_t j = 0; replayed && j < leaves.size(); ++j)
-                           replayed = merged_args[j] ? shape.leaves[j] == merged_args[j] : shape.leaves[j] == leaves[j];
-                         return outputs;
-                       });
-    if (!replayed) continue;  // keep the separate regions (correct, only slower)
+    std::optional<Values> out = shared_region(choices, members, shapes[a], member_shapes, lanes_mask, args, lanes, what,
+                                              statement, name, outs[0]);
+    if (!out) continue;  // keep the separate regions (correct, only slower)
     for (size_t m : members) {
       grouped[m] = true;
-      bodies[m].out = out;
+      outs[m] = *out;
     }
-    group_mask[a] = lanes_mask;
+    group_lanes[a] = lanes_mask;
   }
-
-  Values result = zeros_like(first_out, 1);
+  Values result = zeros_like(outs[0], 1);
   for (size_t k = 0; k < choices.size(); ++k) {
-    if (grouped[k] && !group_mask[k]) continue;  // a later member of a group: selected with its first
-    const Handle& mask = group_mask[k] ? group_mask[k] : choices[k].lanes_mask;
-    for (size_t i = 0; i < result.size(); ++i) result[i] = select_values(mask, bodies[k].out[i], result[i]);
+    if (grouped[k] && !group_lanes[k]) continue;  // selected with the first member of its group
+    const Handle& mask = group_lanes[k] ? group_lanes[k] : choices[k].lanes_mask;
+    for (size_t i = 0; i < result.size(); ++i) result[i] = select_values(mask, outs[k][i], result[i]);
   }
   return result;
 }

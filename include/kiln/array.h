@@ -395,6 +395,8 @@ void scatter(Array<T>& target, const Array<T>& value, const UInt32& index, const
   scatter_reduce(ReduceOp::None, target, value, index, active);
 }
 /// Atomically combines value into target[index] (Add, Min or Max), correct under conflicts.
+/// Float additions into one element are summed in an unspecified order (lanes of a packet
+/// first, then across threads), so their rounding may differ from one lane at a time.
 template <typename T> void scatter_reduce(ReduceOp op, Array<T>& target, const Array<T>& value, const UInt32& index,
                                           const Bool& active = Bool(true)) {
   if (target.ad_index() | value.ad_index()) {

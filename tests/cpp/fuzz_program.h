@@ -110,6 +110,29 @@ class FuzzProgram {
     }
   }
 
+  /// Float lanes holding whole numbers in [-100, 100).
+  std::vector<uint64_t> whole_number_lanes(VarType t, size_t n) {
+    std::vector<uint64_t> lanes(n);
+    for (auto& l : lanes) {
+      double value = double(int(rng_() % 200) - 100);
+      l = t == VarType::Float32 ? bits_of(float(value)) : bits_of(value);
+    }
+    return lanes;
+  }
+
+  /// `value` (a float type) clamped to [-1000, 1000] and rounded: a whole number, or NaN.
+  Index whole_number(Index value, VarType t) {
+    auto constant = [&](double c) {
+      uint64_t bits = t == VarType::Float32 ? bits_of(float(c)) : bits_of(c);
+      return add(detail::make_literal(t, bits, 1), t, "literal " + std::to_string(int(c)));
+    };
+    Index high = constant(1000), low = constant(-1000);
+    Index clamped =
+        add(detail::trace(Op::Max, add(detail::trace(Op::Min, value, high), t, "Min " + name(value) + ", 1000"), low),
+            t, "Max (Min " + name(value) + ", 1000), -1000");
+    return add(detail::trace(Op::Round, clamped), t, "Round " + name(clamped));
+  }
+
   std::vector<uint64_t> random_lanes(VarType t, size_t n) {
     std::vector<uint64_t> lanes(n);
     for (auto& l : lanes) l = random_lane(t);
@@ -229,8 +252,13 @@ class FuzzProgram {
         }
         // None, Add, Min, Max and Mul for every type but Bool; And and Or for integers.
         ReduceOp reduce = t == VarType::Bool ? ReduceOp::None : ReduceOp(rng_() % (is_float(t) ? 5 : 7));
-        Index target = upload(t, random_lanes(t, kMemorySize));
-        Index value = pick(t), index = memory_index(), mask = pick(VarType::Bool);
+        // Float additions into one element are summed in an unspecified order (a packet's
+        // lanes first): whole-number targets and additions keep every order exact, and the
+        // results comparable bit for bit.
+        bool float_sum = is_float(t) && reduce == ReduceOp::Add;
+        Index target = upload(t, float_sum ? whole_number_lanes(t, kMemorySize) : random_lanes(t, kMemorySize));
+        Index value = float_sum ? whole_number(pick(t), t) : pick(t);
+        Index index = memory_index(), mask = pick(VarType::Bool);
         detail::trace_scatter(reduce, target, value, index, mask);
         listing_ << "target" << targets_.size() << " = " << type_name(t) << "[13]; Scatter(reduce=" << int(reduce)
                  << ") " << name(value) << " at " << name(index) << " if " << name(mask) << "\n";

@@ -129,17 +129,16 @@ template <typename PerLane> std::string Renderer::lane_loop(uint32_t position, c
   return result_type.empty() ? "" : p + ".acc";
 }
 
-std::string Renderer::packet_sum(VarType t, const std::string& values, const std::string& lanes,
-                                 const std::string& start) {
-  std::string scalar = scalar_type(t);
+std::string Renderer::packet_sum(VarType t, const std::string& values, const std::string& lanes) {
+  std::string scalar = scalar_type(t), reduce = "llvm.vector.reduce." + std::string(is_float(t) ? "fadd." : "add.");
   // -0 is the neutral element of float addition (x + -0 = x, also for x = +0).
-  std::string neutral = is_float(t) ? "-0.0" : "0";
   std::string kept = instr("select " + vec("i1") + " " + lanes + ", " + vec(t) + " " + values + ", " + vec(t) + " " +
-                           splat_const(scalar, neutral));
-  if (is_float(t)) {  // no reassociation flag: in lane order, starting from `start`
-    return call(scalar, "llvm.vector.reduce.fadd." + vmangle(scalar), {{scalar, start}, {vec(t), kept}});
-  }
-  return call(scalar, "llvm.vector.reduce.add." + vmangle(scalar), {{vec(t), kept}});
+                           splat_const(scalar, is_float(t) ? "-0.0" : "0"));
+  if (!is_float(t)) return call(scalar, reduce + vmangle(scalar), {{vec(t), kept}});
+  // reassoc: a tree of additions rather than a chain of 16.
+  declarations_.insert("declare " + scalar + " @" + reduce + vmangle(scalar) + "(" + scalar + ", " + vec(t) + ")");
+  return instr("call reassoc " + scalar + " @" + reduce + vmangle(scalar) + "(" + scalar + " -0.0, " + vec(t) + " " +
+               kept + ")");
 }
 
 void Renderer::scatter(uint32_t position, const KernelStatement& s) {
@@ -170,30 +169,23 @@ void Renderer::scatter(uint32_t position, const KernelStatement& s) {
   }
   std::string slot = std::to_string(buffer.input_slot);
   std::string values = arg(s, 1);
-  // Additions go one index at a time: one atomic update adds every lane of the packet that
-  // targets it, in lane order (a film's samples of one pixel share a packet). Integers
-  // add the lanes' sum; floats add the lanes to the old value one after the other in a
-  // compare-exchange loop, so the result is the one lane-by-lane atomics give.
+  // Additions go one index at a time: one atomic update adds the sum of every lane of the
+  // packet that targets it (a film's samples of one pixel share a packet). Floats are
+  // summed in a tree, so their result may differ in rounding from lane-by-lane atomics,
+  // as it does between threads.
   bool by_index = reduce == ReduceOp::Add;
-  lane_loop(
-      position, mask, index64, "", by_index,
-      [&](const std::string& lane, const std::string& idx, const std::string& group) {
-        std::string ptr = instr("getelementptr " + mt + ", ptr %buf" + slot + ", i64 " + idx);
-        if (by_index && is_float(t)) {
-          compare_exchange(position, t, ptr, [&](const std::string& old) { return packet_sum(t, values, group, old); });
-        } else if (by_index) {
-          instr("atomicrmw add ptr " + ptr + ", " + mt + " " + packet_sum(t, values, group, "") + " monotonic, align " +
-                std::to_string(type_size(t)));
-        } else {
-          std::string v = instr("extractelement " + vec(t) + " " + values + ", i64 " + lane);
-          if (rmw)
-            instr("atomicrmw " + std::string(rmw) + " ptr " + ptr + ", " + mt + " " + v + " monotonic, align " +
-                  std::to_string(type_size(t)));
-          else
-            compare_exchange(position, t, ptr, [&](const std::string& old) { return reduced(reduce, t, old, v); });
-        }
-        return std::string();
-      });
+  lane_loop(position, mask, index64, "", by_index,
+            [&](const std::string& lane, const std::string& idx, const std::string& group) {
+              std::string ptr = instr("getelementptr " + mt + ", ptr %buf" + slot + ", i64 " + idx);
+              std::string v = by_index ? packet_sum(t, values, group)
+                                       : instr("extractelement " + vec(t) + " " + values + ", i64 " + lane);
+              if (rmw)
+                instr("atomicrmw " + std::string(rmw) + " ptr " + ptr + ", " + mt + " " + v + " monotonic, align " +
+                      std::to_string(type_size(t)));
+              else
+                compare_exchange(position, t, ptr, [&](const std::string& old) { return reduced(reduce, t, old, v); });
+              return std::string();
+            });
 }
 
 std::string Renderer::reduced(ReduceOp reduce, VarType t, const std::string& old_value, const std::string& v) {
@@ -204,8 +196,7 @@ std::string Renderer::reduced(ReduceOp reduce, VarType t, const std::string& old
 }
 
 /// Float min/max with the semantics of scalar_ops.h (LLVM's atomicrmw fmin leaves the tie
-/// between zeros unspecified), products (atomicrmw has no multiplication) and float sums
-/// in lane order.
+/// between zeros unspecified), and products (atomicrmw has no multiplication).
 template <typename Update>
 void Renderer::compare_exchange(uint32_t position, VarType t, const std::string& ptr, Update update) {
   const bool fp = is_float(t);

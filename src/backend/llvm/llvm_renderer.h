@@ -130,9 +130,8 @@ class Renderer {
   template <typename PerLane> std::string lane_loop(uint32_t position, const std::string& mask,
                                                     const std::string& index64, const std::string& result_type,
                                                     bool by_index, PerLane per_lane);
-  /// The sum of `values` over the lanes set in the vector mask `lanes`: for floats `start`
-  /// plus each lane in lane order; integers ignore `start`.
-  std::string packet_sum(VarType t, const std::string& values, const std::string& lanes, const std::string& start);
+  /// The sum of `values` over the lanes set in the vector mask `lanes` (floats in any order).
+  std::string packet_sum(VarType t, const std::string& values, const std::string& lanes);
   /// A scatter: a masked store, or an atomic update per lane when it reduces.
   void scatter(uint32_t position, const KernelStatement& s);
   /// An atomic update by a compare-exchange loop: `update(old value)` gives the new value.

@@ -104,19 +104,9 @@ s6.lane:
   %t43 = xor i64 %t42, -1
   %s6.mnext = and i64 %s6.m, %t43
   %t44 = getelementptr float, ptr %buf1, i64 %t36
-  %t45 = load atomic i32, ptr %t44 monotonic, align 4
-  br label %s6.cas
-s6.cas:
-  %s6.old = phi i32 [ %t45, %s6.lane ], [ %s6.seen, %s6.cas ]
-  %t46 = bitcast i32 %s6.old to float
-  %t47 = select <4 x i1> %t40, <4 x float> %t18, <4 x float> <float -0.0, float -0.0, float -0.0, float -0.0>
-  %t48 = call float @llvm.vector.reduce.fadd.v4f32(float %t46, <4 x float> %t47)
-  %t49 = bitcast float %t48 to i32
-  %t50 = cmpxchg ptr %t44, i32 %s6.old, i32 %t49 monotonic monotonic, align 4
-  %s6.seen = extractvalue { i32, i1 } %t50, 0
-  %t51 = extractvalue { i32, i1 } %t50, 1
-  br i1 %t51, label %s6.casdone, label %s6.cas
-s6.casdone:
+  %t45 = select <4 x i1> %t40, <4 x float> %t18, <4 x float> <float -0.0, float -0.0, float -0.0, float -0.0>
+  %t46 = call reassoc float @llvm.vector.reduce.fadd.v4f32(float -0.0, <4 x float> %t45)
+  %t47 = atomicrmw fadd ptr %t44, float %t46 monotonic, align 4
   br label %s6.next
 s6.next:
   br label %s6.head

@@ -9,7 +9,8 @@ megakernel: Kiln's default; Mitsuba's too) and evaluated mode (wavefront: the in
 `"mode": "evaluated"` for Kiln; for Mitsuba the flags SymbolicLoops and SymbolicCalls off).
 
 For each scene, mode and system, two processes share a fresh kernel cache directory
-(KILN_CACHE_DIR; DRJIT_CACHE_DIR for Mitsuba):
+(KILN_CACHE_DIR; DRJIT_CACHE_DIR for Mitsuba); before each, the script touches and frees
+4 GB so that every process finds free memory in the same state (settle_memory):
   cold     the first image (scene load + first render, everything compiled), then warm
            renders: the median of a few, samples per second; the process's peak RSS
            (ru_maxrss) and, for Kiln, memory_stats().peak_bytes; kernels compiled and their
@@ -61,6 +62,7 @@ RESULT_MARK = "RENDER_BENCH_RESULT "
 MODES = ("symbolic", "evaluated")
 FULL = {"cornell": (256, 64), "mesh": (512, 16), "repeats": 3, "story": 30, "story_spp": 4, "story_film": (128, 256)}
 QUICK = {"cornell": (64, 8), "mesh": (96, 4), "repeats": 2, "story": 8, "story_spp": 2, "story_film": (32, 64)}
+SETTLE_BYTES = 4 << 30  # more than the largest measured process touches
 WARM_UP_ITERATIONS = 2  # story 1: compilations are allowed in the first two iterations only
 
 
@@ -267,8 +269,21 @@ def find_mitsuba():
 # ----------------------------------------------------------------------------- the parent
 
 
+def settle_memory():
+    """Touches and frees SETTLE_BYTES of memory, so that each measured process finds the
+    machine's free pages in the same state. On the virtual machines this runs on, pages
+    that no process has touched lately take several times longer to fault in than pages
+    another process just freed: Kiln's cold evaluated Cornell render (3 GB) took 7.2 s on
+    its own and 4.0 s right after this, with the system time falling from 7 s to 0.6 s.
+    Without it, each system's first image would depend on what ran before it. A process of
+    its own does it: a child forked from a parent with a high peak inherits that peak
+    into its ru_maxrss."""
+    subprocess.run([sys.executable, "-c", f"import numpy; numpy.ones({SETTLE_BYTES // 8})"], check=True)
+
+
 def run_child(system, spec, cache, python):
     """One measurement in a new process; its result dict, or {"error": ...}."""
+    settle_memory()
     spec = dict(spec, system=system)
     env = mitsuba_env(cache) if system == "mitsuba" else dict(os.environ, KILN_CACHE_DIR=cache)
     proc = subprocess.run([python, __file__, "--child", json.dumps(spec)], capture_output=True, text=True, env=env)

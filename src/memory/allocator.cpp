@@ -2,6 +2,9 @@
 // memory_stats(). Evaluating the same sizes again (every iteration of an optimization
 // loop) reuses blocks instead of asking the system for fresh pages: a fresh block of
 // 256 MiB costs 65,536 page faults on first touch, more than the kernel that fills it.
+// A request is served by the smallest cached block that holds it and is less than twice
+// its size, so a wavefront whose arrays shrink from bounce to bounce reuses the blocks
+// of the bounce before rather than touching new pages for each size.
 // Blocks of 2 MiB or more are huge-page aligned and advised as such.
 #include "memory/allocator.h"
 
@@ -86,11 +89,13 @@ void* allocate(size_t bytes, size_t& capacity) {
   void* ptr = nullptr;
   {
     std::lock_guard<std::mutex> lock(a.mutex);
-    auto it = a.cache.find(capacity);
-    if (it != a.cache.end() && !it->second.empty()) {
+    auto it = a.cache.lower_bound(capacity);
+    if (it != a.cache.end() && it->first / 2 < capacity) {  // lists are never left empty
       ptr = it->second.back();
       it->second.pop_back();
+      capacity = it->first;
       a.cached_bytes -= capacity;
+      if (it->second.empty()) a.cache.erase(it);
     }
   }
   if (!ptr) ptr = system_allocate(capacity);

@@ -491,6 +491,25 @@ TEST_F(Eval, MemoryStatsAndBlockReuse) {
   EXPECT_EQ(memory_stats().peak_bytes, memory_stats().current_bytes);
 }
 
+// A smaller request reuses a freed block up to twice its size (a shrinking wavefront
+// reuses the bounce before's blocks), and a request of less than half a block does not.
+TEST_F(Eval, SmallerRequestsReuseBlocksUpToTwiceTheirSize) {
+  flush_memory_cache();
+  size_t base = memory_stats().current_bytes;
+  { Float big = empty<Float>(2 << 20); }  // 8 MiB, freed into the cache
+  ASSERT_EQ(memory_stats().cached_bytes, 8u << 20);
+  {
+    Float quarter = empty<Float>(1 << 19);  // 2 MiB: too small for the 8 MiB block
+    EXPECT_EQ(memory_stats().cached_bytes, 8u << 20);
+    Float smaller = empty<Float>(5 << 18);  // 5 MiB: served by the 8 MiB block
+    EXPECT_EQ(memory_stats().cached_bytes, 0u);
+    EXPECT_EQ(memory_stats().current_bytes, base + (10u << 20));  // counted at the block's size
+  }
+  EXPECT_EQ(memory_stats().current_bytes, base);
+  EXPECT_EQ(memory_stats().cached_bytes, 10u << 20);
+  flush_memory_cache();
+}
+
 // Launches writing more than the caches hold store full packets with non-temporal stores
 // (and the tail with masked ones): every lane, every output type, and the tail must land.
 TEST_F(Eval, LargeLaunchesStreamTheirOutputsExactly) {

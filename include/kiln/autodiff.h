@@ -22,6 +22,14 @@ template <typename... Ts, typename F> void for_each_array(std::tuple<Ts...>& tup
 template <typename... Ts, typename F> void for_each_array(const std::tuple<Ts...>& tuple, F&& f) {
   std::apply([&](const auto&... parts) { (for_each_array(parts, f), ...); }, tuple);
 }
+/// for_each_array() over a std::vector of arrays, vectors or matrices (the inputs of a
+/// CustomOp whose number of inputs is known only when it runs).
+template <typename T, typename F> void for_each_array(std::vector<T>& values, F&& f) {
+  for (T& value : values) for_each_array(value, f);
+}
+template <typename T, typename F> void for_each_array(const std::vector<T>& values, F&& f) {
+  for (const T& value : values) for_each_array(value, f);
+}
 
 /// Marks arrays (or every component of vectors and matrices) as inputs that gradients
 /// flow to. An array that already carries derivatives is left as it is.

@@ -34,6 +34,8 @@ class ModeScope {
 
 Integrator::Integrator(const Properties& props) : mode_(parse_mode(props)) {}
 
+bool Integrator::symbolic() const { return mode_ ? *mode_ == ControlMode::Symbolic : flag(Flag::Symbolic); }
+
 TensorXf SamplingIntegrator::render(const Scene& scene, const Sensor& sensor, uint32_t seed, uint32_t spp) const {
   ModeScope scope(mode_);
   const Film& film = *sensor.film();

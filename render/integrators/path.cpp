@@ -45,6 +45,13 @@ class PathIntegrator : public SamplingIntegrator {
     hide_emitters_ = props.get_bool("hide_emitters", false);
   }
 
+  void check_reverse_mode() const override {
+    if (symbolic() && max_depth_ == ~0u)
+      throw_parameter_error(*this, "max_depth",
+                            "is -1 (unbounded), but reverse mode through the symbolic path loop stores each path's "
+                            "vertices and needs a bound: set max_depth (e.g. 8), or \"mode\": \"evaluated\"");
+  }
+
   RaySample sample(const Scene& scene, PCG32& rng, const Ray3f& camera_ray, const Bool& active) const override {
     size_t lanes = camera_ray.o.x.size();
     if (max_depth_ == 0) return {Color3f(0.0f, 0.0f, 0.0f), Bool(false), {}};
@@ -64,7 +71,8 @@ class PathIntegrator : public SamplingIntegrator {
 
     auto [end] = while_loop(
         std::tuple(start), [](const PathState& s) { return s.active; },
-        [&](const PathState& s) { return std::tuple(bounce(scene, s)); }, std::nullopt, "path");
+        [&](const PathState& s) { return std::tuple(bounce(scene, s)); }, std::nullopt, "path",
+        LoopDerivative{.max_iterations = max_depth_ == ~0u ? 0 : max_depth_});
     rng = end.rng;
     return {select(end.valid_ray, end.result, Color3f(0.0f, 0.0f, 0.0f)), end.valid_ray, {}};
   }
@@ -104,7 +112,10 @@ class PathIntegrator : public SamplingIntegrator {
     next.result =
         select(sample_emitter, next.result + s.throughput * bsdf_value * emitter_weight * emitter_mis, next.result);
 
-    next.ray = si.spawn_ray(si.to_world(bs.wo));
+    // Sampled directions are held fixed under derivatives (detached sampling, as path
+    // replay does): derivatives of where the next vertex lies are visibility terms, out of
+    // scope.
+    next.ray = si.spawn_ray(si.to_world(detach(bs.wo)));
     next.throughput = s.throughput * bsdf_weight;
     next.eta = s.eta * bs.eta;
     next.valid_ray = next.valid_ray | (s.active & hit & ((bs.sampled_type & UInt32(bsdf_flags::kNull)) == 0u));
@@ -112,13 +123,15 @@ class PathIntegrator : public SamplingIntegrator {
     next.prev_bsdf_pdf = bs.pdf;
     next.prev_bsdf_delta = (bs.sampled_type & UInt32(bsdf_flags::kDelta)) != 0u;
 
-    // Russian roulette once the path is rr_depth vertices long.
+    // Russian roulette once the path is rr_depth vertices long. The survival probability
+    // is a sampling decision: derivatives treat it as a constant (detached), and the
+    // scale is 1 where roulette is off, so no 1/0 reaches a derivative through a select.
     next.depth = select(hit, s.depth + 1u, s.depth);
-    Float throughput_max = max(max(next.throughput.x, next.throughput.y), next.throughput.z);
-    Float rr_probability = min(throughput_max * next.eta * next.eta, Float(0.95f));
+    Float throughput_max = detach(max(max(next.throughput.x, next.throughput.y), next.throughput.z));
+    Float rr_probability = min(throughput_max * detach(next.eta * next.eta), Float(0.95f));
     Bool rr_active = next.depth >= UInt32(rr_depth_);
     Bool rr_continue = next.rng.next_float32() < rr_probability;
-    next.throughput = select(rr_active, next.throughput / rr_probability, next.throughput);
+    next.throughput = next.throughput * select(rr_active & (rr_probability > 0.0f), 1.0f / rr_probability, Float(1.0f));
     next.active = continuing & (!rr_active | rr_continue) & (throughput_max != 0.0f);
     return next;
   }

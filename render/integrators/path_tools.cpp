@@ -16,8 +16,9 @@ uint32_t max_depth_parameter(const Properties& props) {
 }
 
 Float mis_weight(const Float& pdf_a, const Float& pdf_b) {
-  Float a2 = pdf_a * pdf_a;
-  Float weight = a2 / (a2 + pdf_b * pdf_b);
+  Float a = detach(pdf_a), b = detach(pdf_b);
+  Float a2 = a * a;
+  Float weight = a2 / (a2 + b * b);
   return select(isfinite(weight), weight, Float(0.0f));
 }
 

@@ -14,6 +14,9 @@ class Scene;
 uint32_t max_depth_parameter(const Properties& props);
 
 /// The power heuristic a² / (a² + b²) for densities a and b (0 where it is not finite).
+/// Its derivatives are 0: weights are a sampling choice, and any weights summing to one
+/// keep the estimator (and its derivative) unbiased; this also keeps the 0/0 of two zero
+/// densities out of derivatives.
 Float mis_weight(const Float& pdf_a, const Float& pdf_b);
 
 /// Two uniform numbers in [0, 1).

@@ -201,11 +201,14 @@ class StatementDerivative : public CustomCallbacks {
       Handle total = contributions.at(first_contribution + c);
       size_t lanes = node_size(total.index()), size = ad_size(captures_[c].ad());
       if (size != 1 && lanes != 1 && lanes != size) total = Handle();  // lane-wise zeros for a capture of another size
-      if (!(*buffers)[c].empty() && inside_statement())
-        throw ValueError("kiln: " + what_ +
-                         ": reverse mode through a gather from a captured array inside a symbolic "
-                         "statement nested in another symbolic statement is not supported yet; run one of the two "
-                         "evaluated (ControlMode::Evaluated)");
+      if (inside_statement()) {
+        // Nested in another statement's adjoint: hand each buffer to the enclosing
+        // collection as it is (a scatter buffer, kept apart there), since a sum of buffers
+        // is not one; only the lane-wise part is this input's gradient.
+        for (const Handle& b : (*buffers)[c]) ad_accumulate_grad(captures_[c].ad(), b.index());
+        out.push_back(total.release());
+        continue;
+      }
       for (const Handle& b : (*buffers)[c]) total = total ? traced(Op::Add, total, b) : b;
       out.push_back(total.release());
     }

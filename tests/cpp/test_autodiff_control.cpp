@@ -432,6 +432,36 @@ TEST_F(ControlAutodiff, CapturedTableGatheredInABranch) {
   });
 }
 
+TEST_F(ControlAutodiff, CapturedTablesGatheredInABranchInsideALoop) {
+  // A texture read by a material inside a path loop: the branch's adjoint writes scatter
+  // buffers inside the loop's adjoint, which must reach the tables as they are. Two
+  // tables: 5 entries, and as many as the loop has lanes.
+  for_each_run([] {
+    auto f = [](const Float64& x, const Float64& small, const Float64& wide) {
+      UInt32 count = iteration_counts();
+      auto [i, y] = while_loop(
+          std::make_tuple(zeros<UInt32>(kLanes), x), [count](const UInt32& i, const Float64&) { return i < count; },
+          [small, wide](const UInt32& i, const Float64& y) {
+            UInt32 entry = (i + arange<UInt32>(kLanes)) % 5u;
+            UInt32 permuted = (i * 5u + arange<UInt32>(kLanes) * 7u) % uint32_t(kLanes);
+            Float64 next = if_stmt(
+                (i + arange<UInt32>(kLanes)) % 3u != 0u,
+                [small, wide](const Float64& v, const UInt32& e, const UInt32& p) {
+                  return v * gather(small, e) + gather(wide, p) * v;
+                },
+                [small](const Float64& v, const UInt32& e, const UInt32&) { return v * 0.5 + gather(small, e); },
+                std::make_tuple(y, entry, permuted), std::nullopt, "material");
+            return std::make_tuple(i + 1u, next);
+          },
+          std::nullopt, "path", LoopDerivative{4, false});
+      return y;
+    };
+    KILN_EXPECT_GRADS(
+        check_grads(f, std::make_tuple(domain_array(kLanes, {0.2, 0.9}, 0), domain_array(5, {0.1, 0.6}, 0.5),
+                                       domain_array(kLanes, {0.1, 0.6}, 0.2))));
+  });
+}
+
 TEST_F(ControlAutodiff, TrajectoryOverflowInsideAnotherLoopRaisesWhenEvaluated) {
   // The inner loop's derivative is traced inside the outer one's: its iteration counts
   // are checked once the kernel has run, and the gradient's evaluation raises.

@@ -31,8 +31,14 @@ class Integrator : public Object {
   PluginKind kind() const override { return PluginKind::Integrator; }
 
   virtual TensorXf render(const Scene& scene, const Sensor& sensor, uint32_t seed, uint32_t spp) const = 0;
+  /// Raises a ValueError naming the integrator when its render cannot be differentiated in
+  /// reverse mode as configured (called before a gradient render); nothing by default.
+  virtual void check_reverse_mode() const {}
 
  protected:
+  /// Whether the integrator's loops run symbolic (its `mode`, else the global flag).
+  bool symbolic() const;
+
   /// The control-flow mode of the integrator's loops and calls (the global flag when empty).
   std::optional<ControlMode> mode_;
 };

@@ -3,6 +3,7 @@
 
 #include <kiln/errors.h>
 #include <kiln/render/image.h>
+#include <kiln/render/render.h>
 #include <kiln/render/scene.h>
 
 #include <nanobind/stl/optional.h>
@@ -21,8 +22,8 @@ std::string object_repr(const Object& object) {
 }
 
 /// The sensor a render uses: an index into the scene's sensors, or a sensor object.
-const Sensor& pick_sensor(const Scene& scene, const nb::handle& sensor) {
-  if (nb::isinstance<Sensor>(sensor)) return nb::cast<const Sensor&>(sensor);
+std::shared_ptr<const Sensor> pick_sensor(const Scene& scene, const nb::handle& sensor) {
+  if (nb::isinstance<Sensor>(sensor)) return nb::cast<std::shared_ptr<Sensor>>(sensor);
   if (!nb::isinstance<nb::int_>(sensor))
     throw TypeError("kiln.render: render(): `sensor` must be an index into the scene's sensors or a sensor object");
   int64_t index = nb::cast<int64_t>(sensor);
@@ -30,16 +31,32 @@ const Sensor& pick_sensor(const Scene& scene, const nb::handle& sensor) {
   if (index < 0 || index >= int64_t(sensors.size()))
     throw IndexError("kiln.render: render(): sensor index " + std::to_string(index) +
                      " is out of range: the scene has " + std::to_string(sensors.size()) + " sensor(s)");
-  return *sensors[size_t(index)];
+  return sensors[size_t(index)];
 }
 
-TensorXf render(const Scene& scene, std::optional<int64_t> spp, int64_t seed, const nb::handle& sensor) {
-  if (spp && (*spp <= 0 || *spp > (int64_t(1) << 24)))
-    throw ValueError("kiln.render: render(): spp must be between 1 and 2^24, got " + std::to_string(*spp));
-  if (seed < 0 || seed > int64_t(UINT32_MAX))
-    throw ValueError("kiln.render: render(): seed must be between 0 and 2^32 - 1, got " + std::to_string(seed));
-  const Sensor& chosen = pick_sensor(scene, sensor);
-  return scene.integrator()->render(scene, chosen, uint32_t(seed), spp ? uint32_t(*spp) : 0u);
+/// A count or seed argument: within [low, high], or a ValueError naming it.
+uint32_t checked(const char* name, int64_t value, int64_t low, int64_t high, const char* range) {
+  if (value < low || value > high)
+    throw ValueError(std::string("kiln.render: render(): ") + name + " must be between " + range + ", got " +
+                     std::to_string(value));
+  return uint32_t(value);
+}
+
+TensorXf render(const std::shared_ptr<Scene>& scene, const nb::handle& params, std::optional<int64_t> spp,
+                std::optional<int64_t> spp_grad, int64_t seed, std::optional<int64_t> seed_grad,
+                const nb::handle& sensor) {
+  nb::object parameter_type = nb::module_::import_("kiln.render").attr("SceneParameters");
+  if (!params.is_none() && !PyObject_IsInstance(params.ptr(), parameter_type.ptr()))
+    throw TypeError(
+        "kiln.render: render(): `params` must be kr.traverse(scene)'s result or None (pass spp=, seed= "
+        "by name)");
+  RenderOptions options;
+  constexpr int64_t kMaxSpp = int64_t(1) << 24;
+  if (spp) options.spp = checked("spp", *spp, 1, kMaxSpp, "1 and 2^24");
+  if (spp_grad) options.spp_grad = checked("spp_grad", *spp_grad, 1, kMaxSpp, "1 and 2^24");
+  options.seed = checked("seed", seed, 0, UINT32_MAX, "0 and 2^32 - 1");
+  if (seed_grad) options.seed_grad = checked("seed_grad", *seed_grad, 0, UINT32_MAX, "0 and 2^32 - 1");
+  return kiln::render::render(scene, pick_sensor(*scene, sensor), options);
 }
 
 }  // namespace
@@ -70,9 +87,13 @@ void bind_objects(nb::module_& m) {
                " sensor(s)>";
       });
 
-  m.def("render", &render, nb::arg("scene"), nb::arg("spp") = nb::none(), nb::arg("seed") = 0, nb::arg("sensor") = 0,
+  m.def("render", &render, nb::arg("scene"), nb::arg("params") = nb::none(), nb::arg("spp") = nb::none(),
+        nb::arg("spp_grad") = nb::none(), nb::arg("seed") = 0, nb::arg("seed_grad") = nb::none(), nb::arg("sensor") = 0,
         "Renders `scene` with its integrator: a kl.TensorXf of shape (crop height, crop width, channels). "
-        "`spp` defaults to the sensor's sampler's sample_count; `sensor` is an index or a sensor.");
+        "`spp` defaults to the sensor's sampler's sample_count; `sensor` is an index or a sensor. When scene "
+        "parameters carry derivatives (kl.enable_grad on values assigned through kr.traverse(scene)), the image "
+        "does too: kl.backward / kl.forward run a second render with `seed_grad` (derived from `seed` when None) "
+        "and `spp_grad` (`spp` when None). `params` (kr.traverse(scene)'s result) is accepted as in Mitsuba.");
   m.def(
       "write_image", [](const TensorXf& image, const std::string& path) { write_image(image, path); }, nb::arg("image"),
       nb::arg("path"),

@@ -1,0 +1,44 @@
+// Rendering with derivatives (`kr.render`): the image of a scene, connected to the scene
+// parameters that carry derivatives.
+//
+// What an implementation guarantees:
+// - Without parameters that carry derivatives, render() is the integrator's render.
+// - With them (enable_grad() on values assigned through SceneParameters), the image is the
+//   integrator's render at `seed` and `spp`, and its derivatives (forward and reverse) with
+//   respect to those parameters come from a second render at `seed_grad` and `spp_grad`,
+//   run only when a traversal reaches the image. Using other random numbers for the
+//   derivatives keeps a loss that multiplies the image by its own derivative unbiased.
+// - The gradient render differentiates the integrator's code by plain AD (detached
+//   sampling: sampled directions, roulette and MIS weights carry no derivatives), with the
+//   parameters replaced by fresh leaves for its duration; the scene is left as it was.
+// - Float and Array3f parameters are differentiable; derivatives with respect to
+//   geometry, transforms and anything needing visibility (silhouette) terms are not
+//   computed, and such parameters are treated as constants.
+#pragma once
+
+#include <kiln/render/scene.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+
+namespace kiln::render {
+
+struct RenderOptions {
+  uint32_t seed = 0;
+  uint32_t spp = 0;                   ///< 0: the sensor's sampler's count
+  std::optional<uint32_t> seed_grad;  ///< derived from `seed` when empty (gradient_seed)
+  std::optional<uint32_t> spp_grad;   ///< `spp` when empty
+};
+
+/// The seed of the gradient render when none is given: a hash of `seed`, so that it differs
+/// from `seed` and from the seeds of nearby renders.
+uint32_t gradient_seed(uint32_t seed);
+
+/// Renders `scene` through `sensor` (see the guarantees above). The image keeps the scene
+/// alive while it can still be differentiated; derivatives use the parameters' values at
+/// the time of the render.
+TensorXf render(const std::shared_ptr<Scene>& scene, const std::shared_ptr<const Sensor>& sensor,
+                const RenderOptions& options);
+
+}  // namespace kiln::render

@@ -1,0 +1,127 @@
+// render(): the integrator's image as a CustomOp over the scene's differentiable
+// parameters, whose derivatives come from a second render with fresh leaves in their place.
+#include <kiln/autodiff.h>
+#include <kiln/render/parameters.h>
+#include <kiln/render/render.h>
+
+#include <memory>
+#include <utility>
+#include <vector>
+
+namespace kiln::render {
+namespace {
+
+/// The scene's Float and Array3f parameters that carry derivatives, one slot per Float
+/// (an Array3f gives three), pointing into the objects that own them.
+std::vector<Float*> differentiable_slots(Scene& scene) {
+  std::vector<Float*> slots;
+  SceneParameters params(scene);
+  for (const std::string& key : params.keys()) {
+    const ParameterRef& ref = params.get(key);
+    if (Float* const* value = std::get_if<Float*>(&ref)) {
+      if (grad_enabled(**value)) slots.push_back(*value);
+    } else if (Array3f* const* vector = std::get_if<Array3f*>(&ref)) {
+      for_each_array(**vector, [&](Float& component) {
+        if (grad_enabled(component)) slots.push_back(&component);
+      });
+    }
+  }
+  return slots;
+}
+
+/// While it lives, the slots hold fresh leaves with derivatives (with the values the
+/// primal render saw); then the values they held come back.
+class FreshLeaves {
+ public:
+  FreshLeaves(const std::vector<Float*>& slots, const std::vector<Float>& values) : slots_(slots) {
+    for (size_t k = 0; k < slots_.size(); ++k) {
+      saved_.push_back(*slots_[k]);
+      Float leaf = detach(values[k]);
+      enable_grad(leaf);
+      *slots_[k] = leaf;
+      leaves_.push_back(leaf);
+    }
+  }
+  ~FreshLeaves() {
+    for (size_t k = 0; k < slots_.size(); ++k) *slots_[k] = saved_[k];
+  }
+  FreshLeaves(const FreshLeaves&) = delete;
+  FreshLeaves& operator=(const FreshLeaves&) = delete;
+  const std::vector<Float>& leaves() const { return leaves_; }
+
+ private:
+  std::vector<Float*> slots_;
+  std::vector<Float> saved_, leaves_;
+};
+
+class RenderOp : public CustomOp<std::tuple<std::vector<Float>>, std::tuple<TensorXf>> {
+ public:
+  RenderOp(std::shared_ptr<Scene> scene, std::shared_ptr<const Sensor> sensor, std::vector<Float*> slots,
+           const RenderOptions& options)
+      : scene_(std::move(scene)), sensor_(std::move(sensor)), slots_(std::move(slots)), options_(options) {}
+  std::string name() const override { return "kr.render"; }
+
+  Outputs eval(const Inputs& inputs) override {
+    values_ = std::get<0>(inputs);
+    return {scene_->integrator()->render(*scene_, *sensor_, options_.seed, options_.spp)};
+  }
+
+  Outputs forward(const Inputs& tangents) override {
+    GradScope recording = resume_grad();
+    GradScope isolation = isolate_grad();
+    FreshLeaves fresh(slots_, values_);
+    TensorXf image = gradient_render();
+    for (size_t k = 0; k < slots_.size(); ++k) set_grad(fresh.leaves()[k], std::get<0>(tangents)[k]);
+    return {forward_to(image)};
+  }
+
+  Inputs backward(const Outputs& adjoints) override {
+    scene_->integrator()->check_reverse_mode();
+    GradScope recording = resume_grad();
+    GradScope isolation = isolate_grad();
+    FreshLeaves fresh(slots_, values_);
+    TensorXf image = gradient_render();
+    backward_from(image.array(), std::get<0>(adjoints).array());
+    std::vector<Float> grads;
+    for (const Float& leaf : fresh.leaves()) grads.push_back(grad(leaf));
+    return {grads};
+  }
+
+ private:
+  TensorXf gradient_render() const {
+    uint32_t seed = options_.seed_grad.value_or(gradient_seed(options_.seed));
+    return scene_->integrator()->render(*scene_, *sensor_, seed, options_.spp_grad.value_or(options_.spp));
+  }
+
+  // The op outlives the call (until the image is freed): it keeps the scene, which owns
+  // the slots, alive.
+  std::shared_ptr<Scene> scene_;
+  std::shared_ptr<const Sensor> sensor_;
+  std::vector<Float*> slots_;
+  std::vector<Float> values_;  ///< the parameters' values in the primal render
+  RenderOptions options_;
+};
+
+}  // namespace
+
+uint32_t gradient_seed(uint32_t seed) {
+  // A 32-bit finalizer (murmur3's): consecutive seeds map far apart.
+  uint32_t h = seed ^ 0x9e3779b9u;
+  h ^= h >> 16;
+  h *= 0x85ebca6bu;
+  h ^= h >> 13;
+  h *= 0xc2b2ae35u;
+  return h ^ (h >> 16);
+}
+
+TensorXf render(const std::shared_ptr<Scene>& scene, const std::shared_ptr<const Sensor>& sensor,
+                const RenderOptions& options) {
+  std::vector<Float*> slots = differentiable_slots(*scene);
+  if (slots.empty()) return scene->integrator()->render(*scene, *sensor, options.seed, options.spp);
+  std::vector<Float> values;
+  for (Float* slot : slots) values.push_back(*slot);
+  auto [image] = custom(std::make_shared<RenderOp>(scene, sensor, std::move(slots), options), values);
+  return image;
+}
+
+}  // namespace kiln::render

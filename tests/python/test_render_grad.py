@@ -1,0 +1,265 @@
+"""Derivatives of kiln.render images with respect to scene parameters (issue 18's first part):
+kr.render's gradient render (plain AD through the `direct` and `path` integrators, in
+symbolic and evaluated mode, with its own seed).
+
+With a fixed seed and paths shorter than Russian roulette's start, the image is a smooth
+(polynomial) function of reflectances, texels and emitted radiance: the random numbers, the
+sampled directions and which paths continue do not depend on them. So for a random
+direction u in parameter space and random pixel weights v, the directional derivative of
+L = <image, v> from reverse mode (<grad, u>) and from forward mode (<tangent image, v>)
+must both equal the central difference (L(p + h u) - L(p - h u)) / 2h of renders at the
+gradient render's seed (the primal image uses another seed). With roulette on, the image
+is not smooth; there the two modes must still agree with each other and stay finite.
+"""
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import kiln as kl
+import kiln.render as kr
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "render"))
+
+import scenes  # noqa: E402
+
+DATA_DIR = Path(scenes.DATA_DIR)
+
+MODES = ["symbolic", "evaluated"]
+INTEGRATORS = {"direct": {"type": "direct"}, "path3": {"type": "path", "max_depth": 3}}
+PARAMETERS = ["floor.bsdf.reflectance.data", "wall.bsdf.reflectance.value", "light.emitter.radiance.value",
+              "lamp.intensity.value"]
+SPP, SEED = 2, 3
+PRIMAL_SEED = 40  # the primal image's seed; derivatives come from SEED (seed_grad)
+
+
+def box_scene(integrator, mode):
+    """A corner of a room: a textured floor (an EXR bitmap), a coloured wall, an area light
+    and a point light, seen at 8 x 8."""
+    T = kr.Transform4f
+
+    def rect(to_world, bsdf, **extra):
+        return dict({"type": "rectangle", "to_world": to_world, "bsdf": bsdf}, **extra)
+
+    return {
+        "type": "scene", "integrator": dict(integrator, mode=mode),
+        "sensor": {"type": "perspective", "fov": 50, "to_world": T().look_at([0, 0.2, 3.5], [0, 0, 0], [0, 1, 0]),
+                   "film": {"type": "hdrfilm", "width": 8, "height": 8}},
+        "floor": rect(T().translate([0, -1, 0]).rotate([1, 0, 0], -90),
+                      {"type": "diffuse", "reflectance": {"type": "bitmap", "filename": str(DATA_DIR / "texture.exr")}}),
+        "wall": rect(T().translate([0, 0, -1]), {"type": "diffuse", "reflectance": {"type": "rgb", "value": [0.6, 0.5, 0.4]}}),
+        "light": rect(T().translate([0, 0.99, 0]).rotate([1, 0, 0], 90).scale([0.3, 0.3, 1]), {"type": "diffuse"},
+                      emitter={"type": "area", "radiance": {"type": "rgb", "value": [8, 7, 6]}}),
+        "lamp": {"type": "point", "position": [0.5, 0.5, 1.0], "intensity": {"type": "rgb", "value": [2, 2, 3]}},
+    }
+
+
+def as_numpy(value):
+    """A parameter's values as a 2-D array: (3, n) for Array3f, (1, n) for Float."""
+    array = np.asarray(value, dtype=np.float64)
+    return array.reshape(-1, 3).T if isinstance(value, kl.Array3f) else array.reshape(1, -1)
+
+
+def like(value, array):
+    """`array` ((3, n) or (1, n)) as a Kiln array of value's type."""
+    if isinstance(value, kl.Array3f):
+        return kl.Array3f(*(kl.Float(np.ascontiguousarray(row, dtype=np.float32)) for row in array))
+    return kl.Float(np.ascontiguousarray(array[0], dtype=np.float32))
+
+
+class Probe:
+    """A scene, one of its parameters, a direction u in that parameter's space and pixel weights v."""
+
+    def __init__(self, scene, key, rng):
+        self.scene, self.key = kr.load_dict(scene), key
+        self.params = kr.traverse(self.scene)
+        self.base = as_numpy(self.params[key])
+        self.u = rng.uniform(-0.5, 1.5, self.base.shape)  # mostly positive: effects add up
+        image = np.asarray(self.render(self.base))
+        self.v = rng.uniform(-0.5, 1.5, image.shape)
+
+    def set(self, values):
+        value = like(self.params[self.key], values)
+        self.params[self.key] = value
+        self.params.update()
+
+    def render(self, values):
+        self.set(values)
+        return kr.render(self.scene, spp=SPP, seed=SEED)
+
+    def finite_difference(self, h):
+        plus = np.asarray(self.render(self.base + h * self.u), dtype=np.float64)
+        minus = np.asarray(self.render(self.base - h * self.u), dtype=np.float64)
+        return float(((plus - minus) * self.v).sum() / (2 * h))
+
+    def differentiable_render(self):
+        """The parameter at its base values with derivatives, and the image rendered with it."""
+        value = like(self.params[self.key], self.base)
+        kl.enable_grad(value)
+        self.params[self.key] = value
+        self.params.update()
+        return value, kr.render(self.scene, self.params, spp=SPP, seed=PRIMAL_SEED, seed_grad=SEED)
+
+    def reverse(self):
+        """<u, J^T v>: backward from the image with v as its adjoint."""
+        value, image = self.differentiable_render()
+        kl.backward_from(image.array, kl.Float(np.ascontiguousarray(self.v.ravel(), dtype=np.float32)))
+        gradient = as_numpy(kl.grad(value))
+        assert np.isfinite(gradient).all(), f"{self.key}: non-finite gradient"
+        return float((gradient * self.u).sum())
+
+    def forward(self):
+        """<J u, v>: forward from the parameter with u as its tangent."""
+        value, image = self.differentiable_render()
+        kl.forward_from(value, like(value, self.u))
+        tangent = np.asarray(kl.grad(image), dtype=np.float64)
+        assert np.isfinite(tangent).all(), f"{self.key}: non-finite tangent"
+        return float((tangent * self.v).sum())
+
+
+def check_close(what, value, expected, scale):
+    assert abs(value - expected) <= 2e-3 * (abs(expected) + scale), f"{what}: {value} against {expected}"
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("integrator", list(INTEGRATORS))
+@pytest.mark.parametrize("key", PARAMETERS)
+def test_image_derivatives_match_central_differences(mode, integrator, key):
+    probe = Probe(box_scene(INTEGRATORS[integrator], mode), key, np.random.default_rng(7))
+    h = 1e-2 * max(1.0, float(np.abs(probe.base).max()))
+    fd = probe.finite_difference(h)
+    # The difference's own error: its change with the step, and float32 rounding of the image.
+    scale = abs(probe.finite_difference(2 * h) - fd) + 1e-6 * np.abs(probe.v).sum() / h
+    assert abs(fd) > 10 * scale, f"{key}: the image hardly depends on it ({fd}); the check would be empty"
+    check_close(f"{key} reverse", probe.reverse(), fd, scale)
+    check_close(f"{key} forward", probe.forward(), fd, scale)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_paths_with_russian_roulette_have_finite_consistent_derivatives(mode):
+    """Roulette from the second vertex on, up to 8: a lane whose survival probability is 0
+    once made 0 * inf = NaN in the adjoint of the division it selects away."""
+    integrator = {"type": "path", "max_depth": 8, "rr_depth": 2}
+    rng = np.random.default_rng(11)
+    for key in ["wall.bsdf.reflectance.value", "floor.bsdf.reflectance.data"]:
+        probe = Probe(box_scene(integrator, mode), key, rng)
+        reverse, forward = probe.reverse(), probe.forward()
+        assert abs(reverse) > 0
+        check_close(f"{key} reverse against forward", reverse, forward, 1e-4 * abs(forward))
+
+
+def test_both_modes_give_the_same_gradients():
+    grads = []
+    for mode in MODES:
+        probe = Probe(box_scene(INTEGRATORS["path3"], mode), "wall.bsdf.reflectance.value", np.random.default_rng(5))
+        grads.append(probe.reverse())
+    check_close("symbolic against evaluated", grads[0], grads[1], 1e-5 * abs(grads[1]))
+
+
+def grad_enabled_scene(mode="evaluated", key="wall.bsdf.reflectance.value"):
+    scene = kr.load_dict(box_scene(INTEGRATORS["path3"], mode))
+    params = kr.traverse(scene)
+    value = params[key]
+    kl.enable_grad(value)
+    params[key] = value
+    params.update()
+    return scene, params, value
+
+
+def test_the_primal_image_ignores_seed_grad_and_the_gradient_follows_it():
+    scene, params, value = grad_enabled_scene()
+    plain = np.asarray(kr.render(scene, spp=SPP, seed=PRIMAL_SEED, seed_grad=1))
+    assert np.array_equal(plain, np.asarray(kr.render(scene, spp=SPP, seed=PRIMAL_SEED, seed_grad=2)))
+    grads = {}
+    for seed_grad in (1, 2, None):
+        kl.clear_grad(value)
+        image = kr.render(scene, spp=SPP, seed=PRIMAL_SEED, seed_grad=seed_grad)
+        kl.backward(kl.sum(image.array))
+        grads[seed_grad] = np.asarray(kl.grad(value))
+    assert not np.array_equal(grads[1], grads[2])  # other random numbers, another estimate
+    # None derives a seed from `seed` that is not `seed` itself.
+    kl.clear_grad(value)
+    kl.backward(kl.sum(kr.render(scene, spp=SPP, seed=PRIMAL_SEED, seed_grad=PRIMAL_SEED).array))
+    assert not np.array_equal(grads[None], np.asarray(kl.grad(value)))
+
+
+def test_spp_grad_sets_the_gradient_renders_sample_count():
+    scene, params, value = grad_enabled_scene()
+    kl.backward(kl.sum(kr.render(scene, spp=1, seed=0, seed_grad=SEED, spp_grad=SPP).array))
+    with_spp_grad = np.asarray(kl.grad(value))
+    kl.clear_grad(value)
+    kl.backward(kl.sum(kr.render(scene, spp=SPP, seed=0, seed_grad=SEED).array))
+    assert np.allclose(with_spp_grad, np.asarray(kl.grad(value)), rtol=1e-5)
+
+
+def test_the_scene_keeps_the_users_values_after_backward():
+    scene, params, value = grad_enabled_scene()
+    image = kr.render(scene, spp=SPP, seed=0)
+    kl.backward(kl.sum(image.array))
+    # The parameter is still the user's array (its gradient is where the user reads it), and
+    # a second backward through a new render accumulates onto it.
+    first = np.asarray(kl.grad(params["wall.bsdf.reflectance.value"]))
+    assert np.array_equal(first, np.asarray(kl.grad(value)))
+    kl.backward(kl.sum(kr.render(scene, spp=SPP, seed=0).array))
+    assert np.allclose(np.asarray(kl.grad(value)), 2 * first, rtol=1e-5)
+
+
+def test_a_render_without_derivatives_is_not_connected():
+    scene = kr.load_dict(box_scene(INTEGRATORS["direct"], "symbolic"))
+    assert not kl.grad_enabled(kr.render(scene, spp=1))
+
+
+@pytest.mark.parametrize("call, error, words", [
+    ("kr.render(scene, 4)", TypeError, ["params", "spp="]),
+    ("kr.render(scene, spp_grad=0)", ValueError, ["spp_grad", "1 and 2^24"]),
+    ("kr.render(scene, seed_grad=-1)", ValueError, ["seed_grad"]),
+    ("kr.render(scene, seed_grad=2**32)", ValueError, ["seed_grad"]),
+])
+def test_bad_gradient_arguments_raise(call, error, words):
+    scene = kr.load_dict(box_scene(INTEGRATORS["direct"], "symbolic"))
+    with pytest.raises(error) as raised:
+        eval(call, {"kr": kr, "scene": scene})
+    for word in words:
+        assert word in str(raised.value)
+
+
+def test_backward_after_the_scene_is_gone(tmp_path):
+    """The image keeps what its gradient render needs alive (run apart: a dangling scene
+    would crash the process, not fail the test)."""
+    import subprocess
+    import textwrap
+    script = textwrap.dedent(f"""
+        import sys
+        sys.path.insert(0, {str(Path(__file__).parent)!r})
+        import gc, numpy as np, kiln as kl, kiln.render as kr
+        from test_render_grad import grad_enabled_scene
+        scene, params, value = grad_enabled_scene("symbolic")
+        image = kr.render(scene, spp=1, seed=0)
+        del scene, params
+        gc.collect()
+        kl.backward(kl.sum(image.array))
+        assert np.isfinite(np.asarray(kl.grad(value))).all() and np.abs(np.asarray(kl.grad(value))).sum() > 0
+        print("ok")
+    """)
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0 and "ok" in run.stdout, run.stderr[-2000:]
+
+
+def test_reverse_mode_through_an_unbounded_symbolic_path_loop_says_what_to_set():
+    scene = kr.load_dict(box_scene({"type": "path"}, "symbolic"))
+    params = kr.traverse(scene)
+    value = params["wall.bsdf.reflectance.value"]
+    kl.enable_grad(value)
+    params["wall.bsdf.reflectance.value"] = value
+    params.update()
+    image = kr.render(scene, spp=1)
+    with pytest.raises(ValueError) as raised:
+        kl.backward(kl.sum(image.array))
+    for word in ["integrator 'path'", "max_depth", "-1", "evaluated"]:
+        assert word in str(raised.value)
+    # Forward mode stores nothing, so it works.
+    image = kr.render(scene, spp=1)
+    kl.forward_from(value, kl.Array3f(1.0, 0.0, 0.0))
+    assert np.abs(np.asarray(kl.grad(image))).sum() > 0

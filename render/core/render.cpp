@@ -90,7 +90,8 @@ class RenderOp : public CustomOp<std::tuple<std::vector<Float>>, std::tuple<Tens
  private:
   TensorXf gradient_render() const {
     uint32_t seed = options_.seed_grad.value_or(gradient_seed(options_.seed));
-    return scene_->integrator()->render(*scene_, *sensor_, seed, options_.spp_grad.value_or(options_.spp));
+    return scene_->integrator()->render_for_derivatives(*scene_, *sensor_, seed,
+                                                        options_.spp_grad.value_or(options_.spp));
   }
 
   // The op outlives the call (until the image is freed): it keeps the scene, which owns

@@ -37,6 +37,16 @@ Integrator::Integrator(const Properties& props) : mode_(parse_mode(props)) {}
 bool Integrator::symbolic() const { return mode_ ? *mode_ == ControlMode::Symbolic : flag(Flag::Symbolic); }
 
 TensorXf SamplingIntegrator::render(const Scene& scene, const Sensor& sensor, uint32_t seed, uint32_t spp) const {
+  return render_samples(scene, sensor, seed, spp, false);
+}
+
+TensorXf SamplingIntegrator::render_for_derivatives(const Scene& scene, const Sensor& sensor, uint32_t seed,
+                                                    uint32_t spp) const {
+  return render_samples(scene, sensor, seed, spp, true);
+}
+
+TensorXf SamplingIntegrator::render_samples(const Scene& scene, const Sensor& sensor, uint32_t seed, uint32_t spp,
+                                            bool for_derivatives) const {
   ModeScope scope(mode_);
   const Film& film = *sensor.film();
   if (spp == 0) spp = sensor.sampler()->sample_count();
@@ -60,7 +70,8 @@ TensorXf SamplingIntegrator::render(const Scene& scene, const Sensor& sensor, ui
 
   Bool active(true);
   auto [ray, ray_weight] = sensor.sample_ray(film_position, active);
-  RaySample result = sample(scene, rng, ray, active);
+  RaySample result =
+      for_derivatives ? sample_for_derivatives(scene, rng, ray, active) : sample(scene, rng, ray, active);
 
   std::vector<Float> values;
   if (returns_color()) {

@@ -57,7 +57,7 @@ std::vector<float> render_image(const Scene& scene, ControlMode mode, uint32_t s
 }  // namespace
 
 TEST(RenderScene, EveryIntegratorGivesTheSameImageInBothModes) {
-  for (const char* integrator : {"path", "direct", "aov"}) {
+  for (const char* integrator : {"path", "prb", "direct", "aov"}) {
     auto scene = load(integrator);
     ASSERT_TRUE(scene) << integrator;
     std::vector<float> symbolic = render_image(*scene, ControlMode::Symbolic);
@@ -72,6 +72,12 @@ TEST(RenderScene, EveryIntegratorGivesTheSameImageInBothModes) {
     }
     EXPECT_GT(sum, 0.0) << integrator;
   }
+}
+
+TEST(RenderScene, PathReplayRendersThePathTracersImage) {
+  // prb differs from path only in how it is differentiated.
+  for (ControlMode mode : {ControlMode::Symbolic, ControlMode::Evaluated})
+    EXPECT_EQ(render_image(*load("prb"), mode), render_image(*load("path"), mode));
 }
 
 TEST(RenderScene, ChangedParametersCompileNothing) {

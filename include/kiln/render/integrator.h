@@ -31,6 +31,12 @@ class Integrator : public Object {
   PluginKind kind() const override { return PluginKind::Integrator; }
 
   virtual TensorXf render(const Scene& scene, const Sensor& sensor, uint32_t seed, uint32_t spp) const = 0;
+  /// An image with the render's derivatives (what kr.render's gradient render
+  /// differentiates); its values may differ from the render's (path replay's do). By
+  /// default the render itself.
+  virtual TensorXf render_for_derivatives(const Scene& scene, const Sensor& sensor, uint32_t seed, uint32_t spp) const {
+    return render(scene, sensor, seed, spp);
+  }
   /// Raises a ValueError naming the integrator when its render cannot be differentiated in
   /// reverse mode as configured (called before a gradient render); nothing by default.
   virtual void check_reverse_mode() const {}
@@ -57,6 +63,7 @@ class SamplingIntegrator : public Integrator {
   using Integrator::Integrator;
 
   TensorXf render(const Scene& scene, const Sensor& sensor, uint32_t seed, uint32_t spp) const override;
+  TensorXf render_for_derivatives(const Scene& scene, const Sensor& sensor, uint32_t seed, uint32_t spp) const override;
 
   /// Names of the values sample() returns beyond RGB (AOVs), in order.
   virtual std::vector<std::string> aov_names() const { return {}; }
@@ -65,6 +72,15 @@ class SamplingIntegrator : public Integrator {
   virtual bool returns_color() const { return true; }
   /// The radiance along `ray` and any AOVs; `rng` is advanced.
   virtual RaySample sample(const Scene& scene, PCG32& rng, const Ray3f& ray, const Bool& active) const = 0;
+  /// A sample whose derivatives are sample()'s (see render_for_derivatives); sample() by default.
+  virtual RaySample sample_for_derivatives(const Scene& scene, PCG32& rng, const Ray3f& ray, const Bool& active) const {
+    return sample(scene, rng, ray, active);
+  }
+
+ private:
+  /// render() with sample() or sample_for_derivatives().
+  TensorXf render_samples(const Scene& scene, const Sensor& sensor, uint32_t seed, uint32_t spp,
+                          bool for_derivatives) const;
 };
 
 }  // namespace kiln::render

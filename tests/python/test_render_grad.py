@@ -259,8 +259,15 @@ def test_reverse_mode_through_an_unbounded_symbolic_path_loop_says_what_to_set()
     image = kr.render(scene, spp=1)
     with pytest.raises(ValueError) as raised:
         kl.backward(kl.sum(image.array))
-    for word in ["integrator 'path'", "max_depth", "-1", "evaluated"]:
+    for word in ["integrator 'path'", "max_depth", "-1", "prb", "evaluated"]:
         assert word in str(raised.value)
+    # prb, which the message suggests, needs no bound: its replay stores nothing.
+    prb_scene = kr.load_dict(box_scene({"type": "prb"}, "symbolic"))
+    prb_params = kr.traverse(prb_scene)
+    prb_params["wall.bsdf.reflectance.value"] = value
+    prb_params.update()
+    kl.backward(kl.sum(kr.render(prb_scene, spp=1).array))
+    assert np.isfinite(np.asarray(kl.grad(value))).all() and np.abs(np.asarray(kl.grad(value))).sum() > 0
     # Forward mode stores nothing, so it works.
     image = kr.render(scene, spp=1)
     kl.forward_from(value, kl.Array3f(1.0, 0.0, 0.0))

@@ -1,6 +1,7 @@
 // render(): the integrator's image as a CustomOp over the scene's differentiable
 // parameters, whose derivatives come from a second render with fresh leaves in their place.
 #include <kiln/autodiff.h>
+#include <kiln/errors.h>
 #include <kiln/render/parameters.h>
 #include <kiln/render/render.h>
 
@@ -11,6 +12,37 @@
 namespace kiln::render {
 namespace {
 
+/// Raises a ValueError when parameter `key` carries derivatives that render() cannot
+/// give: geometry and transforms (visibility terms, out of scope), settings that are not
+/// differentiable, and mesh attributes (the ray tracer and the joined mesh arrays hold
+/// copies of them that a gradient render would not see).
+void check_supported(const SceneParameters& params, const std::string& key, const ParameterRef& ref) {
+  bool carries = std::visit(
+      [](auto* value) {
+        if constexpr (requires { for_each_array(*value, [](const auto&) {}); })
+          return grad_enabled(*value);
+        else if constexpr (requires { value->matrix(); })
+          return grad_enabled(value->matrix());
+        else
+          return false;
+      },
+      ref);
+  if (!carries) return;
+  auto ends_with = [&](const std::string& suffix) {
+    return key.size() >= suffix.size() && key.compare(key.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  std::string why;
+  if (params.flags(key) & param_flags::kDiscontinuous)
+    why = "its derivatives need visibility (silhouette) terms, which kiln.render does not compute";
+  else if (params.flags(key) & param_flags::kNonDifferentiable)
+    why = "it is not differentiable";
+  else if (ends_with(".vertex_normals") || ends_with(".vertex_texcoords"))
+    why = "derivatives with respect to mesh attributes are not supported yet";
+  if (!why.empty())
+    throw ValueError("kiln.render: render(): scene parameter '" + key + "' carries derivatives, but " + why +
+                     "; assign it a value without them (kl.detach)");
+}
+
 /// The scene's Float and Array3f parameters that carry derivatives, one slot per Float
 /// (an Array3f gives three), pointing into the objects that own them.
 std::vector<Float*> differentiable_slots(Scene& scene) {
@@ -18,6 +50,7 @@ std::vector<Float*> differentiable_slots(Scene& scene) {
   SceneParameters params(scene);
   for (const std::string& key : params.keys()) {
     const ParameterRef& ref = params.get(key);
+    check_supported(params, key, ref);
     if (Float* const* value = std::get_if<Float*>(&ref)) {
       if (grad_enabled(**value)) slots.push_back(*value);
     } else if (Array3f* const* vector = std::get_if<Array3f*>(&ref)) {

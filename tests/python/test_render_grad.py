@@ -317,3 +317,21 @@ def test_path_replay_memory_does_not_grow_with_path_length():
     assert max(prb) <= 1.2 * min(prb), f"prb peaks {prb}"
     assert path[2] >= 3 * path[0], f"path peaks {path}: the control did not grow"
     assert prb[2] < path[2] / 3
+
+
+@pytest.mark.parametrize("key, words", [
+    ("floor.vertex_positions", ["visibility"]),
+    ("sensor.x_fov", ["not differentiable"]),
+    ("floor.vertex_normals", ["mesh attributes"]),
+])
+def test_derivatives_render_cannot_give_are_an_error_not_zeros(key, words):
+    scene = kr.load_dict(box_scene(INTEGRATORS["direct"], "symbolic"))
+    params = kr.traverse(scene)
+    value = params[key]
+    kl.enable_grad(value)
+    params[key] = value
+    params.update()
+    with pytest.raises(ValueError) as raised:
+        kr.render(scene, spp=1)
+    for word in [key, "carries derivatives", "kl.detach", *words]:
+        assert word in str(raised.value)

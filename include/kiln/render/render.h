@@ -11,9 +11,10 @@
 // - The gradient render differentiates the integrator's code by plain AD (detached
 //   sampling: sampled directions, roulette and MIS weights carry no derivatives), with the
 //   parameters replaced by fresh leaves for its duration; the scene is left as it was.
-// - Float and Array3f parameters are differentiable; derivatives with respect to
-//   geometry, transforms and anything needing visibility (silhouette) terms are not
-//   computed, and such parameters are treated as constants.
+// - Float and Array3f parameters are differentiable. A parameter carrying derivatives
+//   that render() cannot give (geometry and transforms, which need visibility terms;
+//   parameters flagged non-differentiable; mesh normals and texture coordinates) is a
+//   ValueError naming it, never a silent zero.
 #pragma once
 
 #include <kiln/render/scene.h>

@@ -45,8 +45,12 @@ PathState PathTracer::trace(const Scene& scene, const PCG32& rng, const Ray3f& c
   return end;
 }
 
-Color3f PathTracer::radiance(const PathState& end) const {
-  return select(end.valid_ray, end.result, Color3f(0.0f, 0.0f, 0.0f));
+RaySample PathTracer::sample(const Scene& scene, PCG32& rng, const Ray3f& camera_ray, const Bool& active,
+                             const char* name) const {
+  if (max_depth_ == 0) return {Color3f(0.0f, 0.0f, 0.0f), Bool(false), {}};
+  PathState end = trace(scene, rng, camera_ray, active, name);
+  rng = end.rng;
+  return {select(end.valid_ray, end.result, Color3f(0.0f, 0.0f, 0.0f)), end.valid_ray, {}};
 }
 
 PathState PathTracer::bounce(const Scene& scene, const PathState& s, VertexTerms* terms) const {
@@ -91,7 +95,7 @@ PathState PathTracer::bounce(const Scene& scene, const PathState& s, VertexTerms
   next.prev_p = si.p;
   next.prev_bsdf_pdf = bs.pdf;
   next.prev_bsdf_delta = (bs.sampled_type & UInt32(bsdf_flags::kDelta)) != 0u;
-  if (terms) *terms = VertexTerms{si, continuing, sampled, next.prev_bsdf_delta, bsdf_weight, bs.pdf};
+  if (terms) *terms = VertexTerms{si, continuing, sampled, next.prev_bsdf_delta, bsdf_weight};
 
   // Russian roulette once the path is rr_depth vertices long. The survival probability
   // is a sampling decision: derivatives treat it as a constant (detached), and the

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <kiln/random.h>
+#include <kiln/render/integrator.h>
 #include <kiln/render/interaction.h>
 #include <kiln/render/properties.h>
 #include <kiln/render/ray.h>
@@ -42,7 +43,6 @@ struct VertexTerms {
   Array3f wo;             ///< the BSDF sample's direction, local
   Bool delta;             ///< ... drawn from a delta lobe
   Color3f sample_weight;  ///< eval / pdf of the BSDF sample (delta: the lobe's weight)
-  Float sample_pdf;
 };
 
 class PathTracer {
@@ -59,8 +59,9 @@ class PathTracer {
   /// Runs start() and bounce() to the end: the final state. `name` names the loop.
   PathState trace(const Scene& scene, const PCG32& rng, const Ray3f& camera_ray, const Bool& active,
                   const char* name) const;
-  /// The radiance of a finished path (0 where nothing visible was hit) and its validity.
-  Color3f radiance(const PathState& end) const;
+  /// A camera ray's sample: trace() to the end, the radiance (0 where nothing visible was
+  /// hit) and its validity; `rng` is advanced. Black and invalid for max_depth 0.
+  RaySample sample(const Scene& scene, PCG32& rng, const Ray3f& camera_ray, const Bool& active, const char* name) const;
 
  private:
   uint32_t max_depth_ = ~0u, rr_depth_ = 5;

@@ -49,10 +49,7 @@ class PrbIntegrator : public SamplingIntegrator {
   explicit PrbIntegrator(const Properties& props) : SamplingIntegrator(props), tracer_(props) {}
 
   RaySample sample(const Scene& scene, PCG32& rng, const Ray3f& camera_ray, const Bool& active) const override {
-    if (tracer_.max_depth() == 0) return {Color3f(0.0f, 0.0f, 0.0f), Bool(false), {}};
-    PathState end = tracer_.trace(scene, rng, camera_ray, active, "prb");
-    rng = end.rng;
-    return {tracer_.radiance(end), end.valid_ray, {}};
+    return tracer_.sample(scene, rng, camera_ray, active, "prb");
   }
 
   RaySample sample_for_derivatives(const Scene& scene, PCG32& rng, const Ray3f& camera_ray,

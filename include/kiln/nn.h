@@ -8,6 +8,7 @@
 
 #include <kiln/tensor.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstdint>
@@ -104,83 +105,133 @@ template <typename... Layers> class Sequential {
   std::tuple<Layers...> layers_;
 };
 
-/// What SGD and Adam share: the parameters they update in place (each made an AD leaf
-/// when the optimizer is built, so gradients flow to it), the learning rate, and the
-/// commit of one step's new values. Hyperparameters are doubles, rounded to float where
-/// they meet the tensors (as Python's floats are).
+/// What SGD and Adam share: the parameters they update in place, each a Float array (a
+/// TensorXf's array(), an Array3f's component, a scene parameter) made an AD leaf when it
+/// is added so gradients flow to it; the state kept per parameter; the learning rate; and
+/// the commit of a step. Hyperparameters are doubles, rounded to float where they meet the
+/// arrays (as Python's floats are).
 class Optimizer {
  public:
+  virtual ~Optimizer() = default;
+  Optimizer(const Optimizer&) = delete;
+  Optimizer& operator=(const Optimizer&) = delete;
+
+  /// Adds a parameter, made an AD leaf, with fresh state. The optimizer updates it through
+  /// the pointer, so it must stay where it is until it is removed.
+  void add(Float* parameter) {
+    enable_grad(*parameter);
+    slots_.push_back(Slot{parameter, initial_state(*parameter), 0});
+  }
+  /// Forgets `parameter` and its state.
+  void remove(const Float* parameter) { slots_.erase(slot(parameter)); }
+  /// Starts `parameter`'s state afresh (as when it was added), after its size changed.
+  void reset(const Float* parameter) {
+    auto it = slot(parameter);
+    *it = Slot{it->value, initial_state(*it->value), 0};
+  }
   /// Clears the parameters' gradients (before the next backward pass).
   void zero_grad() {
-    for (TensorXf* p : params_) clear_grad(*p);
+    for (Slot& s : slots_) clear_grad(*s.value);
   }
-  const std::vector<TensorXf*>& parameters() const { return params_; }
   double lr() const { return lr_; }
   /// A new learning rate, used from the next step on (a schedule).
   void set_lr(double lr) { lr_ = lr; }
 
- protected:
-  Optimizer(std::vector<TensorXf*> params, double lr) : params_(std::move(params)), lr_(lr) {
-    for (TensorXf* p : params_) enable_grad(*p);
-  }
-  /// Evaluates every new value together, then makes each target refer to it; parameters
-  /// become fresh AD leaves (their gradients start from zero).
-  void commit(std::vector<std::pair<TensorXf*, TensorXf>>& updates) {
+  /// One step: every parameter and its state are updated from its gradient, all of them
+  /// evaluated together (one kernel per distinct parameter size); each parameter becomes a
+  /// fresh AD leaf, so the graph does not grow across steps.
+  void step() {
+    GradScope scope = suspend_grad();
+    std::vector<Float> values;
     std::vector<kiln::detail::Index> indices;
-    for (auto& [target, value] : updates) indices.push_back(value.array().index());
+    for (Slot& s : slots_) {
+      ++s.steps;
+      values.push_back(updated(s, grad(*s.value)));
+      indices.push_back(values.back().index());
+      for (const Float& state : s.state) indices.push_back(state.index());
+    }
     kiln::detail::eval(indices.data(), indices.size());
-    for (auto& [target, value] : updates) *target = kiln::detach(value);
-    for (TensorXf* p : params_) enable_grad(*p);
+    for (size_t k = 0; k < slots_.size(); ++k) {
+      *slots_[k].value = kiln::detach(values[k]);
+      enable_grad(*slots_[k].value);
+    }
   }
 
-  std::vector<TensorXf*> params_;
+ protected:
+  /// One parameter: where it lives, what the optimizer keeps for it, how many steps it took.
+  struct Slot {
+    Float* value;
+    std::vector<Float> state;
+    size_t steps;
+  };
+
+  explicit Optimizer(double lr) : lr_(lr) {}
+  /// The parameters of `tensors` (their arrays), added.
+  void add_all(const std::vector<TensorXf*>& tensors) {
+    for (TensorXf* t : tensors) add(&t->array());
+  }
+  /// The state a new parameter starts with (Adam: its two moments, zero).
+  virtual std::vector<Float> initial_state(const Float& parameter) const = 0;
+  /// The parameter's new value from its gradient (slot.steps counts this step); replaces
+  /// slot.state with the new state. Runs under suspend_grad; nothing is evaluated yet.
+  virtual Float updated(Slot& slot, const Float& gradient) const = 0;
+
+ private:
+  std::vector<Slot>::iterator slot(const Float* parameter) {
+    auto it = std::find_if(slots_.begin(), slots_.end(), [&](const Slot& s) { return s.value == parameter; });
+    if (it == slots_.end()) throw ValueError("kiln::nn::Optimizer: the array is not one of the optimizer's parameters");
+    return it;
+  }
+
+  std::vector<Slot> slots_;
   double lr_;
 };
 
 /// p ← p − lr · grad(p).
 class SGD : public Optimizer {
  public:
-  SGD(std::vector<TensorXf*> params, double lr) : Optimizer(std::move(params), lr) {}
-  void step() {
-    GradScope scope = suspend_grad();
-    std::vector<std::pair<TensorXf*, TensorXf>> updates;
-    for (TensorXf* p : params_) updates.emplace_back(p, *p - grad(*p) * float(lr_));
-    commit(updates);
-  }
+  /// An optimizer without parameters yet (add() them).
+  explicit SGD(double lr) : Optimizer(lr) {}
+  SGD(const std::vector<TensorXf*>& params, double lr) : Optimizer(lr) { add_all(params); }
+
+ private:
+  std::vector<Float> initial_state(const Float&) const override { return {}; }
+  Float updated(Slot& slot, const Float& gradient) const override { return *slot.value - gradient * float(lr()); }
 };
 
-/// Adam (Kingma & Ba) with bias correction; the step size is an opaque launch parameter,
-/// so the update kernels compile once.
+/// Adam (Kingma & Ba) with bias correction, counted per parameter; the step size is an
+/// opaque launch parameter, so the update kernels compile once.
 class Adam : public Optimizer {
  public:
-  Adam(std::vector<TensorXf*> params, double lr = 1e-3, double beta1 = 0.9, double beta2 = 0.999, double eps = 1e-8)
-      : Optimizer(std::move(params), lr), beta1_(beta1), beta2_(beta2), eps_(eps) {
-    for (TensorXf* p : params_) {
-      m_.push_back(TensorXf::zeros(p->shape()));
-      v_.push_back(TensorXf::zeros(p->shape()));
-    }
+  /// An optimizer without parameters yet (add() them).
+  explicit Adam(double lr = 1e-3, double beta1 = 0.9, double beta2 = 0.999, double eps = 1e-8)
+      : Optimizer(lr), beta1_(beta1), beta2_(beta2), eps_(eps) {
+    if (!(beta1 >= 0 && beta1 < 1 && beta2 >= 0 && beta2 < 1))
+      throw ValueError("kiln: Adam(): betas must lie in [0, 1), got (" + std::to_string(beta1) + ", " +
+                       std::to_string(beta2) + ")");
+    if (!(eps > 0)) throw ValueError("kiln: Adam(): eps must be positive, got " + std::to_string(eps));
   }
-  void step() {
-    GradScope scope = suspend_grad();
-    ++t_;
-    double scale = lr_ * std::sqrt(1.0 - std::pow(beta2_, double(t_))) / (1.0 - std::pow(beta1_, double(t_)));
-    TensorXf step_size(opaque<Float>(float(scale)), Shape{});
-    std::vector<std::pair<TensorXf*, TensorXf>> updates;
-    for (size_t k = 0; k < params_.size(); ++k) {
-      TensorXf g = grad(*params_[k]);
-      TensorXf m = m_[k] * float(beta1_) + g * float(1.0 - beta1_);
-      TensorXf v = v_[k] * float(beta2_) + g * g * float(1.0 - beta2_);
-      updates.emplace_back(&m_[k], m);
-      updates.emplace_back(&v_[k], v);
-      updates.emplace_back(params_[k], *params_[k] - step_size * m / (sqrt(v) + float(eps_)));
-    }
-    commit(updates);
+  Adam(const std::vector<TensorXf*>& params, double lr = 1e-3, double beta1 = 0.9, double beta2 = 0.999,
+       double eps = 1e-8)
+      : Adam(lr, beta1, beta2, eps) {
+    add_all(params);
   }
 
  private:
-  std::vector<TensorXf> m_, v_;
+  std::vector<Float> initial_state(const Float& parameter) const override {
+    return {zeros<Float>(parameter.size()), zeros<Float>(parameter.size())};
+  }
+  Float updated(Slot& slot, const Float& gradient) const override {
+    double t = double(slot.steps);
+    double scale = lr() * std::sqrt(1.0 - std::pow(beta2_, t)) / (1.0 - std::pow(beta1_, t));
+    Float& m = slot.state[0];
+    Float& v = slot.state[1];
+    m = m * float(beta1_) + gradient * float(1.0 - beta1_);
+    v = v * float(beta2_) + gradient * gradient * float(1.0 - beta2_);
+    return *slot.value - opaque<Float>(float(scale)) * m / (sqrt(v) + float(eps_));
+  }
+
   double beta1_, beta2_, eps_;
-  size_t t_ = 0;
 };
 
 }  // namespace kiln::nn

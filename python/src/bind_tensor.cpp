@@ -185,6 +185,16 @@ template <typename X> void bind_tensor_type(nb::module_& m, const char* name, co
         "entry's own value).");
 #define KILN_BIND_TENSOR_MATH(fn) m.def(#fn, [](const X& t) { return fn(t); }, "Elementwise " #fn " of a tensor.")
     KILN_BIND_TENSOR_MATH(abs);
+    m.def(
+        "sum", [](const X& t, std::optional<int64_t> axis) { return axis ? sum(t, *axis) : sum(t); }, nb::arg("x"),
+        nb::arg("axis") = nb::none(), "A tensor's sums along `axis`, or of every entry (0-d): x.sum(axis).");
+    m.def(
+        "mean", [](const X& t, std::optional<int64_t> axis) { return axis ? mean(t, *axis) : mean(t); }, nb::arg("x"),
+        nb::arg("axis") = nb::none(), "A tensor's means along `axis`, or of every entry (0-d): x.mean(axis).");
+    m.def("square", [](const X& t) { return t * t; }, nb::arg("x"), "Elementwise t * t of a tensor.");
+    m.def(
+        "clip", [](const X& t, S lo, S hi) { return min(max(t, scalar_tensor<X>(lo)), scalar_tensor<X>(hi)); },
+        nb::arg("x"), nb::arg("lo"), nb::arg("hi"), "A tensor's entries limited to [lo, hi].");
     KILN_BIND_TENSOR_MATH(sqrt);
     KILN_BIND_TENSOR_MATH(rcp);
     KILN_BIND_TENSOR_MATH(rsqrt);

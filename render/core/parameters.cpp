@@ -1,6 +1,7 @@
 // Scene parameters: a traversal that records every parameter under its key, typed
 // assignment, and update notifications up the object tree.
 #include <kiln/errors.h>
+#include <kiln/render/optimizer.h>
 #include <kiln/render/parameters.h>
 
 #include <algorithm>
@@ -146,6 +147,13 @@ void SceneParameters::update() {
   for (const auto& [object, names] : pending) order.push_back(object);
   std::stable_sort(order.begin(), order.end(), [&](Object* a, Object* b) { return depth_[a] > depth_[b]; });
   for (Object* object : order) object->parameters_changed(pending[object]);
+}
+
+void SceneParameters::update(const ParameterOptimizer& optimizer) {
+  std::vector<std::string> keys = optimizer.keys();
+  for (const std::string& key : keys) entry(key);  // unknown keys throw before anything changes
+  for (const std::string& key : keys) std::visit([&](const auto& value) { set(key, value); }, optimizer.get(key));
+  update();
 }
 
 }  // namespace kiln::render

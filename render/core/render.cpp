@@ -87,6 +87,14 @@ class FreshLeaves {
   std::vector<Float> saved_, leaves_;
 };
 
+/// The integrator's image, traced with derivatives suspended: other arrays with
+/// derivatives alive in the process (a network's weights) must not make its loops record
+/// what a derivative would need.
+TensorXf primal_render(Scene& scene, const Sensor& sensor, const RenderOptions& options) {
+  GradScope suspended = suspend_grad();
+  return scene.integrator()->render(scene, sensor, options.seed, options.spp);
+}
+
 class RenderOp : public CustomOp<std::tuple<std::vector<Float>>, std::tuple<TensorXf>> {
  public:
   RenderOp(std::shared_ptr<Scene> scene, std::shared_ptr<const Sensor> sensor, std::vector<Float*> slots,
@@ -96,7 +104,7 @@ class RenderOp : public CustomOp<std::tuple<std::vector<Float>>, std::tuple<Tens
 
   Outputs eval(const Inputs& inputs) override {
     values_ = std::get<0>(inputs);
-    return {scene_->integrator()->render(*scene_, *sensor_, options_.seed, options_.spp)};
+    return {primal_render(*scene_, *sensor_, options_)};
   }
 
   Outputs forward(const Inputs& tangents) override {
@@ -151,7 +159,7 @@ uint32_t gradient_seed(uint32_t seed) {
 TensorXf render(const std::shared_ptr<Scene>& scene, const std::shared_ptr<const Sensor>& sensor,
                 const RenderOptions& options) {
   std::vector<Float*> slots = differentiable_slots(*scene);
-  if (slots.empty()) return scene->integrator()->render(*scene, *sensor, options.seed, options.spp);
+  if (slots.empty()) return primal_render(*scene, *sensor, options);
   std::vector<Float> values;
   for (Float* slot : slots) values.push_back(*slot);
   auto [image] = custom(std::make_shared<RenderOp>(scene, sensor, std::move(slots), options), values);

@@ -311,10 +311,10 @@ struct Trajectory {
   size_t max_iterations = 0, lanes = 0;
   Values buffers;     ///< one per state value, max_iterations * lanes entries
   Handle lane_ids;    ///< 0..lanes-1
+  Handle width;       ///< `lanes`, opaque: a kernel serves every lane count
   Handle iterations;  ///< per lane, how many iterations ran (a result of the loop)
 
   Handle position(const Handle& iteration) const {
-    Handle width = literal(VarType::UInt32, lanes);
     return traced(Op::Add, traced(Op::Mul, iteration, width), lane_ids);
   }
 };
@@ -444,6 +444,7 @@ Values run_recording_trajectory(const Values& state, const ConditionFn& cond, co
   for (const Handle& v : state)
     t.buffers.push_back(Handle::steal(make_empty(node_type(v.index()), t.max_iterations * t.lanes)));
   t.lane_ids = Handle::steal(make_counter(t.lanes));
+  t.width = Handle::steal(make_param(VarType::UInt32, t.lanes, 1));
   ConditionFn counted_cond = [&cond](const Values& s) { return cond(Values(s.begin() + 1, s.end())); };
   BodyFn counted_body = [&t, &discover](const Values& s) {
     Handle stored = traced(Op::Lt, s[0], literal(VarType::UInt32, uint64_t(t.max_iterations)));

@@ -213,6 +213,27 @@ def test_a_render_without_derivatives_is_not_connected():
     assert not kl.grad_enabled(kr.render(scene, spp=1))
 
 
+def launches_of(render):
+    kl.kernel_history(True)
+    np.asarray(render())
+    return [(entry["size"], entry["ops"]) for entry in kl.kernel_history()]
+
+
+def test_other_live_derivatives_leave_the_primal_render_alone():
+    # A network's weights (any array with derivatives) alive in the process must not make a
+    # render without differentiable parameters record the path loop's trajectory (one more
+    # kernel and max_depth x lanes x state of memory); nor the primal render of one with them.
+    scene = kr.load_dict(box_scene({"type": "path", "max_depth": 4}, "symbolic"))
+    alone = launches_of(lambda: kr.render(scene, spp=SPP, seed=0))
+    weights = kl.Float([1.0, 2.0])
+    kl.enable_grad(weights)
+    assert launches_of(lambda: kr.render(scene, spp=SPP, seed=0)) == alone
+    params = kr.traverse(scene)
+    kl.enable_grad(params["wall.bsdf.reflectance.value"])
+    params.update()
+    assert launches_of(lambda: kr.render(scene, params, spp=SPP, seed=0)) == alone
+
+
 @pytest.mark.parametrize("call, error, words", [
     ("kr.render(scene, 4)", TypeError, ["params", "spp="]),
     ("kr.render(scene, spp_grad=0)", ValueError, ["spp_grad", "1 and 2^24"]),

@@ -107,6 +107,8 @@ def test_scalar_ops_and_unary():
     close(abs(x), np.abs(A), 0, 0)
     close(kl.sin(x) + kl.cos(x), np.sin(A) + np.cos(A))
     close(x ** 2.0, A ** 2)
+    close(kl.square(x), A * A)
+    close(kl.clip(x, -0.5, 0.25), np.clip(A, -0.5, 0.25), 0, 0)
 
 
 def test_comparisons_select_min_max():
@@ -126,6 +128,8 @@ def test_comparisons_select_min_max():
 def test_sum_mean_along_axis(axis):
     close(t(A).sum(axis), A.sum(axis), 1e-5, 1e-5)
     close(t(A).mean(axis), A.mean(axis), 1e-5, 1e-5)
+    close(kl.sum(t(A), axis), A.sum(axis), 1e-5, 1e-5)  # the functions, as for arrays
+    close(kl.mean(t(A), axis=axis), A.mean(axis), 1e-5, 1e-5)
 
 
 def test_total_sum_is_0d():
@@ -133,6 +137,7 @@ def test_total_sum_is_0d():
     assert s.shape == () and s.ndim == 0
     np.testing.assert_allclose(s.numpy(), A.sum(), rtol=1e-5)
     np.testing.assert_allclose(t(A).mean().numpy(), A.mean(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(kl.mean(t(A)).numpy(), A.mean(), rtol=1e-5, atol=1e-6)
 
 
 @pytest.mark.parametrize("exclusive", [False, True])

@@ -21,6 +21,8 @@
 
 namespace kiln::render {
 
+class ParameterOptimizer;
+
 class SceneParameters {
  public:
   /// Traverses `root` (which must outlive this object).
@@ -40,6 +42,9 @@ class SceneParameters {
 
   /// Notifies the owners of changed parameters and their ancestors.
   void update();
+  /// Sets every value `optimizer` holds under its key (Mitsuba's params.update(opt)),
+  /// then update(). Throws before changing anything when a key is unknown.
+  void update(const ParameterOptimizer& optimizer);
 
  private:
   struct Entry {

@@ -1,10 +1,14 @@
 // kr.traverse(obj) → kr.SceneParameters: a mapping from Mitsuba's keys to the scene's
-// values; assignment converts Python values (numbers, lists, NumPy or Kiln arrays,
-// kr.Transform4f) to the parameter's type, and update() applies the changes.
+// values (the scene's own arrays, as in Mitsuba); assignment converts Python values
+// (numbers, lists, NumPy or Kiln arrays, kr.Transform4f) to the parameter's type, and
+// update() applies the changes (also from an optimizer or a mapping).
 #include "render/render_binding.h"
 
 #include <kiln/errors.h>
+#include <kiln/render/optimizer.h>
 #include <kiln/render/parameters.h>
+
+#include <map>
 
 #include <nanobind/stl/array.h>
 #include <nanobind/stl/shared_ptr.h>
@@ -16,23 +20,49 @@ namespace {
 
 using namespace kiln::render;
 
-/// The parameters together with the object they were taken from (kept alive).
+/// The nodes (value and AD) of a parameter's arrays: what update() compares to see whether
+/// an array handed out by params[key] was changed in place (kl.enable_grad(params[key])).
+using Nodes = std::vector<std::pair<kiln::detail::Index, kiln::detail::AdIndex>>;
+
+Nodes nodes_of(const ParameterRef& ref) {
+  Nodes out;
+  std::visit(
+      [&](auto* pointer) {
+        if constexpr (requires { for_each_array(*pointer, [](auto&) {}); })
+          for_each_array(*pointer, [&](const auto& array) { out.emplace_back(array.index(), array.ad_index()); });
+      },
+      ref);
+  return out;
+}
+
+/// The parameters together with the object they were taken from (kept alive), and the
+/// nodes of the arrays handed out since the last update().
 struct BoundParameters {
   std::shared_ptr<Object> root;
   SceneParameters parameters;
+  std::map<std::string, Nodes> handed_out;
 };
 
-nb::object get(BoundParameters& self, const std::string& key) {
+/// params[key]: Kiln arrays are the scene's own (as in Mitsuba: changing them in place,
+/// e.g. kl.enable_grad(params[key]), changes the scene at the next update(); keep a copy
+/// with kl.Float(params[key])); transforms are copies, the film size a tuple.
+nb::object get(nb::handle self_handle, const std::string& key) {
+  BoundParameters& self = nb::cast<BoundParameters&>(self_handle);
   if (!self.parameters.contains(key)) throw nb::key_error(key.c_str());
+  const ParameterRef& ref = self.parameters.get(key);
   return std::visit(
-      [](auto* pointer) -> nb::object {
+      [&](auto* pointer) -> nb::object {
         using T = std::remove_pointer_t<decltype(pointer)>;
-        if constexpr (std::is_same_v<T, std::array<uint32_t, 2>>)
+        if constexpr (std::is_same_v<T, std::array<uint32_t, 2>>) {
           return nb::make_tuple((*pointer)[0], (*pointer)[1]);
-        else
+        } else if constexpr (std::is_same_v<T, Transform4f>) {
           return nb::cast(*pointer);
+        } else {
+          self.handed_out.emplace(key, nodes_of(ref));
+          return nb::cast(pointer, nb::rv_policy::reference_internal, self_handle);
+        }
       },
-      self.parameters.get(key));
+      ref);
 }
 
 /// A Float from a number, a sequence of numbers or a Kiln Float.
@@ -70,6 +100,22 @@ void set(BoundParameters& self, const std::string& key, const nb::handle& value)
       self.parameters.get(key));
 }
 
+/// update(): first marks as changed every handed-out array whose nodes differ now.
+void update(BoundParameters& self) {
+  for (const auto& [key, nodes] : self.handed_out) {
+    const ParameterRef& ref = self.parameters.get(key);
+    if (nodes_of(ref) != nodes)
+      std::visit(
+          [&](auto* pointer) {
+            if constexpr (!std::is_same_v<std::remove_pointer_t<decltype(pointer)>, std::array<uint32_t, 2>>)
+              self.parameters.set(key, *pointer);
+          },
+          ref);
+  }
+  self.handed_out.clear();
+  self.parameters.update();
+}
+
 }  // namespace
 
 void bind_parameters(nb::module_& m) {
@@ -84,8 +130,22 @@ void bind_parameters(nb::module_& m) {
       .def("__setitem__", &set, nb::arg("key"), nb::arg("value"),
            "Assigns a value of the parameter's type and size (checked); call update() to apply.")
       .def(
-          "update", [](BoundParameters& p) { p.parameters.update(); },
-          "Applies the assigned values: the objects that own them (and their parents) update.")
+          "update",
+          [](BoundParameters& self, nb::handle values) {
+            if (nb::isinstance<ParameterOptimizer>(values)) {
+              self.parameters.update(nb::cast<const ParameterOptimizer&>(values));
+            } else if (!values.is_none()) {
+              if (!nb::hasattr(values, "keys"))
+                throw TypeError(std::string("kiln.render: SceneParameters.update(values): values must be a kr.SGD, "
+                                            "kr.Adam or a mapping from keys to values, got ") +
+                                nb::type_name(values.type()).c_str());
+              for (nb::handle key : values.attr("keys")()) set(self, nb::cast<std::string>(key), values[key]);
+            }
+            update(self);
+          },
+          nb::arg("values") = nb::none(),
+          "Applies the assigned values (and arrays from params[key] changed in place): the objects that own them "
+          "(and their parents) update. `values` (an optimizer, or a mapping) is assigned first, as in Mitsuba.")
       .def("__repr__", [](const BoundParameters& p) {
         std::string text = "SceneParameters[";
         for (const std::string& key : p.parameters.keys()) text += "\n  " + key;
@@ -93,7 +153,7 @@ void bind_parameters(nb::module_& m) {
       });
   m.def(
       "traverse",
-      [](const std::shared_ptr<Object>& object) { return new BoundParameters{object, SceneParameters(*object)}; },
+      [](const std::shared_ptr<Object>& object) { return new BoundParameters{object, SceneParameters(*object), {}}; },
       nb::arg("object"), "The parameters of a scene (or any object) under Mitsuba's keys.");
 }
 

@@ -10,4 +10,5 @@ NB_MODULE(_kiln_render, m) {
   bind_objects(m);
   bind_load(m);
   bind_parameters(m);
+  bind_optimizers(m);
 }

@@ -12,5 +12,6 @@ void bind_transform(nb::module_& m);
 void bind_objects(nb::module_& m);
 void bind_load(nb::module_& m);
 void bind_parameters(nb::module_& m);
+void bind_optimizers(nb::module_& m);
 
 }  // namespace kiln::python::render

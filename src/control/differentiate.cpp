@@ -90,8 +90,16 @@ BodyFn tangent_function(const BodyFn& fn, size_t n) {
 /// of fn; out = (with_outputs: fn's results, then) one adjoint per floating-point value,
 /// then one contribution per capture, lane by lane. Contributions that are buffers written
 /// by scatters in the statement (gathers from a captured array) go to `buffers` instead,
-/// one list per capture.
-using CaptureBuffers = std::shared_ptr<std::vector<Values>>;
+/// one list per capture, and `lane_wise` records which captures got a contribution lane
+/// by lane at all: a capture only gathered from has none, whatever its size, so its
+/// gradient takes the same path (and kernels the same shape) when its size happens to
+/// equal the statement's lane count.
+struct CaptureCollection {
+  explicit CaptureCollection(size_t captures) : buffers(captures), lane_wise(captures, false) {}
+  std::vector<Values> buffers;
+  std::vector<bool> lane_wise;
+};
+using CaptureBuffers = std::shared_ptr<CaptureCollection>;
 BodyFn adjoint_function(const BodyFn& fn, size_t n, const Values& captures, bool with_outputs, CaptureBuffers buffers) {
   return [fn, n, captures, with_outputs, buffers](const Values& in) {
     RecordingScope on(true);
@@ -119,8 +127,9 @@ BodyFn adjoint_function(const BodyFn& fn, size_t n, const Values& captures, bool
     }
     for (size_t c = 0; c < captures.size(); ++c) {
       Index g = ad_collected(captures[c].ad());
+      if (g) buffers->lane_wise[c] = true;
       result.push_back(g ? Handle::steal(g) : zeros_of(ad_type(captures[c].ad()), 1));
-      for (Index b : ad_collected_buffers(captures[c].ad())) (*buffers)[c].push_back(Handle::steal(b));
+      for (Index b : ad_collected_buffers(captures[c].ad())) buffers->buffers[c].push_back(Handle::steal(b));
     }
     return result;
   };
@@ -191,7 +200,7 @@ class StatementDerivative : public CustomCallbacks {
 
  protected:
   /// Empty buffer lists, one per capture, for adjoint_function().
-  CaptureBuffers new_buffers() const { return std::make_shared<std::vector<Values>>(captures_.size()); }
+  CaptureBuffers new_buffers() const { return std::make_shared<CaptureCollection>(captures_.size()); }
   /// Gradients per input position: the inputs', then the captures' from `contributions`
   /// (lane by lane) and `buffers`.
   std::vector<Index> input_grads(const Values& grads, size_t first_grad, const Values& contributions,
@@ -200,16 +209,17 @@ class StatementDerivative : public CustomCallbacks {
     for (size_t c = 0; c < captures_.size(); ++c) {
       Handle total = contributions.at(first_contribution + c);
       size_t lanes = node_size(total.index()), size = ad_size(captures_[c].ad());
-      if (size != 1 && lanes != 1 && lanes != size) total = Handle();  // lane-wise zeros for a capture of another size
+      // Lane-wise zeros: for a capture of another size, or one that got no lane-wise contribution.
+      if (size != 1 && lanes != 1 && (lanes != size || !buffers->lane_wise[c])) total = Handle();
       if (inside_statement()) {
         // Nested in another statement's adjoint: hand each buffer to the enclosing
         // collection as it is (a scatter buffer, kept apart there), since a sum of buffers
         // is not one; only the lane-wise part is this input's gradient.
-        for (const Handle& b : (*buffers)[c]) ad_accumulate_grad(captures_[c].ad(), b.index());
+        for (const Handle& b : buffers->buffers[c]) ad_accumulate_grad(captures_[c].ad(), b.index());
         out.push_back(total.release());
         continue;
       }
-      for (const Handle& b : (*buffers)[c]) total = total ? traced(Op::Add, total, b) : b;
+      for (const Handle& b : buffers->buffers[c]) total = total ? traced(Op::Add, total, b) : b;
       out.push_back(total.release());
     }
     return out;

@@ -128,10 +128,27 @@ void label_folded(Index folded, const Index* operands, int arity) {
   node(folded).labelled = true;
 }
 
+/// A Data node of `count` copies of a literal's bits.
+Index make_filled(VarType type, uint64_t bits, size_t count) {
+  Index index = make_empty(type, count);
+  auto* bytes = static_cast<uint8_t*>(node(index).buffer->data());
+  size_t width = type_size(type);
+  if (bits == 0) {
+    std::memset(bytes, 0, count * width);
+  } else {
+    for (size_t i = 0; i < count; ++i) std::memcpy(bytes + i * width, &bits, width);  // the low bytes: little endian
+  }
+  return index;
+}
+
 /// Materializes `target` as a Data node that only this array uses, so that a scatter may
 /// write it in place (copy on write). While a node is dirty, its internal references come
 /// only from the pending scatters into it (any other use flushes them first).
 Index writable_target(Index target, size_t scatter_size) {
+  // A constant (zeros for a gradient or a histogram) is filled here rather than by a kernel,
+  // whose grouping with pending work of the same size would make the kernels' shapes depend
+  // on whether the sizes happen to match.
+  if (node(target).op == Op::Literal) return make_filled(node(target).type, node(target).literal, node(target).size);
   if (node(target).op != Op::Data) evaluate_for_read(&target, 1);
   const Node& n = node(target);
   bool shared = n.dirty_size ? n.ref_ext > 1 : n.ref_ext + n.ref_int > 1 || n.buffer.use_count() > 1;

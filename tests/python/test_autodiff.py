@@ -741,3 +741,37 @@ def test_backward_to_collects_from_every_node_with_a_gradient():
     assert kl.backward_to(v)[0].numpy().tolist() == [4.0, 8.0]  # d|v|²/dv.x = 2 v.x
     with pytest.raises(ValueError, match="does not carry derivatives"):
         kl.backward_to(f64([1.0]))
+
+
+def _gather_loop_backward(table_size, lanes=8):
+    """Reverse mode of a symbolic loop whose branch gathers from a captured table; returns
+    the table's gradient and the (size, ops) of the kernels the backward pass launched."""
+    table = kl.Float(np.linspace(1.0, 2.0, table_size, dtype=np.float32))
+    kl.enable_grad(table)
+    lane = kl.arange(kl.UInt32, lanes)
+
+    def body(i, y):
+        looked_up = kl.if_stmt(i % 2 == 0, lambda i: kl.gather(table, (i * 3 + lane) % table_size),
+                               lambda i: kl.zeros(kl.Float, lanes), i)
+        return i + 1, y + looked_up
+
+    _, y = kl.while_loop((kl.zeros(kl.UInt32, lanes), kl.zeros(kl.Float, lanes)), lambda i, y: i < 4, body,
+                         max_iterations=4)
+    kl.eval(y)
+    kl.kernel_history(clear=True)
+    kl.backward(kl.sum(y))
+    gradient = kl.grad(table).numpy()
+    return gradient, [(entry["ops"]) for entry in kl.kernel_history()]
+
+
+def test_a_table_only_gathered_from_takes_one_gradient_path_whatever_its_size():
+    # A captured table as large as the loop has lanes was accumulated lane by lane as well
+    # (with zeros): the same program then had kernels of another shape (story 1 compiled
+    # again when a crop's sample count equalled a texture's size).
+    for size in (8, 9):
+        gradient, _ = _gather_loop_backward(size)
+        expected = np.zeros(size)
+        for i in (0, 2):
+            np.add.at(expected, (i * 3 + np.arange(8)) % size, 1.0)
+        np.testing.assert_array_equal(gradient, expected)
+    assert _gather_loop_backward(8)[1] == _gather_loop_backward(9)[1]

@@ -37,6 +37,7 @@ demo: install-python
 	@$(BUILD)/examples/mandelbrot mandelbrot.png
 	@$(PYTHON) examples/render_demo.py
 	@$(PYTHON) examples/render_crop_loop.py
+	@$(PYTHON) examples/inverse_crop.py --iterations 150 --out $(BUILD)/inverse_crop
 	@$(PYTHON) examples/per_ray_records.py
 	@$(PYTHON) examples/nerf_tiny.py
 

@@ -90,6 +90,16 @@ def render_reference(mi, scene, spp, seed):
     return (total / passes).astype(np.float32), image.astype(np.float32)
 
 
+def write_references(name, out_dir, images, channel_names):
+    """Writes one EXR per reference seed, checks each reads back as written; returns the JSON's path."""
+    paths, metadata_path = reference_check.reference_paths(name, out_dir)
+    for path, image in zip(paths, images):
+        exr_float.write_exr(path, image, channel_names)
+        if not np.array_equal(exr_float.read_exr_channels(path, channel_names), image):
+            raise RuntimeError(f"{path} does not read back as written")
+    return metadata_path
+
+
 def render_scene(mi, name, spp, out_dir):
     scene = load_scene(mi, name)
     start = time.time()
@@ -101,11 +111,7 @@ def render_scene(mi, name, spp, out_dir):
             raise RuntimeError(f"{name}: the reference of seed {seed} has NaN or infinite values")
         images.append(mean)
     seconds = time.time() - start
-    paths, metadata_path = reference_check.reference_paths(name, out_dir)
-    for path, image in zip(paths, images):
-        exr_float.write_exr(path, image, channel_names)
-        if not np.array_equal(exr_float.read_exr_channels(path, channel_names), image):
-            raise RuntimeError(f"{path} does not read back as written")
+    metadata_path = write_references(name, out_dir, images, channel_names)
     import drjit
     metadata = {"scene": name, "renderer": "mitsuba", "mitsuba": mi.__version__, "drjit": drjit.__version__,
                 "variant": VARIANT, "spp": spp, "pass_spp": spp // -(-spp // PASS_SPP),

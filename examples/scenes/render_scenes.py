@@ -104,7 +104,7 @@ def write_assets(assets):
     assets = Path(assets)
     assets.mkdir(parents=True, exist_ok=True)
     _write_ply(assets / MESH_FILE, *_bumpy_torus())
-    kr.write_image(kl.TensorXf(_sky()), str(assets / ENVMAP_FILE))
+    kr.write_image(kl.TensorXf(sky()), str(assets / ENVMAP_FILE))
     return assets
 
 
@@ -148,7 +148,7 @@ def _write_ply(path, positions, normals, triangles):
         f.write(faces.tobytes())
 
 
-def _sky(width=256, height=128):
+def sky(width=256, height=128):
     """A latitude-longitude sky (rows from +y down): blue zenith, pale horizon, a hazy ground,
     and a sun 35 degrees above the horizon."""
     elevation = (0.5 - (np.arange(height) + 0.5) / height) * np.pi  # +pi/2 at the top row

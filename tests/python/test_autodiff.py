@@ -775,3 +775,14 @@ def test_a_table_only_gathered_from_takes_one_gradient_path_whatever_its_size():
             np.add.at(expected, (i * 3 + np.arange(8)) % size, 1.0)
         np.testing.assert_array_equal(gradient, expected)
     assert _gather_loop_backward(8)[1] == _gather_loop_backward(9)[1]
+
+
+def test_scattering_into_constants_launches_only_the_scatter():
+    # zeros() and full() targets are filled when the scatter is recorded, not by a kernel of
+    # their own (which would group with any pending work of the same size).
+    for fill in (0.0, 2.5):
+        target = kl.full(kl.Float, fill, 6)
+        kl.kernel_history(clear=True)
+        kl.scatter_add(target, kl.Float([1.0, 2.0, 3.0]), kl.UInt32([0, 5, 0]))
+        np.testing.assert_array_equal(target.numpy(), np.array([4, 0, 0, 0, 0, 2], np.float32) + fill)
+        assert len(kl.kernel_history()) == 1

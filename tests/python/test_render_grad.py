@@ -139,6 +139,22 @@ def test_image_derivatives_match_central_differences(mode, integrator, key):
 
 
 @pytest.mark.parametrize("mode", MODES)
+def test_mirrors_and_sphere_lights_have_finite_tangents(mode):
+    # A conductor with the default material "none" (eta 0) and a spherical area light both
+    # take safe_sqrt(0); its derivative there was infinite, and the symbolic loop's zero
+    # tangents turned it into NaN (found against Mitsuba's gradient references).
+    scene = box_scene({"type": "prb", "max_depth": 4}, mode)
+    scene["wall"]["bsdf"] = {"type": "conductor"}
+    scene["bulb"] = {"type": "sphere", "center": [0.4, -0.6, 0.2], "radius": 0.2,
+                     "emitter": {"type": "area", "radiance": {"type": "rgb", "value": [4, 4, 4]}}}
+    probe = Probe(scene, "light.emitter.radiance.value", np.random.default_rng(5))
+    value, image = probe.differentiable_render()
+    kl.forward_from(value, like(value, probe.u))
+    tangent = np.asarray(kl.grad(image))
+    assert np.isfinite(tangent).all() and np.abs(tangent).max() > 0
+
+
+@pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("kind", ["path", "prb"])
 def test_paths_with_russian_roulette_have_finite_consistent_derivatives(mode, kind):
     """Roulette from the second vertex on, up to 8: a lane whose survival probability is 0

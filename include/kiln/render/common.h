@@ -33,8 +33,13 @@ inline Float luminance(const Color3f& c) {
   return c.x * kLuminanceWeights[0] + c.y * kLuminanceWeights[1] + c.z * kLuminanceWeights[2];
 }
 
-/// √max(x, 0): a square root that rounding below zero cannot turn into NaN.
-inline Float safe_sqrt(const Float& x) { return sqrt(max(x, Float(0.0f))); }
+/// √max(x, 0): a square root that rounding below zero cannot turn into NaN, with derivative
+/// 0 where x <= 0 (the inner select keeps sqrt's infinite slope at 0 out of the derivative:
+/// a zero tangent or adjoint times it would be NaN).
+inline Float safe_sqrt(const Float& x) {
+  Bool positive = x > 0.0f;
+  return select(positive, sqrt(select(positive, x, Float(1.0f))), Float(0.0f));
+}
 
 /// x with its sign flipped where y is negative, -0 included (Dr.Jit's mulsign()).
 inline Float mulsign(const Float& x, const Float& y) { return x * copysign(Float(1.0f), y); }

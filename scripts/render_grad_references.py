@@ -1,0 +1,117 @@
+"""Renders the gradient references of tests/render/grad_scenes.py with Mitsuba 3: for each
+case (a scene with a `prb` integrator and one RGB parameter), Mitsuba's forward-mode
+derivative image of the render along the tangent (1, 1, 1) of that parameter. Written to
+tests/render/references/grad/.
+
+For each case and seed s in (0, 1): `<scene>-<key>_s<s>.exr` holds the derivative image's
+R, G and B (float32, uncompressed, tests/render/exr_float.py; not the alpha channel an RGBA
+film adds, which Mitsuba fills with the pixel coverage), and `<scene>-<key>.json` the
+Mitsuba and Dr.Jit versions, variant, integrator, key, tangent, spp, seeds and channels.
+Each image is the mean of passes of at most PASS_SPP samples, each pass
+    dr.enable_grad(params[key]); params.update()
+    image = mi.render(scene, params, spp=..., seed=..., seed_grad=s + 2^20 * pass)
+    dr.forward(params[key])          # tangent 1 in every component
+    dr.grad(image)
+so no pass shares a seed with the test renders (seeds 2 and up).
+
+Set up Mitsuba as for scripts/render_references.py, then (a few minutes on 2 cores):
+    /tmp/mi-refs/bin/python scripts/render_grad_references.py                    # every case
+    /tmp/mi-refs/bin/python scripts/render_grad_references.py --scene cornell_box # one scene's cases
+Review `git diff --stat tests/render/references/grad/` before committing.
+"""
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests" / "render"))
+sys.path.insert(0, str(ROOT / "scripts"))
+
+import grad_scenes  # noqa: E402
+import reference_check  # noqa: E402
+import scenes  # noqa: E402
+from render_references import (MITSUBA_VERSION, PASS_SEED_STRIDE, REFERENCE_SEEDS, VARIANT, import_mitsuba,  # noqa: E402
+                               write_references)
+
+DEFAULT_SPP = 16384
+PASS_SPP = 1024
+OUT_DIR = reference_check.REFERENCE_DIR / "grad"
+
+
+def derivative_image(mi, scene, params, key, spp, seed_grad):
+    """Mitsuba's forward-mode derivative of the render along the tangent (1, 1, 1) of `key`."""
+    import drjit as dr
+    dr.enable_grad(params[key])
+    params.update()
+    image = mi.render(scene, params, spp=spp, seed=0, seed_grad=seed_grad)
+    dr.forward(params[key])
+    tangent_image = np.array(dr.grad(image), dtype=np.float64)
+    dr.disable_grad(params[key])
+    params.update()
+    return tangent_image
+
+
+def render_reference(mi, scene, params, key, spp, seed):
+    """The mean of passes of at most PASS_SPP samples (seeds seed + PASS_SEED_STRIDE * pass), RGB."""
+    passes = -(-spp // PASS_SPP)
+    if spp % passes:
+        raise ValueError(f"--spp {spp} must split into {passes} equal passes of at most {PASS_SPP}")
+    total = 0
+    for index in range(passes):
+        total = total + derivative_image(mi, scene, params, key, spp // passes, seed + PASS_SEED_STRIDE * index)
+    mean = total / passes
+    if mean.shape[2] not in (3, 4):
+        raise RuntimeError(f"expected an RGB or RGBA derivative image, got {mean.shape[2]} channels")
+    return mean[:, :, :3].astype(np.float32)
+
+
+def render_case(mi, name, scene_name, key, spp, out_dir):
+    scene = mi.load_dict(scenes.for_mitsuba(grad_scenes.scene(scene_name), mi))
+    params = mi.traverse(scene)
+    if key not in params or not isinstance(params[key], mi.Color3f):
+        raise RuntimeError(f"{name}: {key} is not an RGB parameter of the Mitsuba scene")
+    start = time.time()
+    images = []
+    for seed in REFERENCE_SEEDS:
+        image = render_reference(mi, scene, params, key, spp, seed)
+        if not np.isfinite(image).all():
+            raise RuntimeError(f"{name}: the reference of seed {seed} has NaN or infinite values")
+        images.append(image)
+    seconds = time.time() - start
+    metadata_path = write_references(name, out_dir, images, grad_scenes.CHANNELS)
+    import drjit
+    metadata = {"scene": scene_name, "key": key, "tangent": [1.0, 1.0, 1.0], "renderer": "mitsuba",
+                "mitsuba": mi.__version__, "drjit": drjit.__version__, "variant": VARIANT,
+                "integrator": grad_scenes.scene(scene_name)["integrator"], "spp": spp,
+                "pass_spp": spp // -(-spp // PASS_SPP), "seeds": list(REFERENCE_SEEDS),
+                "pass_seed_stride": PASS_SEED_STRIDE, "shape": list(images[0].shape),
+                "channels": grad_scenes.CHANNELS, "render_seconds": round(seconds, 1)}
+    metadata_path.write_text(json.dumps(metadata, indent=1) + "\n")
+    print(f"{name:46s} {images[0].shape[1]}x{images[0].shape[0]} spp {spp}: {seconds:.1f} s", flush=True)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--scene", action="append", choices=sorted(grad_scenes.CASES),
+                        help="render only this scene's cases (repeatable); default: all")
+    parser.add_argument("--spp", type=int, default=DEFAULT_SPP, help=f"samples per pixel (default {DEFAULT_SPP})")
+    parser.add_argument("--out", type=Path, default=OUT_DIR, help="output folder")
+    args = parser.parse_args()
+    mi = import_mitsuba()
+    if mi.__version__ != MITSUBA_VERSION:
+        sys.exit(f"render_grad_references: Mitsuba {MITSUBA_VERSION} is the oracle, found {mi.__version__}")
+    args.out.mkdir(parents=True, exist_ok=True)
+    start = time.time()
+    for name, scene_name, key in grad_scenes.case_names():
+        if args.scene is None or scene_name in args.scene:
+            render_case(mi, name, scene_name, key, args.spp, args.out)
+    print(f"done in {time.time() - start:.0f} s")
+
+
+if __name__ == "__main__":
+    main()

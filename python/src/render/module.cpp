@@ -8,6 +8,7 @@ NB_MODULE(_kiln_render, m) {
   using namespace kiln::python::render;
   bind_transform(m);
   bind_objects(m);
+  bind_interfaces(m);
   bind_load(m);
   bind_parameters(m);
   bind_optimizers(m);

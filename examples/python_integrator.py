@@ -1,0 +1,160 @@
+"""A path tracer written in Python on kiln.render's scene interfaces, as Mitsuba users write
+integrators (Mitsuba's prb.py): scene.ray_intersect, si.bsdf() and its sample / eval_pdf,
+scene.sample_emitter_direction, si.emitter(scene).eval, sensor.sample_ray, the sampler's
+generators and the film's image block. It makes the same random decisions as the C++ `path`
+integrator in the same order, so with the same seed the two images agree to float rounding;
+and it is differentiable like any Kiln code (kl.backward through the loop).
+
+    python examples/python_integrator.py [--spp 16] [--max-depth 6] [--out build/python_integrator.png]
+"""
+
+import argparse
+import dataclasses
+import sys
+from pathlib import Path
+
+import numpy as np
+
+import kiln as kl
+import kiln.render as kr
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def mis_weight(pdf_a, pdf_b):
+    """The power heuristic, a sampling choice without derivatives (0 where not finite)."""
+    a, b = kl.detach(pdf_a), kl.detach(pdf_b)
+    weight = a * a / (a * a + b * b)
+    return kl.select(kl.isfinite(weight), weight, kl.Float(0.0))
+
+
+def next_2d(rng):
+    x = rng.next_float32()
+    return kl.Array2f(x, rng.next_float32())
+
+
+@dataclasses.dataclass
+class PathState:
+    """One path per lane: the ray to trace next and what the path has gathered so far."""
+
+    o: kl.Array3f
+    d: kl.Array3f
+    maxt: kl.Float
+    throughput: kl.Array3f
+    result: kl.Array3f
+    eta: kl.Float
+    depth: kl.UInt32
+    valid: kl.Bool
+    prev_p: kl.Array3f
+    prev_bsdf_pdf: kl.Float
+    prev_bsdf_delta: kl.Bool
+    active: kl.Bool
+    rng: kl.PCG32
+
+
+def bounce(scene, s, max_depth, rr_depth):
+    """One path vertex: emission found by the last BSDF sample, emitter sampling and a BSDF
+    sample (weighted by multiple importance sampling), then Russian roulette."""
+    ctx = kr.BSDFContext()
+    si = scene.ray_intersect(kr.Ray3f(s.o, s.d, s.maxt), s.active)
+    hit = si.is_valid()
+
+    found = scene.hit_direction_sample(si, s.prev_p)
+    emitter_pdf = kl.select(s.prev_bsdf_delta, kl.Float(0.0),
+                            scene.pdf_emitter_direction(s.prev_p, found, ~s.prev_bsdf_delta))
+    emitted = si.emitter(scene).eval(si, s.active & (s.prev_bsdf_pdf > 0.0))
+    result = s.result + s.throughput * emitted * mis_weight(s.prev_bsdf_pdf, emitter_pdf)
+
+    continuing = s.active & hit & (s.depth + 1 < max_depth)
+    valid = s.valid | (s.active & hit & (found.emitter != 0))
+
+    bsdf = si.bsdf()
+    smooth = (bsdf.flags(si) & kr.BSDFFlags.Smooth) != 0
+    sample_emitter = continuing & smooth
+    rng = s.rng
+    ds, emitter_weight = scene.sample_emitter_direction(si, next_2d(rng), True, sample_emitter)
+    sample_emitter = sample_emitter & (ds.pdf != 0.0)
+    wo = si.to_local(ds.d)
+
+    sample1 = rng.next_float32()
+    sample2 = next_2d(rng)
+    bsdf_value, bsdf_pdf = bsdf.eval_pdf(ctx, si, wo, continuing)
+    bs, bsdf_weight = bsdf.sample(ctx, si, sample1, sample2, continuing)
+    emitter_mis = kl.select(ds.delta, kl.Float(1.0), mis_weight(ds.pdf, bsdf_pdf))
+    result = kl.select(sample_emitter, result + s.throughput * bsdf_value * emitter_weight * emitter_mis, result)
+
+    ray = si.spawn_ray(si.to_world(kl.detach(bs.wo)))
+    throughput = s.throughput * bsdf_weight
+    eta = s.eta * bs.eta
+    valid = valid | (s.active & hit & ((bs.sampled_type & kr.BSDFFlags.Null) == 0))
+
+    depth = kl.select(hit, s.depth + 1, s.depth)
+    throughput_max = kl.detach(kl.max(kl.max(throughput.x, throughput.y), throughput.z))
+    rr_probability = kl.min(throughput_max * kl.detach(eta * eta), kl.Float(0.95))
+    rr_active = depth >= rr_depth
+    rr_continue = rng.next_float32() < rr_probability
+    throughput = throughput * kl.select(rr_active & (rr_probability > 0.0), 1.0 / rr_probability, kl.Float(1.0))
+    active = continuing & (~rr_active | rr_continue) & (throughput_max != 0.0)
+    return PathState(ray.o, ray.d, ray.maxt + kl.zeros(kl.Float, kl.width(s.maxt)), throughput, result, eta, depth, valid, si.p, bs.pdf,
+                (bs.sampled_type & kr.BSDFFlags.Delta) != 0, active, rng)
+
+
+def render(scene, spp, seed=0, max_depth=6, rr_depth=5, mode=None, sensor=0):
+    """The image of `scene` (its first sensor) traced by the Python path tracer above: the
+    C++ path integrator's pixel sampling (sample positions, the film's filter) and vertices."""
+    sensor = scene.sensors()[sensor]
+    film = sensor.film()
+    (width, height), (crop_w, crop_h), (off_x, off_y) = film.size, film.crop_size, film.crop_offset
+    lanes = crop_w * crop_h * spp
+    rng = sensor.sampler().rng(seed, lanes)
+    pixel = kl.arange(kl.UInt32, lanes) // kl.opaque(kl.UInt32, spp)
+    row = pixel // kl.opaque(kl.UInt32, crop_w)
+    column = pixel - row * kl.opaque(kl.UInt32, crop_w)
+    position = kl.Array2f(kl.cast(kl.Float, column + kl.opaque(kl.UInt32, off_x)),
+                          kl.cast(kl.Float, row + kl.opaque(kl.UInt32, off_y)))
+    jitter_x = rng.next_float32()
+    sample_position = kl.Array2f(position.x + jitter_x, position.y + rng.next_float32())
+    film_position = kl.Array2f(sample_position.x * kl.opaque(kl.Float, 1.0 / width),
+                               sample_position.y * kl.opaque(kl.Float, 1.0 / height))
+    ray, ray_weight = sensor.sample_ray(film_position)
+
+    zeros3 = kl.Array3f(kl.zeros(kl.Float, lanes), kl.zeros(kl.Float, lanes), kl.zeros(kl.Float, lanes))
+    start = PathState(ray.o, ray.d, ray.maxt + kl.zeros(kl.Float, lanes), zeros3 + 1.0, zeros3, kl.full(kl.Float, 1.0, lanes), kl.zeros(kl.UInt32, lanes),
+                 kl.full(kl.Bool, scene.environment != 0, lanes), zeros3, kl.full(kl.Float, 1.0, lanes),
+                 kl.full(kl.Bool, True, lanes), kl.full(kl.Bool, max_depth > 0, lanes), rng)
+    end = kl.while_loop(start, lambda s: s.active, lambda s: bounce(scene, s, max_depth, rr_depth), mode=mode,
+                        name="python_path", max_iterations=max(max_depth, 1))
+    radiance = kl.select(end.valid, end.result, kl.Array3f(0.0, 0.0, 0.0)) * ray_weight
+    values = [radiance.x, radiance.y, radiance.z]
+    if film.has_alpha:
+        values.append(kl.select(end.valid, kl.Float(1.0), kl.Float(0.0)))
+    block = film.create_block(len(values))
+    block.put(position if film.box_filter else sample_position, values)
+    return film.develop(block)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--spp", type=int, default=16)
+    parser.add_argument("--max-depth", type=int, default=6)
+    parser.add_argument("--out", type=Path, default=ROOT / "build" / "python_integrator.png")
+    args = parser.parse_args()
+    sys.path.insert(0, str(ROOT / "tests" / "render"))
+    import scenes
+
+    description = scenes.cornell_box(scenes.DATA_DIR)
+    description["integrator"] = {"type": "path", "max_depth": args.max_depth}
+    scene = kr.load_dict(description)
+    ours = np.asarray(render(scene, args.spp, seed=3, max_depth=args.max_depth))
+    theirs = np.asarray(kr.render(scene, spp=args.spp, seed=3))
+    difference = np.abs(ours - theirs).max()
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    kr.write_image(kl.TensorXf(np.ascontiguousarray(np.concatenate([ours, theirs], axis=1))), str(args.out))
+    print(f"Python path tracer against the C++ path integrator, {args.spp} spp, max_depth {args.max_depth}: "
+          f"largest difference {difference:.2e} (image mean {theirs.mean():.4f}); wrote {args.out}")
+    if difference > 1e-4 * max(1.0, float(np.abs(theirs).max())):
+        sys.exit("the Python path tracer does not match the C++ path integrator")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,288 @@
+// What an integrator written in Python calls, with Mitsuba 3's names: rays, surface
+// interactions (si.bsdf(), si.emitter(scene)), BSDF and emitter queries, scene queries,
+// camera rays, the sampler's generators and the film's image blocks.
+#include "render/render_binding.h"
+
+#include <kiln/errors.h>
+#include <kiln/render/film.h>
+#include <kiln/render/sampler.h>
+#include <kiln/render/scene.h>
+
+#include <nanobind/stl/array.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
+#include <limits>
+
+namespace kiln::python::render {
+namespace {
+
+using namespace kiln::render;
+
+/// A surface interaction together with the scene it was found in, so that si.bsdf() can
+/// dispatch on the hit shape's BSDF (Mitsuba keeps that pointer in the interaction). Only
+/// scene.ray_intersect() makes them: Python cannot construct one without a scene.
+struct SceneInteraction : SurfaceInteraction {
+  std::shared_ptr<const Scene> scene;
+};
+
+/// The BSDFs of the shapes an interaction hit, per lane (Mitsuba's BSDFPtr): queries
+/// dispatch on each lane's BSDF.
+struct BSDFPtr {
+  std::shared_ptr<const Scene> scene;
+};
+
+/// The emitters at an interaction, per lane (Mitsuba's EmitterPtr): area lights on hits,
+/// the environment on misses.
+struct EmitterPtr {
+  std::shared_ptr<const Scene> scene;
+};
+
+TransportMode transport_mode(const std::string& mode) {
+  if (mode == "radiance") return TransportMode::Radiance;
+  if (mode == "importance") return TransportMode::Importance;
+  throw ValueError("kiln.render: BSDFContext: mode must be 'radiance' or 'importance', got '" + mode + "'");
+}
+
+void bind_records(nb::module_& m) {
+  nb::class_<Ray3f>(m, "Ray3f", "A ray per lane: origin o, unit direction d, and its extent maxt.")
+      .def(
+          "__init__",
+          [](Ray3f* self, const Array3f& o, const Array3f& d, const Float& maxt) { new (self) Ray3f{o, d, maxt}; },
+          nb::arg("o"), nb::arg("d"), nb::arg("maxt") = Float(std::numeric_limits<float>::infinity()))
+      .def_rw("o", &Ray3f::o)
+      .def_rw("d", &Ray3f::d)
+      .def_rw("maxt", &Ray3f::maxt)
+      .def("__call__", &Ray3f::operator(), nb::arg("t"), "The point o + t d.");
+  nb::class_<Frame3f>(m, "Frame3f", "An orthonormal frame (s, t, n).")
+      .def(nb::init<const Array3f&>(), nb::arg("n"), "A frame around the unit normal n.")
+      .def_rw("s", &Frame3f::s)
+      .def_rw("t", &Frame3f::t)
+      .def_rw("n", &Frame3f::n)
+      .def("to_local", &Frame3f::to_local, nb::arg("v"))
+      .def("to_world", &Frame3f::to_world, nb::arg("v"));
+  nb::class_<BSDFContext>(m, "BSDFContext", "What a BSDF query considers: the transport mode and the lobes.")
+      .def(
+          "__init__", [](BSDFContext* self, const std::string& mode) { new (self) BSDFContext{transport_mode(mode)}; },
+          nb::arg("mode") = "radiance")
+      .def_rw("type_mask", &BSDFContext::type_mask)
+      .def_rw("component", &BSDFContext::component);
+  nb::class_<BSDFSample3f>(m, "BSDFSample3f", "A sampled outgoing direction (local) and its density.")
+      .def_rw("wo", &BSDFSample3f::wo)
+      .def_rw("pdf", &BSDFSample3f::pdf)
+      .def_rw("eta", &BSDFSample3f::eta)
+      .def_rw("sampled_type", &BSDFSample3f::sampled_type)
+      .def_rw("sampled_component", &BSDFSample3f::sampled_component);
+  nb::class_<DirectionSample3f>(m, "DirectionSample3f",
+                                "A point on an emitter as seen from a reference point: p, n, d, dist, pdf, emitter id.")
+      .def_rw("p", &DirectionSample3f::p)
+      .def_rw("n", &DirectionSample3f::n)
+      .def_rw("uv", &DirectionSample3f::uv)
+      .def_rw("pdf", &DirectionSample3f::pdf)
+      .def_rw("delta", &DirectionSample3f::delta)
+      .def_rw("d", &DirectionSample3f::d)
+      .def_rw("dist", &DirectionSample3f::dist)
+      .def_rw("emitter", &DirectionSample3f::emitter);
+  nb::dict flags;
+  flags["Null"] = bsdf_flags::kNull;
+  flags["Smooth"] = bsdf_flags::kSmooth;
+  flags["Delta"] = bsdf_flags::kDelta;
+  flags["All"] = bsdf_flags::kAll;
+  m.attr("BSDFFlags") = nb::module_::import_("types").attr("SimpleNamespace")(**flags);
+}
+
+void bind_interaction(nb::module_& m) {
+  nb::class_<SceneInteraction>(m, "SurfaceInteraction3f",
+                               "Where rays met surfaces (scene.ray_intersect()): t = inf and shape = 0 on misses.")
+      .def_rw("t", &SurfaceInteraction::t)
+      .def_rw("p", &SurfaceInteraction::p)
+      .def_rw("n", &SurfaceInteraction::n, "The geometric normal.")
+      .def_rw("uv", &SurfaceInteraction::uv)
+      .def_rw("sh_frame", &SurfaceInteraction::sh_frame, "The shading frame.")
+      .def_rw("wi", &SurfaceInteraction::wi, "Towards where the ray came from, in the shading frame.")
+      .def_rw("shape", &SurfaceInteraction::shape, "The hit shape's id (1-based; 0: nothing was hit).")
+      .def_rw("prim_index", &SurfaceInteraction::prim_index)
+      .def("is_valid", &SurfaceInteraction::is_valid)
+      .def("to_local", &SurfaceInteraction::to_local, nb::arg("v"))
+      .def("to_world", &SurfaceInteraction::to_world, nb::arg("v"))
+      .def("spawn_ray", &SurfaceInteraction::spawn_ray, nb::arg("d"), "A ray leaving the surface along d (world).")
+      .def("spawn_ray_to", &SurfaceInteraction::spawn_ray_to, nb::arg("target"),
+           "A ray towards a point, ending just short of it.")
+      .def(
+          "bsdf", [](const SceneInteraction& si) { return BSDFPtr{si.scene}; },
+          "The BSDFs of the hit shapes, per lane.")
+      .def(
+          "emitter", [](const SceneInteraction& si, const std::shared_ptr<Scene>& scene) { return EmitterPtr{scene}; },
+          nb::arg("scene"), "The emitters at the interaction: area lights on hits, the environment on misses.");
+
+  nb::class_<BSDFPtr>(m, "BSDFPtr", "The BSDFs of the shapes an interaction hit, per lane (si.bsdf()).")
+      .def(
+          "sample",
+          [](const BSDFPtr& self, const BSDFContext& ctx, const SceneInteraction& si, const Float& sample1,
+             const Array2f& sample2,
+             const Bool& active) { return self.scene->bsdf_sample(ctx, si, sample1, sample2, active); },
+          nb::arg("ctx"), nb::arg("si"), nb::arg("sample1"), nb::arg("sample2"), nb::arg("active") = Bool(true),
+          "(BSDFSample3f, weight = eval / pdf · cos) for a direction drawn from the BSDF.")
+      .def(
+          "eval",
+          [](const BSDFPtr& self, const BSDFContext& ctx, const SceneInteraction& si, const Array3f& wo,
+             const Bool& active) { return self.scene->bsdf_eval_pdf(ctx, si, wo, active).first; },
+          nb::arg("ctx"), nb::arg("si"), nb::arg("wo"), nb::arg("active") = Bool(true),
+          "The BSDF times the cosine towards wo (local).")
+      .def(
+          "pdf",
+          [](const BSDFPtr& self, const BSDFContext& ctx, const SceneInteraction& si, const Array3f& wo,
+             const Bool& active) { return self.scene->bsdf_eval_pdf(ctx, si, wo, active).second; },
+          nb::arg("ctx"), nb::arg("si"), nb::arg("wo"), nb::arg("active") = Bool(true),
+          "The density sample() draws wo (local) with.")
+      .def(
+          "eval_pdf",
+          [](const BSDFPtr& self, const BSDFContext& ctx, const SceneInteraction& si, const Array3f& wo,
+             const Bool& active) { return self.scene->bsdf_eval_pdf(ctx, si, wo, active); },
+          nb::arg("ctx"), nb::arg("si"), nb::arg("wo"), nb::arg("active") = Bool(true), "(eval, pdf) together.")
+      .def(
+          "flags", [](const BSDFPtr& self, const SceneInteraction& si) { return self.scene->bsdf_flags(si); },
+          nb::arg("si"), "The lobes (kr.BSDFFlags) of each lane's BSDF (0 on misses).");
+  nb::class_<EmitterPtr>(m, "EmitterPtr", "The emitters at an interaction, per lane (si.emitter(scene)).")
+      .def(
+          "eval",
+          [](const EmitterPtr& self, const SceneInteraction& si, const Bool& active) {
+            return self.scene->eval_emitter(si, active);
+          },
+          nb::arg("si"), nb::arg("active") = Bool(true), "Radiance emitted towards -si.wi (0 where none).");
+}
+
+/// Adds method `name` to the already bound class `cls` (as nb::class_::def would).
+template <typename Fn, typename... Extra>
+void def_method(nb::handle cls, const char* name, Fn&& fn, const Extra&... extra) {
+  cls.attr(name) = nb::cpp_function(std::forward<Fn>(fn), nb::scope(cls), nb::name(name), nb::is_method(), extra...);
+}
+
+void bind_scene_queries(nb::handle scene) {
+  def_method(
+      scene, "ray_intersect",
+      [](const std::shared_ptr<Scene>& self, const Ray3f& ray, const Bool& active) {
+        return SceneInteraction{self->ray_intersect(ray, active), self};
+      },
+      nb::arg("ray"), nb::arg("active") = Bool(true), "The nearest hit along each ray (SurfaceInteraction3f).");
+  def_method(
+      scene, "ray_test",
+      [](const Scene& self, const Ray3f& ray, const Bool& active) { return self.ray_test(ray, active); },
+      nb::arg("ray"), nb::arg("active") = Bool(true), "Whether anything lies along each ray within maxt.");
+  def_method(
+      scene, "sample_emitter_direction",
+      [](const Scene& self, const SceneInteraction& ref, const Array2f& sample, bool test_visibility,
+         const Bool& active) { return self.sample_emitter_direction(ref, sample, test_visibility, active); },
+      nb::arg("ref"), nb::arg("sample"), nb::arg("test_visibility") = true, nb::arg("active") = Bool(true),
+      "(DirectionSample3f, emitted radiance / pdf) towards an emitter chosen uniformly; 0 where occluded.");
+  def_method(
+      scene, "pdf_emitter_direction",
+      [](const Scene& self, const SceneInteraction& ref, const DirectionSample3f& ds, const Bool& active) {
+        return self.pdf_emitter_direction(ref.p, ds, active);
+      },
+      nb::arg("ref"), nb::arg("ds"), nb::arg("active") = Bool(true),
+      "The density sample_emitter_direction() gives ds, seen from ref.");
+  def_method(
+      scene, "pdf_emitter_direction",
+      [](const Scene& self, const Array3f& ref_p, const DirectionSample3f& ds, const Bool& active) {
+        return self.pdf_emitter_direction(ref_p, ds, active);
+      },
+      nb::arg("ref_p"), nb::arg("ds"), nb::arg("active") = Bool(true), "The same, seen from the points ref_p.");
+  def_method(
+      scene, "hit_direction_sample",
+      [](const Scene& self, const SceneInteraction& si, const Array3f& ref_p) {
+        return self.hit_direction_sample(si, ref_p);
+      },
+      nb::arg("si"), nb::arg("ref_p"),
+      "The direction sample that reached si from ref_p (for pdf_emitter_direction after a BSDF sample).");
+  scene.attr("environment") =
+      nb::module_::import_("builtins")
+          .attr("property")(nb::cpp_function([](const Scene& self) { return self.environment(); }), nb::none(),
+                            nb::none(), "The environment emitter's id (0: none).");
+}
+
+void bind_object_queries(nb::handle sensor, nb::handle bsdf, nb::handle emitter) {
+  def_method(sensor, "sample_ray", &Sensor::sample_ray, nb::arg("position"), nb::arg("active") = Bool(true),
+             "(ray, weight) through film positions in [0, 1]^2 (x right, y down).");
+  def_method(sensor, "film", [](const Sensor& self) { return self.film(); }, "The film.");
+  def_method(sensor, "sampler", [](const Sensor& self) { return self.sampler(); }, "The sampler.");
+  def_method(
+      bsdf, "sample",
+      [](const BSDF& self, const BSDFContext& ctx, const SceneInteraction& si, const Float& sample1,
+         const Array2f& sample2, const Bool& active) { return self.sample(ctx, si, sample1, sample2, active); },
+      nb::arg("ctx"), nb::arg("si"), nb::arg("sample1"), nb::arg("sample2"), nb::arg("active") = Bool(true),
+      "(BSDFSample3f, weight = eval / pdf) for a direction drawn from this BSDF.");
+  def_method(
+      bsdf, "eval",
+      [](const BSDF& self, const BSDFContext& ctx, const SceneInteraction& si, const Array3f& wo, const Bool& active) {
+        return self.eval(ctx, si, wo, active);
+      },
+      nb::arg("ctx"), nb::arg("si"), nb::arg("wo"), nb::arg("active") = Bool(true),
+      "This BSDF times the cosine towards wo (local).");
+  def_method(
+      bsdf, "pdf",
+      [](const BSDF& self, const BSDFContext& ctx, const SceneInteraction& si, const Array3f& wo, const Bool& active) {
+        return self.pdf(ctx, si, wo, active);
+      },
+      nb::arg("ctx"), nb::arg("si"), nb::arg("wo"), nb::arg("active") = Bool(true));
+  def_method(
+      emitter, "sample_direction",
+      [](const Emitter& self, const SceneInteraction& ref, const Array2f& sample, const Bool& active) {
+        return self.sample_direction(ref.p, sample, active);
+      },
+      nb::arg("ref"), nb::arg("sample"), nb::arg("active") = Bool(true),
+      "(DirectionSample3f, radiance / pdf) of a point on this emitter seen from ref (no visibility test).");
+  def_method(
+      emitter, "pdf_direction",
+      [](const Emitter& self, const SceneInteraction& ref, const DirectionSample3f& ds, const Bool& active) {
+        return self.pdf_direction(ref.p, ds, active);
+      },
+      nb::arg("ref"), nb::arg("ds"), nb::arg("active") = Bool(true));
+  def_method(
+      emitter, "eval",
+      [](const Emitter& self, const SceneInteraction& si, const Bool& active) { return self.eval(si, active); },
+      nb::arg("si"), nb::arg("active") = Bool(true), "Radiance this emitter sends towards -si.wi from the point si.");
+}
+
+void bind_film(nb::module_& m) {
+  nb::class_<Sampler, Object>(m, "Sampler", "Where a render's random numbers come from.")
+      .def_prop_ro("sample_count", &Sampler::sample_count)
+      .def(
+          "rng",
+          [](const Sampler& self, int64_t seed, int64_t size) {
+            if (seed < 0 || seed > int64_t(UINT32_MAX) || size < 1)
+              throw ValueError("kiln.render: Sampler.rng(): seed must be in [0, 2^32) and size at least 1");
+            return self.rng(uint32_t(seed), size_t(size));
+          },
+          nb::arg("seed"), nb::arg("size"), "One kl.PCG32 per lane for a render with `seed`, as render() seeds them.");
+  nb::class_<ImageBlock>(m, "ImageBlock", "Weighted sums of samples per pixel of a crop window.")
+      .def("put", &ImageBlock::put, nb::arg("position"), nb::arg("values"), nb::arg("active") = Bool(true),
+           "Splats values (one Float per channel) of samples at film positions (pixels) through the filter.")
+      .def("develop", &ImageBlock::develop, "The weighted means per pixel: (height, width, channels).");
+  nb::class_<Film, Object>(m, "Film", "What a sensor records: the film size, the crop window, the filter.")
+      .def_prop_ro("size", &Film::size)
+      .def_prop_ro("crop_size", &Film::crop_size)
+      .def_prop_ro("crop_offset", &Film::crop_offset)
+      .def_prop_ro("has_alpha", &Film::has_alpha)
+      .def_prop_ro(
+          "box_filter", [](const Film& f) { return f.rfilter()->is_box(); },
+          "True with the box filter: then a sample belongs to its own pixel.")
+      .def("create_block", &Film::create_block, nb::arg("channels"), "An empty block for the crop window.")
+      .def("develop", &Film::develop, nb::arg("block"), nb::arg("color") = true,
+           "The block as the film's image (RGB and alpha first when `color`).");
+}
+
+}  // namespace
+
+void bind_interfaces(nb::module_& m) {
+  bind_records(m);
+  bind_interaction(m);
+  bind_film(m);
+  bind_scene_queries(m.attr("Scene"));
+  bind_object_queries(m.attr("Sensor"), m.attr("BSDF"), m.attr("Emitter"));
+}
+
+}  // namespace kiln::python::render

@@ -39,6 +39,7 @@ demo: install-python
 	@$(PYTHON) examples/render_crop_loop.py
 	@$(PYTHON) examples/inverse_crop.py --iterations 150 --out $(BUILD)/inverse_crop
 	@$(PYTHON) examples/per_ray_records.py
+	@$(PYTHON) examples/render_records_dataset.py
 	@$(PYTHON) examples/nerf_tiny.py
 
 # The C++ table, then the Python ones (Dr.Jit joins as a baseline when it can be installed;
@@ -49,6 +50,7 @@ bench: install-python
 	@$(PYTHON) bench/python_bench.py $(BENCH_ARGS)
 	@$(PYTHON) bench/nerf_bench.py $(BENCH_ARGS)
 	@$(PYTHON) bench/render_bench.py $(BENCH_ARGS)
+	@$(PYTHON) bench/render_grad_bench.py $(BENCH_ARGS)
 
 # The C++ suite under AddressSanitizer and UndefinedBehaviorSanitizer (debug build, so the
 # IR verifier also runs after every evaluation); the fuzzer runs 500 programs there.

@@ -38,6 +38,7 @@ Kiln's figures alone.
 """
 
 import argparse
+import functools
 import glob
 import json
 import os
@@ -203,13 +204,13 @@ def measure_story(system, spec):
     return {"total_s": time.perf_counter() - start, "iterations": iterations}
 
 
-def child(spec):
-    """Runs one measurement in this process and prints its result as the last line."""
+def child(spec, systems, measures):
+    """Runs one measurement in this process, `measures[spec["task"]]` with the system
+    `systems[spec["system"]]` (a class), and prints its result as the last line."""
     threads = sorted(os.sched_getaffinity(0))[:spec["threads"]]
     os.sched_setaffinity(0, threads)  # before any runtime starts its worker threads
-    system = {"kiln": Kiln, "mitsuba": Mitsuba}[spec["system"]](len(threads))
-    result = measure_story(system, spec) if spec["task"] == "story" else measure_renders(system, spec)
-    print(RESULT_MARK + json.dumps(result))
+    system = systems[spec["system"]](len(threads))
+    print(RESULT_MARK + json.dumps(measures[spec["task"]](system, spec)))
 
 
 # ----------------------------------------------------------------------------- Mitsuba's interpreter
@@ -281,12 +282,12 @@ def settle_memory():
     subprocess.run([sys.executable, "-c", f"import numpy; numpy.ones({SETTLE_BYTES // 8})"], check=True)
 
 
-def run_child(system, spec, cache, python):
-    """One measurement in a new process; its result dict, or {"error": ...}."""
+def run_child(system, spec, cache, python, script=__file__):
+    """One measurement in a new process running `script --child`; its result dict, or {"error": ...}."""
     settle_memory()
     spec = dict(spec, system=system)
     env = mitsuba_env(cache) if system == "mitsuba" else dict(os.environ, KILN_CACHE_DIR=cache)
-    proc = subprocess.run([python, __file__, "--child", json.dumps(spec)], capture_output=True, text=True, env=env)
+    proc = subprocess.run([python, script, "--child", json.dumps(spec)], capture_output=True, text=True, env=env)
     for line in reversed(proc.stdout.splitlines()):
         if line.startswith(RESULT_MARK):
             return json.loads(line[len(RESULT_MARK):])
@@ -300,7 +301,7 @@ def measure_all(config, args, mitsuba_python):
     for scene in ("cornell", "mesh"):
         size, spp = config[scene]
         for mode in MODES:
-            spec = {"task": "render", "scene": scene, "size": size, "spp": spp, "mode": mode,
+            spec = {"task": "renders", "scene": scene, "size": size, "spp": spp, "mode": mode,
                     "repeats": config["repeats"], "threads": args.threads, "assets": str(ASSETS)}
             for system in results:
                 with tempfile.TemporaryDirectory(prefix="render-bench-cache-") as cache:
@@ -343,26 +344,36 @@ def first_error(runs):
     return next((run["error"] for run in (runs or {}).values() if "error" in run), None)
 
 
-def render_rows(label, kiln, mitsuba, pixels):
-    """The rows of one scene in one mode; `mitsuba` is None without Mitsuba."""
+def without_failures(label, kiln, mitsuba):
+    """(rows, kiln, mitsuba): a row naming each system whose processes failed among `kiln`
+    and `mitsuba` ({name: result} each; mitsuba None without Mitsuba), and the two with a
+    failed one replaced by None. Where Kiln failed there is nothing to compare: its row alone."""
     kiln_error, mitsuba_error = first_error(kiln), first_error(mitsuba)
     if kiln_error:
-        return [Row(f"{label}: Kiln failed", "", None, note=kiln_error)]
-    rows = [Row(f"{label}: Mitsuba failed", "", None, note=mitsuba_error)] if mitsuba_error else []
+        return [Row(f"{label}: Kiln failed", "", None, note=kiln_error)], None, None
     if mitsuba_error:
-        mitsuba = None
-    runs = {"kiln": kiln, "mitsuba": mitsuba or {"cold": {}, "second": {}}}
+        return [Row(f"{label}: Mitsuba failed", "", None, note=mitsuba_error)], kiln, None
+    return [], kiln, mitsuba
 
-    def pair(run, *path, scale=None):
-        """Kiln's and Mitsuba's value at `path` in the results of `run` (None where absent)."""
-        values = []
-        for system in ("kiln", "mitsuba"):
-            value = runs[system][run]
-            for key in path:
-                value = (value or {}).get(key)
-            values.append(value if value is None or scale is None else value * scale)
-        return values
 
+def values_at(runs, run, *path, scale=None):
+    """Kiln's and Mitsuba's value at `path` in runs[system][run] (None where absent; a
+    system's results may be None)."""
+    values = []
+    for system in ("kiln", "mitsuba"):
+        value = (runs[system] or {}).get(run)
+        for key in path:
+            value = (value or {}).get(key)
+        values.append(value if value is None or scale is None else value * scale)
+    return values
+
+
+def render_rows(label, kiln, mitsuba, pixels):
+    """The rows of one scene in one mode; `mitsuba` is None without Mitsuba."""
+    rows, kiln, mitsuba = without_failures(label, kiln, mitsuba)
+    if kiln is None:
+        return rows
+    pair = functools.partial(values_at, {"kiln": kiln, "mitsuba": mitsuba})
     warm_s = pair("cold", "warm_s")
     samples = [None if s is None else pixels / s / 1e6 for s in warm_s]
     largest = pair("cold", "warm_kernels", "largest_ops")
@@ -390,14 +401,14 @@ def render_rows(label, kiln, mitsuba, pixels):
     ]
 
 
-def story_rows(kiln, mitsuba, iterations):
+def story_rows(kiln, mitsuba, iterations, name="story 1", total_goal=None,
+               total_note="traverse/update + render, all iterations"):
     """Story 1's rows: kernels compiled during and after the warm-up, total time."""
-    label = f"story 1, {iterations} iterations"
-    kiln_error, mitsuba_error = first_error({"story": kiln}), first_error(mitsuba and {"story": mitsuba})
-    if kiln_error:
-        return [Row(f"{label}: Kiln failed", "", None, note=kiln_error)]
-    rows = [Row(f"{label}: Mitsuba failed", "", None, note=mitsuba_error)] if mitsuba_error else []
-    results = (kiln, None if mitsuba_error else mitsuba)
+    label = f"{name}, {iterations} iterations"
+    rows, kiln, mitsuba = without_failures(label, {"story": kiln}, mitsuba and {"story": mitsuba})
+    if kiln is None:
+        return rows
+    results = (kiln["story"], mitsuba and mitsuba["story"])
 
     def compiled(part):
         return [None if r is None else sum(i["compiled"] for i in r["iterations"][part]) for r in results]
@@ -410,7 +421,7 @@ def story_rows(kiln, mitsuba, iterations):
             goal="zero", note=f"per iteration: Kiln {per_iteration[0]}" +
                               ("" if per_iteration[1] is None else f", Mitsuba {per_iteration[1]}")),
         Row(f"{label}: total time", "s", *[None if r is None else r["total_s"] for r in results], "lower",
-            note="traverse/update + render, all iterations"),
+            goal=total_goal, note=total_note),
     ]
 
 
@@ -432,21 +443,41 @@ def print_table(rows, header):
             print(f"{'':4}{row.note}")
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def parse_args(doc, name, threads):
+    """The options of a render benchmark (`doc`: its docstring, `name`: its name in messages,
+    `threads`: the default of --threads)."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("--json", action="store_true", help="print the rows as JSON")
     parser.add_argument("--quick", action="store_true", help="small images, a short story: a smoke run")
-    parser.add_argument("--threads", type=int, default=len(os.sched_getaffinity(0)), help="threads of each system")
+    parser.add_argument("--threads", type=int, default=threads, help="threads of each system")
     parser.add_argument("--no-mitsuba", action="store_true", help="Kiln alone")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args, unknown = parser.parse_known_args()  # `make bench` passes BENCH_ARGS to every benchmark
     if unknown:
-        print(f"render_bench: ignoring {' '.join(unknown)} (not an option of this benchmark)", file=sys.stderr)
-    if args.child:
-        child(json.loads(args.child))
-        return
-    if args.threads < 1 or args.threads > len(os.sched_getaffinity(0)):
+        print(f"{name}: ignoring {' '.join(unknown)} (not an option of this benchmark)", file=sys.stderr)
+    if not args.child and (args.threads < 1 or args.threads > len(os.sched_getaffinity(0))):
         parser.error(f"--threads must be between 1 and {len(os.sched_getaffinity(0))}")
+    return args
+
+
+def report(rows, args, mitsuba_python, load_before, title):
+    """Prints the rows as JSON (--json) or as a table under `title` and the load average."""
+    load = (load_before, os.getloadavg()[0])
+    if args.json:
+        print(json.dumps({"threads": args.threads, "mitsuba": mitsuba_python is not None, "load_average": load,
+                          "rows": [row.json() for row in rows]}, indent=1))
+        return
+    print_table(rows, f"{title}; load average {load[0]:.1f} before, {load[1]:.1f} after\n"
+                      "Kiln vs Mitsuba: > 1 where Kiln is ahead (Mitsuba's time / Kiln's, Kiln's samples/s / "
+                      "Mitsuba's, Mitsuba's memory / Kiln's)")
+
+
+def main():
+    args = parse_args(__doc__, "render_bench", len(os.sched_getaffinity(0)))
+    if args.child:
+        child(json.loads(args.child), {"kiln": Kiln, "mitsuba": Mitsuba},
+              {"renders": measure_renders, "story": measure_story})
+        return
     config = QUICK if args.quick else FULL
     load_before = os.getloadavg()[0]  # other work on the machine skews every figure: shown in the header
     render_scenes.write_assets(ASSETS)
@@ -460,16 +491,9 @@ def main():
             rows += render_rows(f"{scene} {size}x{size} {spp}spp {mode}", kiln["renders"][scene, mode],
                                 mitsuba and mitsuba["renders"][scene, mode], size * size * spp)
     rows += story_rows(kiln["story"], mitsuba and mitsuba["story"], config["story"])
-    load = (load_before, os.getloadavg()[0])
-    if args.json:
-        print(json.dumps({"threads": args.threads, "mitsuba": mitsuba_python is not None, "load_average": load,
-                          "rows": [row.json() for row in rows]}, indent=1))
-        return
-    print_table(rows, f"kiln.render vs Mitsuba {MITSUBA_VERSION} llvm_ad_rgb, {args.threads} threads each, each "
-                      f"system in processes of its own (mesh: {render_scenes.torus_triangles()} triangles); "
-                      f"load average {load[0]:.1f} before, {load[1]:.1f} after\n"
-                      "Kiln vs Mitsuba: > 1 where Kiln is ahead (Mitsuba's time / Kiln's, Kiln's samples/s / "
-                      "Mitsuba's, Mitsuba's memory / Kiln's)")
+    report(rows, args, mitsuba_python, load_before,
+           f"kiln.render vs Mitsuba {MITSUBA_VERSION} llvm_ad_rgb, {args.threads} threads each, each system in "
+           f"processes of its own (mesh: {render_scenes.torus_triangles()} triangles)")
 
 
 if __name__ == "__main__":

@@ -36,6 +36,8 @@ template <typename... Fields> class Recorder {
       return unflatten<F>(F::Component::borrow(stored.index()));
   }
   void clear() { core_.clear(); }
+  /// The untyped recorder underneath (what Python's kl.Recorder wraps).
+  detail::RecorderCore& core() { return core_; }
 
  private:
   template <typename F> static constexpr size_t columns_of() {

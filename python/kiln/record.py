@@ -53,6 +53,14 @@ class Recorder:
             widths.append(count)
         self._core = RecorderCore(column_types, capacity, widths)
 
+    @classmethod
+    def _over(cls, core, fields):
+        """A Recorder over an existing RecorderCore (one that C++ code appends to) whose
+        columns are `fields` ({name: type}), as __init__ would have made it."""
+        recorder = cls.__new__(cls)
+        recorder._names, recorder._types, recorder._core = list(fields), list(fields.values()), core
+        return recorder
+
     def _label(self, k):
         return repr(self._names[k]) if self._names[k] is not None else str(k)
 

@@ -7,14 +7,45 @@
     params = kr.traverse(scene)                # Mitsuba's keys: 'sensor.film.size', ...
     params['sensor.film.size'] = (128, 96); params.update()
 
-The classes and functions are C++ (kiln._kiln_render); this module only imports them.
+The classes and functions are C++ (kiln._kiln_render); this module imports them and adds
+PathRecorder's Python face (kl.Recorder views of its records).
 """
 
 try:
     from kiln._kiln_render import *  # noqa: F401,F403
+    from kiln._kiln_render import _PathRecorder
 except ImportError as error:
     raise ImportError(
         "kiln.render is not available: Kiln was built without it (the renderer needs OpenEXR, "
         "libpng, Embree 3, pugixml and tinyobjloader at build time; scripts/bootstrap.sh installs them). "
         f"Import error: {error}"
     ) from error
+
+
+from kiln import Array3f as _Array3f, UInt32 as _UInt32  # noqa: E402
+from kiln.record import Recorder as _Recorder  # noqa: E402
+
+_PATH_RECORD_TYPES = {"pixel": _UInt32, "sample": _UInt32, "depth": _UInt32}
+
+
+class PathRecorder(_PathRecorder):
+    """Per-ray, per-vertex records of kr.render(..., recorder=rec) and of its backward pass
+    (story 2), up to `capacity` vertices per pass. `rec.render` and `rec.backward` are
+    kl.Recorder views: `rec.render.numpy()` gives every field as a NumPy view of the
+    records' memory (no copy), `rec.render['p']` a Kiln value. The fields: pixel (in the crop
+    window, row-major), sample, depth, p, n (shading normal), wi, wo (world directions
+    towards the previous vertex and onwards), throughput, radiance (leaving towards wi) and
+    adjoint (dL x throughput); radiance and adjoint are zero in the render pass. `path` and
+    `prb` record while rendering, `prb`'s replay during backward."""
+
+    FIELDS = {name: _PATH_RECORD_TYPES.get(name, _Array3f) for name in _PathRecorder.field_names}
+
+    @property
+    def render(self):
+        """The records appended while rendering."""
+        return _Recorder._over(self._render_core, self.FIELDS)
+
+    @property
+    def backward(self):
+        """The records appended by prb's replay during reverse mode."""
+        return _Recorder._over(self._backward_core, self.FIELDS)

@@ -11,7 +11,8 @@ module on the first call of kl.wrap_torch() or kl.torch_op()).
 
 Tensors map to Kiln values by shape and dtype: 1-D (and 0-D) tensors to arrays of the
 same dtype, (n, N) float32 to Array2f/3f/4f ((n, 3) float64 to Array3f64, int32 to
-Array2i/3i) and (n, N, N) float32 to Matrix2f/3f/4f. CPU tensors only.
+Array2i/3i), (n, N, N) float32 to Matrix2f/3f/4f, and other float32 / float64 shapes to
+kl.TensorXf / TensorXd (a render's image, say). CPU tensors only.
 
     f = kl.wrap_torch(lambda x: kl.sin(x) * x)
     x = torch.linspace(0, 1, 100, requires_grad=True)
@@ -29,6 +30,7 @@ __all__ = ["wrap_torch", "torch_op"]
 _VECTOR_CLASSES = {(torch.float32, 2): Array2f, (torch.float32, 3): Array3f, (torch.float32, 4): Array4f,
                    (torch.float64, 3): Array3f64, (torch.int32, 2): Array2i, (torch.int32, 3): Array3i}
 _MATRIX_CLASSES = {2: Matrix2f, 3: Matrix3f, 4: Matrix4f}
+_TENSOR_CLASSES = {torch.float32: _kiln.TensorXf, torch.float64: _kiln.TensorXd}
 _KILN_VALUES = tuple(autodiff.FLOAT_VALUES) + (Array2i, Array3i, _kiln.Array2u, _kiln.Array3u, _kiln.Int32,
                                                  _kiln.UInt32, _kiln.Int64, _kiln.UInt64, _kiln.Bool)
 
@@ -48,8 +50,19 @@ def to_kiln(tensor, what="to_kiln()"):
         return _VECTOR_CLASSES[t.dtype, t.shape[1]](t)
     if t.ndim == 3 and t.dtype == torch.float32 and t.shape[1] == t.shape[2] and t.shape[1] in _MATRIX_CLASSES:
         return _MATRIX_CLASSES[t.shape[1]](t)
+    if t.dtype in _TENSOR_CLASSES:
+        return _TENSOR_CLASSES[t.dtype](_kiln.from_dlpack(t.reshape(-1)), tuple(t.shape))
     raise TypeError(f"kiln: {what}: no Kiln type for a {t.dtype} tensor of shape {tuple(t.shape)}; Kiln takes "
-                    "1-D tensors, (n, 2/3/4) float32 vectors and (n, N, N) float32 matrices")
+                    "1-D tensors, (n, 2/3/4) float32 vectors, (n, N, N) float32 matrices and float32 / float64 "
+                    "tensors of other shapes (kl.TensorXf / TensorXd)")
+
+
+def like(value, tensor, what):
+    """`tensor` as a Kiln value of `value`'s type (a gradient for it): a Kiln tensor of the
+    tensor's shape for a Kiln tensor, else as to_kiln() maps it."""
+    if isinstance(value, tree.TENSORS):
+        return type(value)(_kiln.from_dlpack(tensor.detach().contiguous().reshape(-1)), tuple(tensor.shape))
+    return to_kiln(tensor, what)
 
 
 def to_torch(value):
@@ -101,7 +114,7 @@ def wrap_torch(fn, name=None):
             for value, g in zip(ctx.outputs, grad_outputs):
                 if g is not None and autodiff.grad_enabled(value):
                     ys.append(value)
-                    seeds.append(to_kiln(g.to(to_torch(value).dtype), f"wrap_torch({label}).backward"))
+                    seeds.append(like(value, g.to(to_torch(value).dtype), f"wrap_torch({label}).backward"))
             differentiable = [ctx.inputs[k] for k in ctx.differentiable]
             autodiff.clear_grad(differentiable)  # tangents or adjoints of an earlier traversal
             if ys:
@@ -119,7 +132,7 @@ def wrap_torch(fn, name=None):
             for k in ctx.differentiable:
                 if grad_inputs[k] is not None:
                     xs.append(ctx.inputs[k])
-                    seeds.append(to_kiln(grad_inputs[k].to(ctx.dtypes[k]), f"wrap_torch({label}).jvp"))
+                    seeds.append(like(ctx.inputs[k], grad_inputs[k].to(ctx.dtypes[k]), f"wrap_torch({label}).jvp"))
             differentiable = [ctx.inputs[k] for k in ctx.differentiable]
             autodiff.clear_grad(differentiable)
             if xs:

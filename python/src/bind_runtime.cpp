@@ -7,8 +7,8 @@
 namespace kiln::python {
 namespace {
 
-/// Calls f(array&) on every Kiln array inside `value` (an array, vector, matrix, PCG32, or a
-/// list/tuple of them); raises TypeError naming `op` for anything else.
+/// Calls f(array&) on every Kiln array inside `value` (an array, vector, matrix, tensor, PCG32,
+/// or a list/tuple of them); raises TypeError naming `op` for anything else.
 template <typename F> void visit_arrays(nb::handle value, F&& f, const char* op) {
   if (nb::isinstance<nb::list>(value) || nb::isinstance<nb::tuple>(value)) {
     for (nb::handle item : value) visit_arrays(item, f, op);
@@ -33,9 +33,16 @@ template <typename F> void visit_arrays(nb::handle value, F&& f, const char* op)
     PCG32& rng = nb::cast<PCG32&>(value);
     found = (f(rng.state), f(rng.inc), true);
   }
+  auto try_tensor = [&](auto type) {
+    using T = typename decltype(type)::type;
+    if (!found && nb::isinstance<T>(value)) found = (f(nb::cast<T&>(value).array()), true);
+  };
+  (try_tensor(std::type_identity<TensorXf>{}), try_tensor(std::type_identity<TensorXd>{}),
+   try_tensor(std::type_identity<TensorXu>{}), try_tensor(std::type_identity<TensorXi>{}),
+   try_tensor(std::type_identity<TensorXb>{}));
   if (!found)
     throw TypeError(std::string("kiln: ") + op +
-                    "(): expected Kiln arrays, vectors, matrices or PCG32 "
+                    "(): expected Kiln arrays, vectors, matrices, tensors or PCG32 "
                     "(or lists of them), got " +
                     nb::type_name(value.type()).c_str());
 }

@@ -31,6 +31,7 @@ class SceneParameters::Collector : public TraversalCallback {
   void put_object(const std::string& name, Object* child) override {
     if (!child || !seen_.insert(child).second) return;
     out_.parent_[child] = node_;
+    out_.name_in_parent_[child] = name;
     out_.depth_[child] = depth_ + 1;
     Collector nested(out_, child, prefix_.empty() ? name : prefix_ + "." + name, depth_ + 1, seen_);
     child->traverse(nested);
@@ -139,9 +140,10 @@ void SceneParameters::update() {
   changed_.clear();
   for (const auto& [owner, names] : std::map<Object*, std::vector<std::string>>(pending))
     for (Object* node = owner; parent_.count(node);) {
-      Object* parent = parent_[node];
-      pending[parent];
-      node = parent;
+      std::vector<std::string>& siblings = pending[parent_[node]];
+      const std::string& name = name_in_parent_[node];
+      if (std::find(siblings.begin(), siblings.end(), name) == siblings.end()) siblings.push_back(name);
+      node = parent_[node];
     }
   std::vector<Object*> order;
   for (const auto& [object, names] : pending) order.push_back(object);

@@ -5,6 +5,8 @@
 #include <kiln/render/parameters.h>
 #include <kiln/render/render.h>
 
+#include "core/recording.h"
+
 #include <memory>
 #include <utility>
 #include <vector>
@@ -92,6 +94,8 @@ class FreshLeaves {
 /// what a derivative would need.
 TensorXf primal_render(Scene& scene, const Sensor& sensor, const RenderOptions& options) {
   GradScope suspended = suspend_grad();
+  std::optional<RecordingRequest> recording;
+  if (options.recorder) recording.emplace(options.recorder, RecordingPass::Render);
   return scene.integrator()->render(scene, sensor, options.seed, options.spp);
 }
 
@@ -121,7 +125,13 @@ class RenderOp : public CustomOp<std::tuple<std::vector<Float>>, std::tuple<Tens
     GradScope recording = resume_grad();
     GradScope isolation = isolate_grad();
     FreshLeaves fresh(slots_, values_);
-    TensorXf image = gradient_render();
+    TensorXf image;
+    {
+      // The replay records while it is traced, not when reverse mode traces it again.
+      std::optional<RecordingRequest> recording;
+      if (options_.recorder) recording.emplace(options_.recorder, RecordingPass::Backward, &std::get<0>(adjoints));
+      image = gradient_render();
+    }
     backward_from(image.array(), std::get<0>(adjoints).array());
     std::vector<Float> grads;
     for (const Float& leaf : fresh.leaves()) grads.push_back(grad(leaf));

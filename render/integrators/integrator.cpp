@@ -3,6 +3,7 @@
 // Everything a render varies per call (film size, crop, samples per pixel, seed) reaches
 // kernels as opaque parameters, so a new value compiles nothing (story 1).
 #include "core/parameter_checks.h"
+#include "core/recording.h"
 
 #include <kiln/construct.h>
 #include <kiln/errors.h>
@@ -10,8 +11,24 @@
 #include <kiln/render/scene.h>
 #include <kiln/runtime.h>
 
+#include <optional>
+
 namespace kiln::render {
 namespace {
+
+/// Each sample's δL: the derivative of <image, adjoint> with respect to the first three
+/// values the samples splat at `position` (a block of `channels` developed by `film`).
+Color3f sample_adjoints(const Film& film, const Array2f& position, size_t channels, bool color,
+                        const TensorXf& adjoint) {
+  GradScope recording = resume_grad();
+  GradScope isolation = isolate_grad();
+  std::vector<Float> probes(channels, zeros<Float>(position.x.size()));
+  for (Float& probe : probes) enable_grad(probe);
+  ImageBlock block = film.create_block(channels);
+  block.put(position, probes, Bool(true));
+  backward_from(film.develop(block, color).array(), adjoint.array());
+  return Color3f(grad(probes[0]), grad(probes[1]), grad(probes[2]));
+}
 std::optional<ControlMode> parse_mode(const Properties& props) {
   if (!props.has("mode")) return std::nullopt;
   return one_of(props, "mode", "symbolic", {"symbolic", "evaluated"}) == "symbolic" ? ControlMode::Symbolic
@@ -70,8 +87,22 @@ TensorXf SamplingIntegrator::render_samples(const Scene& scene, const Sensor& se
 
   Bool active(true);
   auto [ray, ray_weight] = sensor.sample_ray(film_position, active);
-  RaySample result =
-      for_derivatives ? sample_for_derivatives(scene, rng, ray, active) : sample(scene, rng, ray, active);
+  std::optional<VertexRecording> recording;
+  if (const RecordingRequest* request = recording_request()) {
+    Color3f ray_adjoint(0.0f, 0.0f, 0.0f);
+    if (request->image_adjoint()) {
+      size_t channels = (returns_color() ? 3 + film.has_alpha() : 0) + aov_names().size();
+      Array2f splat_at = film.rfilter()->is_box() ? position : sample_position;
+      ray_adjoint = sample_adjoints(film, splat_at, channels, returns_color(), *request->image_adjoint()) * ray_weight;
+    }
+    recording = VertexRecording{&request->records(), request->pass(), pixel,
+                                arange<UInt32>(size_t(wavefront)) - pixel * opaque<UInt32>(spp), ray_adjoint};
+  }
+  RaySample result;
+  {
+    VertexRecordingScope recording_scope(recording ? &*recording : nullptr);
+    result = for_derivatives ? sample_for_derivatives(scene, rng, ray, active) : sample(scene, rng, ray, active);
+  }
 
   std::vector<Float> values;
   if (returns_color()) {

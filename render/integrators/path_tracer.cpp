@@ -11,6 +11,17 @@
 
 namespace kiln::render {
 
+void record_vertex(RecordingPass pass, const PathState& s, const SurfaceInteraction& si, const Array3f& wo,
+                   const Color3f& radiance, const Bool& active) {
+  VertexRecording* recording = vertex_recording();
+  if (!recording || recording->pass != pass) return;
+  GradScope no_derivatives = suspend_grad();
+  Color3f throughput = detach(s.throughput);
+  recording->records->append(active, recording->pixel, recording->sample, s.depth, detach(si.p), detach(si.sh_frame.n),
+                             detach(si.to_world(si.wi)), detach(si.to_world(wo)), throughput, detach(radiance),
+                             recording->ray_adjoint * throughput);
+}
+
 PathTracer::PathTracer(const Properties& props) {
   max_depth_ = max_depth_parameter(props);
   int64_t rr_depth = props.get_int("rr_depth", 5);
@@ -96,6 +107,8 @@ PathState PathTracer::bounce(const Scene& scene, const PathState& s, VertexTerms
   next.prev_bsdf_pdf = bs.pdf;
   next.prev_bsdf_delta = (bs.sampled_type & UInt32(bsdf_flags::kDelta)) != 0u;
   if (terms) *terms = VertexTerms{si, continuing, sampled, next.prev_bsdf_delta, bsdf_weight};
+  Color3f unknown(0.0f, 0.0f, 0.0f);
+  record_vertex(RecordingPass::Render, s, si, sampled, unknown, s.active & hit);
 
   // Russian roulette once the path is rr_depth vertices long. The survival probability
   // is a sampling decision: derivatives treat it as a constant (detached), and the

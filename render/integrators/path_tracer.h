@@ -9,6 +9,8 @@
 #include <kiln/render/properties.h>
 #include <kiln/render/ray.h>
 
+#include "core/recording.h"
+
 namespace kiln::render {
 
 class Scene;
@@ -44,6 +46,12 @@ struct VertexTerms {
   Bool delta;             ///< ... drawn from a delta lobe
   Color3f sample_weight;  ///< eval / pdf of the BSDF sample (delta: the lobe's weight)
 };
+
+/// Appends vertex `si` of paths `s` (where `active`) to the render's recording, if one was
+/// asked for in `pass`: `wo` (local) the direction sampled on, `radiance` what leaves the
+/// vertex towards the previous one (zero where unknown).
+void record_vertex(RecordingPass pass, const PathState& s, const SurfaceInteraction& si, const Array3f& wo,
+                   const Color3f& radiance, const Bool& active);
 
 class PathTracer {
  public:

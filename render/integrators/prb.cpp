@@ -36,13 +36,15 @@ PathState detached(PathState s) {
   return s;
 }
 
-/// Componentwise value / detach(value) where value is nonzero, else 0: 1 or 0 in value,
-/// with value's derivatives relative to itself.
-Color3f relative(const Color3f& value) {
-  Color3f fixed = detach(value);
-  auto ratio = [](const Float& v, const Float& f) { return select(f != 0.0f, v / select(f != 0.0f, f, 1.0f), 0.0f); };
-  return Color3f(ratio(value.x, fixed.x), ratio(value.y, fixed.y), ratio(value.z, fixed.z));
+/// Componentwise a / b where b is nonzero, else 0.
+Color3f ratio(const Color3f& a, const Color3f& b) {
+  auto one = [](const Float& x, const Float& y) { return select(y != 0.0f, x / select(y != 0.0f, y, 1.0f), 0.0f); };
+  return Color3f(one(a.x, b.x), one(a.y, b.y), one(a.z, b.z));
 }
+
+/// value / detach(value) where value is nonzero, else 0: 1 or 0 in value, with value's
+/// derivatives relative to itself.
+Color3f relative(const Color3f& value) { return ratio(value, detach(value)); }
 
 class PrbIntegrator : public SamplingIntegrator {
  public:
@@ -79,6 +81,10 @@ class PrbIntegrator : public SamplingIntegrator {
   ReplayState replay(const Scene& scene, const ReplayState& s) const {
     VertexTerms t;
     PathState next = tracer_.bounce(scene, s.path, &t);
+    // The radiance leaving this vertex towards the previous one: what is still to come,
+    // over the throughput that reached it.
+    record_vertex(RecordingPass::Backward, s.path, t.si, t.wo, ratio(s.remaining, s.path.throughput),
+                  s.path.active & t.si.is_valid());
     Color3f here = next.result - s.path.result;
     Color3f remaining = s.remaining - detach(here);
     auto [value_at_sample, pdf] = scene.bsdf_eval_pdf(BSDFContext(), t.si, t.wo, t.continuing & !t.delta);

@@ -180,7 +180,8 @@ void Mesh::traverse(TraversalCallback& callback) {
   callback.put("faces", &faces_, param_flags::kNonDifferentiable);
 }
 
-void Mesh::parameters_changed(const std::vector<std::string>&) {
+void Mesh::parameters_changed(const std::vector<std::string>& keys) {
+  if (only_children_changed(keys)) return;
   if (positions_.size() % 3 != 0 || faces_.size() % 3 != 0 || faces_.size() == 0)
     throw ValueError("kiln.render: shape '" + plugin() + "' (" + source() +
                      "): vertex_positions and faces need 3 values per vertex and per triangle");

@@ -17,7 +17,8 @@ class PlacedShape : public Shape {
     callback.put("to_world", &to_world_, param_flags::kDiscontinuous);
   }
   /// A new `to_world`: its inverse recomputed, update() run, the ray tracer told.
-  void parameters_changed(const std::vector<std::string>&) override {
+  void parameters_changed(const std::vector<std::string>& keys) override {
+    if (only_children_changed(keys)) return;
     to_world_ = Transform4f::from_rows(to_world_.to_rows());
     update();
     set_geometry_changed(true);

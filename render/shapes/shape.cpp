@@ -6,6 +6,8 @@
 #include <kiln/render/shape.h>
 #include <kiln/render/traverse.h>
 
+#include <algorithm>
+
 namespace kiln::render {
 
 Shape::Shape(const Properties& props) {
@@ -45,6 +47,11 @@ Float Shape::pdf_direction(const Array3f&, const DirectionSample3f& ds, const Bo
   Float cosine = abs(dot(ds.d, ds.n));
   Float conversion = select(cosine != 0.0f, ds.dist * ds.dist / cosine, Float(0.0f));
   return pdf_position(ps, active) * conversion;
+}
+
+bool Shape::only_children_changed(const std::vector<std::string>& keys) {
+  return !keys.empty() &&
+         std::all_of(keys.begin(), keys.end(), [](const std::string& k) { return k == "bsdf" || k == "emitter"; });
 }
 
 void Shape::traverse(TraversalCallback& callback) {

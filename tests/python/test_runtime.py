@@ -453,3 +453,13 @@ def test_bad_environment_values_warn_with_the_accepted_ones():
     assert 'KILN_BACKEND="gpu" is not a valid value (accepted: llvm|cpu, interp|interpreter)' in err
     assert 'KILN_CHECKS="maybe" is not a valid value' in err
     assert 'KILN_LOG="loud" is not a valid value (accepted: error, warn|warning, info, debug)' in err
+
+
+def test_eval_and_make_opaque_take_tensors():
+    tensor = kl.TensorXf(np.arange(6, dtype=np.float32).reshape(2, 3)) * 2.0
+    kl.kernel_history(True)
+    kl.eval(tensor)
+    assert len(kl.kernel_history(True)) == 1
+    kl.make_opaque(tensor)
+    assert kl.kernel_history() == []
+    np.testing.assert_array_equal(tensor.numpy(), np.arange(6).reshape(2, 3) * 2)

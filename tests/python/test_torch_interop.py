@@ -100,8 +100,10 @@ def test_conversions_share_memory():
     assert back.data_ptr() == t.data_ptr()
     v = to_kiln(torch.zeros(4, 3))
     assert type(v) is kl.Array3f
+    m = to_kiln(torch.arange(14, dtype=torch.float32).reshape(2, 7))  # other shapes: a Kiln tensor
+    assert type(m) is kl.TensorXf and m.shape == (2, 7) and m.numpy()[1, 6] == 13
     with pytest.raises(TypeError, match="no Kiln type"):
-        to_kiln(torch.zeros(2, 7))
+        to_kiln(torch.zeros((2, 7), dtype=torch.int64))
 
 
 def test_wrap_torch_errors():

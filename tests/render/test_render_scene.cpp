@@ -94,3 +94,46 @@ TEST(RenderScene, ChangedParametersCompileNothing) {
     if (it > 0) EXPECT_EQ(cache_stats().compiles + cache_stats().disk_hits, before) << it;
   }
 }
+
+TEST(RenderScene, ShapesKeepTheirGeometryWhenOnlyTheirMaterialChanged) {
+  // update() tells an ancestor which of its children changed ("bsdf"): a shape whose BSDF
+  // changed keeps its geometry, so the scene does not update its ray tracer.
+  auto scene = load("path");
+  const auto& shapes = scene->shapes();
+  auto changed = [&] {
+    return std::count_if(shapes.begin(), shapes.end(), [](const auto& s) { return s->geometry_changed(); });
+  };
+  for (const auto& shape : shapes) {  // what update() tells each shape
+    shape->parameters_changed({"bsdf"});
+    shape->parameters_changed({"emitter"});
+  }
+  EXPECT_EQ(changed(), 0);
+  for (const auto& shape : shapes) shape->parameters_changed({"bsdf", "to_world"});
+  EXPECT_EQ(changed(), long(shapes.size()));  // a geometric change besides the material
+  scene->parameters_changed({});              // the scene takes the changes in
+  EXPECT_EQ(changed(), 0);
+}
+
+TEST(RenderScene, UpdateTellsAncestorsWhichChildrenChanged) {
+  // A root holding two children, each owning a value; what parameters_changed() hears.
+  struct Node : Object {
+    PluginKind kind() const override { return PluginKind::Bsdf; }
+    void traverse(TraversalCallback& callback) override {
+      callback.put("value", &value, param_flags::kDifferentiable);
+      for (auto& [name, child] : children) callback.put_object(name, child.get());
+    }
+    void parameters_changed(const std::vector<std::string>& keys) override { heard.push_back(keys); }
+    Float value = Float(1.0f);
+    std::vector<std::pair<std::string, std::shared_ptr<Node>>> children;
+    std::vector<std::vector<std::string>> heard;
+  };
+  Node root;
+  root.children = {{"left", std::make_shared<Node>()}, {"right", std::make_shared<Node>()}};
+  SceneParameters params(root);
+  params.set("left.value", Float(2.0f));
+  params.set("right.value", Float(3.0f));
+  params.update();
+  using Heard = std::vector<std::vector<std::string>>;
+  EXPECT_EQ(root.children[0].second->heard, (Heard{{"value"}}));
+  EXPECT_EQ(root.heard, (Heard{{"left", "right"}}));
+}

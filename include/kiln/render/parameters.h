@@ -9,7 +9,8 @@
 // - set() checks the value's type and size against the parameter and names the key and
 //   what is accepted; update() calls parameters_changed() with the changed names on each
 //   object whose parameters changed, then on its ancestors up to the root (a mesh, then
-//   the scene that traces it), once each, children first.
+//   the scene that traces it) with the names of their children that changed ("bsdf"),
+//   once each, children first.
 #pragma once
 
 #include <kiln/render/properties.h>
@@ -61,6 +62,7 @@ class SceneParameters {
 
   std::map<std::string, Entry> entries_;
   std::map<Object*, Object*> parent_;
+  std::map<Object*, std::string> name_in_parent_;  ///< the name `parent_` lists it under
   std::map<Object*, size_t> depth_;
   std::map<Object*, std::vector<std::string>> changed_;
 };

@@ -17,6 +17,7 @@
 //   ValueError naming it, never a silent zero.
 #pragma once
 
+#include <kiln/render/records.h>
 #include <kiln/render/scene.h>
 
 #include <cstdint>
@@ -30,6 +31,9 @@ struct RenderOptions {
   uint32_t spp = 0;                   ///< 0: the sensor's sampler's count
   std::optional<uint32_t> seed_grad;  ///< derived from `seed` when empty (gradient_seed)
   std::optional<uint32_t> spp_grad;   ///< `spp` when empty
+  /// Receives per-vertex records of this render and of its reverse-mode derivatives
+  /// (records.h says which integrators record).
+  std::shared_ptr<PathRecorder> recorder;
 };
 
 /// The seed of the gradient render when none is given: a hash of `seed`, so that it differs

@@ -54,6 +54,9 @@ class Shape : public Object {
   virtual std::pair<std::array<float, 3>, std::array<float, 3>> bounding_box() const = 0;
   /// Lists the BSDF and area light as children ("bsdf", "emitter").
   void traverse(TraversalCallback& callback) override;
+  /// True when the changes parameters_changed() was told about (`keys`) are all in the
+  /// BSDF or the area light: the geometry stayed as it was.
+  static bool only_children_changed(const std::vector<std::string>& keys);
 
   /// True after a parameter change the ray tracer must see (the scene then rebuilds it).
   bool geometry_changed() const { return geometry_changed_; }

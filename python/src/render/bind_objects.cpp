@@ -3,6 +3,7 @@
 
 #include <kiln/errors.h>
 #include <kiln/render/image.h>
+#include <kiln/render/records.h>
 #include <kiln/render/render.h>
 #include <kiln/render/scene.h>
 
@@ -44,7 +45,7 @@ uint32_t checked(const char* name, int64_t value, int64_t low, int64_t high, con
 
 TensorXf render(const std::shared_ptr<Scene>& scene, const nb::handle& params, std::optional<int64_t> spp,
                 std::optional<int64_t> spp_grad, int64_t seed, std::optional<int64_t> seed_grad,
-                const nb::handle& sensor) {
+                const nb::handle& sensor, std::shared_ptr<PathRecorder> recorder) {
   nb::object parameter_type = nb::module_::import_("kiln.render").attr("SceneParameters");
   if (!params.is_none() && !PyObject_IsInstance(params.ptr(), parameter_type.ptr()))
     throw TypeError(
@@ -56,6 +57,7 @@ TensorXf render(const std::shared_ptr<Scene>& scene, const nb::handle& params, s
   if (spp_grad) options.spp_grad = checked("spp_grad", *spp_grad, 1, kMaxSpp, "1 and 2^24");
   options.seed = checked("seed", seed, 0, UINT32_MAX, "0 and 2^32 - 1");
   if (seed_grad) options.seed_grad = checked("seed_grad", *seed_grad, 0, UINT32_MAX, "0 and 2^32 - 1");
+  options.recorder = std::move(recorder);
   return kiln::render::render(scene, pick_sensor(*scene, sensor), options);
 }
 
@@ -89,11 +91,27 @@ void bind_objects(nb::module_& m) {
 
   m.def("render", &render, nb::arg("scene"), nb::arg("params") = nb::none(), nb::arg("spp") = nb::none(),
         nb::arg("spp_grad") = nb::none(), nb::arg("seed") = 0, nb::arg("seed_grad") = nb::none(), nb::arg("sensor") = 0,
+        nb::arg("recorder").none() = nb::none(),
         "Renders `scene` with its integrator: a kl.TensorXf of shape (crop height, crop width, channels). "
         "`spp` defaults to the sensor's sampler's sample_count; `sensor` is an index or a sensor. When scene "
         "parameters carry derivatives (kl.enable_grad on values assigned through kr.traverse(scene)), the image "
         "does too: kl.backward / kl.forward run a second render with `seed_grad` (derived from `seed` when None) "
-        "and `spp_grad` (`spp` when None). `params` (kr.traverse(scene)'s result) is accepted as in Mitsuba.");
+        "and `spp_grad` (`spp` when None). `params` (kr.traverse(scene)'s result) is accepted as in Mitsuba. "
+        "`recorder` (a kr.PathRecorder) receives per-vertex records of the render and of its backward pass.");
+  nb::class_<PathRecorder>(m, "_PathRecorder", "The C++ side of kr.PathRecorder.")
+      .def(nb::init<size_t>(), nb::arg("capacity"))
+      .def_prop_ro_static("field_names",
+                          [](nb::handle) {
+                            return std::vector<std::string>(PathRecorder::kFieldNames.begin(),
+                                                            PathRecorder::kFieldNames.end());
+                          })
+      .def_prop_ro(
+          "_render_core", [](PathRecorder& r) -> detail::RecorderCore& { return r.render_records().core(); },
+          nb::rv_policy::reference_internal)
+      .def_prop_ro(
+          "_backward_core", [](PathRecorder& r) -> detail::RecorderCore& { return r.backward_records().core(); },
+          nb::rv_policy::reference_internal)
+      .def("clear", &PathRecorder::clear, "Forgets the records of both passes.");
   m.def(
       "write_image", [](const TensorXf& image, const std::string& path) { write_image(image, path); }, nb::arg("image"),
       nb::arg("path"),

@@ -46,6 +46,22 @@ template <typename T> T detach(const T& value) {
   for_each_array(result, [](auto& array) { array.reset_ad(0); });
   return result;
 }
+/// Zeros of `value`'s size carrying `value`'s derivatives (the same AD nodes): traversals
+/// through the result reach what `value` depends on, and evaluating it never computes
+/// `value`. For work whose derivatives are wanted but whose values are not (a gradient
+/// render whose image only carries a traversal); ops whose derivatives use this operand's
+/// value see zeros.
+template <typename T> T derivatives_without_values(const T& value) {
+  T result = value;
+  for_each_array(result, [](auto& array) {
+    using A = std::decay_t<decltype(array)>;
+    detail::AdIndex ad = array.ad_index();
+    if (ad) detail::ad_inc_ref(ad);
+    array = zeros<A>(array.size());
+    array.reset_ad(ad);
+  });
+  return result;
+}
 /// True when `value` (any component of it) carries derivatives.
 template <typename T> bool grad_enabled(const T& value) {
   bool any = false;

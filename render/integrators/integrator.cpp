@@ -111,6 +111,10 @@ TensorXf SamplingIntegrator::render_samples(const Scene& scene, const Sensor& se
     if (film.has_alpha()) values.push_back(select(result.valid, Float(1.0f), Float(0.0f)));
   }
   values.insert(values.end(), result.aovs.begin(), result.aovs.end());
+  // A gradient render's image only carries a traversal: its values are never read, so
+  // the samples' values (a path replay's primal pass) need not be computed.
+  if (for_derivatives)
+    for (Float& value : values) value = derivatives_without_values(value);
 
   ImageBlock block = film.create_block(values.size());
   // With the box filter a sample belongs to its pixel: splat the pixel's own position.

@@ -589,3 +589,18 @@ TEST_F(AutodiffLeaks, TheGraphIsFreedWithItsArrays) {
 }
 
 }  // namespace
+
+TEST_F(AutodiffSemantics, DerivativesWithoutValuesCarryTraversalsButComputeNothing) {
+  Float64 x = from({1, 2});
+  enable_grad(x);
+  Float64 y = sin(x) * x;  // never evaluated below
+  Vec3 v(y, y * 2.0, x);
+  Vec3 carriers = derivatives_without_values(v);
+  kernel_history(true);
+  EXPECT_EQ(host(carriers.x), (std::vector<double>{0, 0}));  // zeros: no kernel computed y
+  for (const KernelLaunch& launch : kernel_history()) EXPECT_EQ(launch.ops, 0u);
+  backward(sum(carriers.x * 3.0 + carriers.z));
+  for (size_t i = 0; i < 2; ++i)
+    EXPECT_NEAR(host(grad(x))[i], 3 * (std::cos(i + 1.0) * (i + 1.0) + std::sin(i + 1.0)) + 1, 1e-12);
+  EXPECT_FALSE(grad_enabled(derivatives_without_values(detach(y))));
+}

@@ -32,8 +32,8 @@ class Integrator : public Object {
 
   virtual TensorXf render(const Scene& scene, const Sensor& sensor, uint32_t seed, uint32_t spp) const = 0;
   /// An image with the render's derivatives (what kr.render's gradient render
-  /// differentiates); its values may differ from the render's (path replay's do). By
-  /// default the render itself.
+  /// differentiates); its values are not the render's (a sampling integrator's are zeros,
+  /// never computed). By default the render itself.
   virtual TensorXf render_for_derivatives(const Scene& scene, const Sensor& sensor, uint32_t seed, uint32_t spp) const {
     return render(scene, sensor, seed, spp);
   }

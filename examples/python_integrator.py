@@ -50,11 +50,13 @@ class PathState:
     prev_bsdf_delta: kl.Bool
     active: kl.Bool
     rng: kl.PCG32
+    lane: kl.UInt32
 
 
-def bounce(scene, s, max_depth, rr_depth):
+def bounce(scene, s, max_depth, rr_depth, recorder=None):
     """One path vertex: emission found by the last BSDF sample, emitter sampling and a BSDF
-    sample (weighted by multiple importance sampling), then Russian roulette."""
+    sample (weighted by multiple importance sampling), then Russian roulette. With a
+    `recorder` (a kl.Recorder of RECORD_FIELDS), one record per lane that hit a surface."""
     ctx = kr.BSDFContext()
     si = scene.ray_intersect(kr.Ray3f(s.o, s.d, s.maxt), s.active)
     hit = si.is_valid()
@@ -83,6 +85,9 @@ def bounce(scene, s, max_depth, rr_depth):
     emitter_mis = kl.select(ds.delta, kl.Float(1.0), mis_weight(ds.pdf, bsdf_pdf))
     result = kl.select(sample_emitter, result + s.throughput * bsdf_value * emitter_weight * emitter_mis, result)
 
+    if recorder is not None:
+        recorder.append(s.active & hit, lane=s.lane, depth=s.depth, p=si.p, n=si.sh_frame.n,
+                        wi=si.to_world(si.wi), throughput=kl.detach(s.throughput))
     ray = si.spawn_ray(si.to_world(kl.detach(bs.wo)))
     throughput = s.throughput * bsdf_weight
     eta = s.eta * bs.eta
@@ -95,13 +100,20 @@ def bounce(scene, s, max_depth, rr_depth):
     rr_continue = rng.next_float32() < rr_probability
     throughput = throughput * kl.select(rr_active & (rr_probability > 0.0), 1.0 / rr_probability, kl.Float(1.0))
     active = continuing & (~rr_active | rr_continue) & (throughput_max != 0.0)
-    return PathState(ray.o, ray.d, ray.maxt + kl.zeros(kl.Float, kl.width(s.maxt)), throughput, result, eta, depth, valid, si.p, bs.pdf,
-                (bs.sampled_type & kr.BSDFFlags.Delta) != 0, active, rng)
+    maxt = ray.maxt + kl.zeros(kl.Float, kl.width(s.maxt))
+    delta = (bs.sampled_type & kr.BSDFFlags.Delta) != 0
+    return PathState(ray.o, ray.d, maxt, throughput, result, eta, depth, valid, si.p, bs.pdf, delta, active, rng, s.lane)
 
 
-def render(scene, spp, seed=0, max_depth=6, rr_depth=5, mode=None, sensor=0):
+RECORD_FIELDS = {"lane": kl.UInt32, "depth": kl.UInt32, "p": kl.Array3f, "n": kl.Array3f, "wi": kl.Array3f,
+                 "throughput": kl.Array3f}
+
+
+def render(scene, spp, seed=0, max_depth=6, rr_depth=5, mode=None, sensor=0, recorder=None):
     """The image of `scene` (its first sensor) traced by the Python path tracer above: the
-    C++ path integrator's pixel sampling (sample positions, the film's filter) and vertices."""
+    C++ path integrator's pixel sampling (sample positions, the film's filter) and vertices.
+    `recorder`, a kl.Recorder(RECORD_FIELDS, capacity), gets one record per vertex (lane:
+    the sample's index, pixel * spp + sample)."""
     sensor = scene.sensors()[sensor]
     film = sensor.film()
     (width, height), (crop_w, crop_h), (off_x, off_y) = film.size, film.crop_size, film.crop_offset
@@ -119,10 +131,12 @@ def render(scene, spp, seed=0, max_depth=6, rr_depth=5, mode=None, sensor=0):
     ray, ray_weight = sensor.sample_ray(film_position)
 
     zeros3 = kl.Array3f(kl.zeros(kl.Float, lanes), kl.zeros(kl.Float, lanes), kl.zeros(kl.Float, lanes))
-    start = PathState(ray.o, ray.d, ray.maxt + kl.zeros(kl.Float, lanes), zeros3 + 1.0, zeros3, kl.full(kl.Float, 1.0, lanes), kl.zeros(kl.UInt32, lanes),
-                 kl.full(kl.Bool, scene.environment != 0, lanes), zeros3, kl.full(kl.Float, 1.0, lanes),
-                 kl.full(kl.Bool, True, lanes), kl.full(kl.Bool, max_depth > 0, lanes), rng)
-    end = kl.while_loop(start, lambda s: s.active, lambda s: bounce(scene, s, max_depth, rr_depth), mode=mode,
+    start = PathState(ray.o, ray.d, ray.maxt + kl.zeros(kl.Float, lanes), zeros3 + 1.0, zeros3,
+                      kl.full(kl.Float, 1.0, lanes), kl.zeros(kl.UInt32, lanes),
+                      kl.full(kl.Bool, scene.environment != 0, lanes), zeros3, kl.full(kl.Float, 1.0, lanes),
+                      kl.full(kl.Bool, True, lanes), kl.full(kl.Bool, max_depth > 0, lanes), rng,
+                      kl.arange(kl.UInt32, lanes))
+    end = kl.while_loop(start, lambda s: s.active, lambda s: bounce(scene, s, max_depth, rr_depth, recorder), mode=mode,
                         name="python_path", max_iterations=max(max_depth, 1))
     radiance = kl.select(end.valid, end.result, kl.Array3f(0.0, 0.0, 0.0)) * ray_weight
     values = [radiance.x, radiance.y, radiance.z]

@@ -93,3 +93,18 @@ def test_bad_interface_calls_raise(call, error, words):
         eval(call)
     for word in words:
         assert word in str(raised.value)
+
+
+def test_a_python_integrator_records_the_vertices_the_cpp_one_records():
+    scene = path_scene("cornell_box")
+    ours = kl.Recorder(python_integrator.RECORD_FIELDS, 1 << 16)
+    python_integrator.render(scene, SPP, seed=SEED, max_depth=MAX_DEPTH, rr_depth=3, recorder=ours)
+    theirs = kr.PathRecorder(1 << 16)
+    kr.render(scene, spp=SPP, seed=SEED, recorder=theirs)
+    a, b = ours.numpy(), theirs.render.numpy()
+    assert ours.count() == theirs.render.count() > 0
+    order_a = np.lexsort((a["depth"], a["lane"]))
+    order_b = np.lexsort((b["depth"], b["pixel"] * SPP + b["sample"]))
+    np.testing.assert_array_equal(a["lane"][order_a], (b["pixel"] * SPP + b["sample"])[order_b])
+    for name in ("depth", "p", "n", "wi", "throughput"):
+        np.testing.assert_allclose(a[name][order_a], b[name][order_b], rtol=1e-5, atol=1e-6, err_msg=name)

@@ -138,6 +138,34 @@ def test_image_derivatives_match_central_differences(mode, integrator, key):
     check_close(f"{key} forward", probe.forward(), fd, scale)
 
 
+METAL = {"type": "roughconductor", "alpha": 0.3, "eta": {"type": "rgb", "value": [0.2, 0.4, 1.2]},
+         "k": {"type": "rgb", "value": [3.0, 2.5, 2.0]}}
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("integrator", ["direct", "prb2"])
+@pytest.mark.parametrize("key, bsdf", [
+    ("wall.bsdf.alpha.value", {"type": "roughconductor", "alpha": 0.3}),
+    ("wall.bsdf.eta.value", METAL),
+    ("wall.bsdf.k.value", METAL),
+])
+def test_roughness_and_ior_derivatives_match_central_differences(mode, integrator, key, bsdf):
+    # Lit by the point light only and one vertex deep, the image is the BSDF's eval towards
+    # the light: smooth in roughness and index of refraction (which otherwise steer sampling,
+    # so the image at a fixed seed is not smooth in them).
+    integrators = {"direct": {"type": "direct"}, "prb2": {"type": "prb", "max_depth": 2}}
+    scene = box_scene(integrators[integrator], mode)
+    del scene["light"]
+    scene["wall"]["bsdf"] = bsdf
+    probe = Probe(scene, key, np.random.default_rng(11))
+    h = 1e-2
+    fd = probe.finite_difference(h)
+    scale = abs(probe.finite_difference(2 * h) - fd) + 1e-6 * np.abs(probe.v).sum() / h
+    assert abs(fd) > 10 * scale, f"{key}: the image hardly depends on it ({fd}); the check would be empty"
+    check_close(f"{key} reverse", probe.reverse(), fd, scale)
+    check_close(f"{key} forward", probe.forward(), fd, scale)
+
+
 @pytest.mark.parametrize("mode", MODES)
 def test_mirrors_and_sphere_lights_have_finite_tangents(mode):
     # A conductor with the default material "none" (eta 0) and a spherical area light both

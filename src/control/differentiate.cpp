@@ -4,6 +4,7 @@
 #include <kiln/errors.h>
 
 #include "ir/node.h"
+#include "ir/region.h"
 
 #include <algorithm>
 #include <utility>
@@ -94,11 +95,34 @@ BodyFn tangent_function(const BodyFn& fn, size_t n) {
 /// by lane at all: a capture only gathered from has none, whatever its size, so its
 /// gradient takes the same path (and kernels the same shape) when its size happens to
 /// equal the statement's lane count.
+/// In an evaluated loop (`whole_arrays`), every contribution is instead a gradient of the
+/// whole captured array (a one-entry capture's summed over the lanes), added into one
+/// running buffer that is evaluated each iteration, so memory does not grow with them.
 struct CaptureCollection {
-  explicit CaptureCollection(size_t captures) : buffers(captures), lane_wise(captures, false) {}
+  CaptureCollection(size_t captures, bool whole_arrays)
+      : buffers(captures), lane_wise(captures, false), whole_arrays(whole_arrays) {}
   std::vector<Values> buffers;
   std::vector<bool> lane_wise;
+  bool whole_arrays;
 };
+
+/// Adds capture `c`'s contributions of one evaluated iteration to its running buffer.
+void add_whole_array(CaptureCollection& collection, size_t c, const Handle& capture, Handle contribution) {
+  for (Index b : ad_collected_buffers(capture.ad())) {
+    Handle buffer = Handle::steal(b);
+    contribution = contribution ? traced(Op::Add, contribution, buffer) : buffer;
+  }
+  if (!contribution) return;
+  if (ad_size(capture.ad()) == 1 && node_size(contribution.index()) != 1)
+    contribution = Handle::steal(reduce(Reduction::Sum, contribution.index()));
+  Values& running = collection.buffers[c];
+  if (running.empty())
+    running.push_back(contribution);
+  else
+    running[0] = traced(Op::Add, running[0], contribution);
+  Index total = running[0].index();
+  eval(&total, 1);
+}
 using CaptureBuffers = std::shared_ptr<CaptureCollection>;
 BodyFn adjoint_function(const BodyFn& fn, size_t n, const Values& captures, bool with_outputs, CaptureBuffers buffers) {
   return [fn, n, captures, with_outputs, buffers](const Values& in) {
@@ -110,8 +134,11 @@ BodyFn adjoint_function(const BodyFn& fn, size_t n, const Values& captures, bool
     size_t seed = n;
     for (const Handle& v : out) {
       if (!is_float_value(v)) continue;
-      const Handle& g = in.at(seed++);
+      Handle g = in.at(seed++);
       if (!v.ad()) continue;
+      // An evaluated loop's body runs on every lane; the adjoints of lanes that finished are 0.
+      if (Index mask = current_mask(); buffers->whole_arrays && mask)
+        g = traced(Op::Select, Handle::borrow(mask), g, zeros_of(node_type(g.index()), 1));
       ad_accumulate_grad(v.ad(), g.index());
       targets.push_back(v.ad());
     }
@@ -127,6 +154,11 @@ BodyFn adjoint_function(const BodyFn& fn, size_t n, const Values& captures, bool
     }
     for (size_t c = 0; c < captures.size(); ++c) {
       Index g = ad_collected(captures[c].ad());
+      if (buffers->whole_arrays) {
+        add_whole_array(*buffers, c, captures[c], g ? Handle::steal(g) : Handle());
+        result.push_back(zeros_of(ad_type(captures[c].ad()), 1));
+        continue;
+      }
       if (g) buffers->lane_wise[c] = true;
       result.push_back(g ? Handle::steal(g) : zeros_of(ad_type(captures[c].ad()), 1));
       for (Index b : ad_collected_buffers(captures[c].ad())) buffers->buffers[c].push_back(Handle::steal(b));
@@ -200,7 +232,9 @@ class StatementDerivative : public CustomCallbacks {
 
  protected:
   /// Empty buffer lists, one per capture, for adjoint_function().
-  CaptureBuffers new_buffers() const { return std::make_shared<CaptureCollection>(captures_.size()); }
+  CaptureBuffers new_buffers(bool whole_arrays = false) const {
+    return std::make_shared<CaptureCollection>(captures_.size(), whole_arrays);
+  }
   /// Gradients per input position: the inputs', then the captures' from `contributions`
   /// (lane by lane) and `buffers`.
   std::vector<Index> input_grads(const Values& grads, size_t first_grad, const Values& contributions,
@@ -210,7 +244,8 @@ class StatementDerivative : public CustomCallbacks {
       Handle total = contributions.at(first_contribution + c);
       size_t lanes = node_size(total.index()), size = ad_size(captures_[c].ad());
       // Lane-wise zeros: for a capture of another size, or one that got no lane-wise contribution.
-      if (size != 1 && lanes != 1 && (lanes != size || !buffers->lane_wise[c])) total = Handle();
+      if (buffers->whole_arrays || (size != 1 && lanes != 1 && (lanes != size || !buffers->lane_wise[c])))
+        total = Handle();
       if (inside_statement()) {
         // Nested in another statement's adjoint: hand each buffer to the enclosing
         // collection as it is (a scatter buffer, kept apart there), since a sum of buffers
@@ -332,13 +367,14 @@ struct Trajectory {
 class LoopDerivativeNode final : public StatementDerivative {
  public:
   LoopDerivativeNode(std::string what, Values state, Values outputs, Values captures, ConditionFn cond, BodyFn body,
-                     LoopRun run, LoopDerivative options, Trajectory trajectory)
+                     LoopRun run, LoopDerivative options, Trajectory trajectory, bool evaluated)
       : StatementDerivative(std::move(what), std::move(state), std::move(outputs), std::move(captures)),
         cond_(std::move(cond)),
         body_(std::move(body)),
         run_(std::move(run)),
         options_(options),
-        trajectory_(std::move(trajectory)) {}
+        trajectory_(std::move(trajectory)),
+        evaluated_(evaluated) {}
 
   std::vector<Index> forward_grads(const std::vector<Index>& g) override {
     size_t n = inputs_.size();
@@ -394,7 +430,7 @@ class LoopDerivativeNode final : public StatementDerivative {
     Values state = inputs_;
     for (const Handle& c : captures_) state.push_back(zeros_of(ad_type(c.ad()), lanes()));
     ConditionFn cond = [this, n](const Values& s) { return cond_(Values(s.begin(), s.begin() + long(n))); };
-    CaptureBuffers buffers = new_buffers();
+    CaptureBuffers buffers = new_buffers(evaluated_);
     BodyFn adjoint = adjoint_function(body_, n, captures_, true, buffers);
     BodyFn step = [this, n, floats, adjoint, seeds](const Values& s) {
       Values r = adjoint(concat(Values(s.begin(), s.begin() + long(n)), seeds));
@@ -420,6 +456,7 @@ class LoopDerivativeNode final : public StatementDerivative {
   LoopRun run_;
   LoopDerivative options_;
   Trajectory trajectory_;
+  bool evaluated_;  ///< `run_` runs an evaluated loop
 };
 
 bool any_derivative(const Values& values) {
@@ -503,7 +540,7 @@ Values differentiable_choices(const Values& args, const ChoicesRun& run, const s
 }
 
 Values differentiable_loop(const Values& state, const ConditionFn& cond, const BodyFn& body, const LoopRun& run,
-                           const LoopDerivative& derivative, const std::string& what) {
+                           const LoopDerivative& derivative, const std::string& what, bool evaluated) {
   Values captures;
   Trajectory trajectory;
   Values outputs;
@@ -515,7 +552,7 @@ Values differentiable_loop(const Values& state, const ConditionFn& cond, const B
   }
   if (!any_derivative(state) && captures.empty()) return outputs;
   auto op = std::make_shared<LoopDerivativeNode>(what, state, outputs, captures, cond, body, run, derivative,
-                                                 std::move(trajectory));
+                                                 std::move(trajectory), evaluated);
   return connect(op, state, captures, outputs);
 }
 

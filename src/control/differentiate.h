@@ -34,8 +34,9 @@ bool derivatives_possible();
 /// differentiable arrays its functions read from outside.
 Values differentiable_choices(const Values& args, const ChoicesRun& run, const std::string& what);
 
-/// A symbolic while_loop with derivatives (see LoopDerivative).
+/// A symbolic while_loop with derivatives (see LoopDerivative), or an evaluated sum loop
+/// (`evaluated`: `run` runs an evaluated loop).
 Values differentiable_loop(const Values& state, const ConditionFn& cond, const BodyFn& body, const LoopRun& run,
-                           const LoopDerivative& derivative, const std::string& what);
+                           const LoopDerivative& derivative, const std::string& what, bool evaluated = false);
 
 }  // namespace kiln::detail

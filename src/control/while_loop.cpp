@@ -176,7 +176,15 @@ Values while_loop(const Values& state, const ConditionFn& cond, const BodyFn& bo
   for (const Handle& v : state)
     if (!v) throw ValueError("kiln: " + what + ": a state array is empty (default-constructed)");
   size_t lanes = common_size(state, what + " state", kBufferHint);
-  if (resolve_mode(mode) == ControlMode::Evaluated) return evaluated_loop(state, cond, body, what, name, lanes);
+  if (resolve_mode(mode) == ControlMode::Evaluated) {
+    // A sum loop is differentiated by running it again, as in symbolic mode, so that the AD
+    // graph does not keep its iterations; other evaluated loops keep them.
+    if (!derivative.sum_loop || !derivatives_possible()) return evaluated_loop(state, cond, body, what, name, lanes);
+    LoopRun run = [what, name, lanes](const Values& s, const ConditionFn& c, const BodyFn& b) {
+      return evaluated_loop(s, c, b, what, name, lanes);
+    };
+    return differentiable_loop(state, cond, body, run, LoopDerivative{.sum_loop = true}, what, /*evaluated=*/true);
+  }
   if (!derivatives_possible()) return symbolic_loop(state, cond, body, what, name, lanes);
   LoopRun run = [what, name, lanes](const Values& s, const ConditionFn& c, const BodyFn& b) {
     return symbolic_loop(s, c, b, what, name, lanes);

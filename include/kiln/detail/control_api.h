@@ -97,7 +97,8 @@ ControlMode resolve_mode(std::optional<ControlMode> requested);
 }  // namespace detail
 
 /// How reverse mode differentiates a symbolic loop. Evaluated loops need neither: each
-/// iteration is kept in the AD graph. Forward mode needs nothing in either mode.
+/// iteration is kept in the AD graph, except in a sum loop, which reverse mode runs again
+/// in either mode. Forward mode needs nothing in either mode.
 struct LoopDerivative {
   /// Store each lane's state at every iteration, for up to this many iterations (0: no
   /// storage); reverse mode then runs the body's adjoint backwards over it. A lane that

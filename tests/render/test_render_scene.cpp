@@ -8,6 +8,7 @@
 #include <kiln/render/scene.h>
 #include <kiln/runtime.h>
 
+#include <algorithm>
 #include <cmath>
 
 using namespace kiln;
@@ -135,5 +136,7 @@ TEST(RenderScene, UpdateTellsAncestorsWhichChildrenChanged) {
   params.update();
   using Heard = std::vector<std::vector<std::string>>;
   EXPECT_EQ(root.children[0].second->heard, (Heard{{"value"}}));
+  ASSERT_EQ(root.heard.size(), 1u);  // once, naming both children (in no particular order)
+  std::sort(root.heard[0].begin(), root.heard[0].end());
   EXPECT_EQ(root.heard, (Heard{{"left", "right"}}));
 }

@@ -119,7 +119,7 @@ PathState PathTracer::bounce(const Scene& scene, const PathState& s, VertexTerms
   Bool rr_active = next.depth >= UInt32(rr_depth_);
   Bool rr_continue = next.rng.next_float32() < rr_probability;
   next.throughput = next.throughput * select(rr_active & (rr_probability > 0.0f), 1.0f / rr_probability, Float(1.0f));
-  next.active = continuing & (!rr_active | rr_continue) & (throughput_max != 0.0f);
+  next.active = continuing & ((!rr_active) | rr_continue) & (throughput_max != 0.0f);
   return next;
 }
 

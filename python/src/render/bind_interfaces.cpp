@@ -115,7 +115,7 @@ void bind_interaction(nb::module_& m) {
           "bsdf", [](const SceneInteraction& si) { return BSDFPtr{si.scene}; },
           "The BSDFs of the hit shapes, per lane.")
       .def(
-          "emitter", [](const SceneInteraction& si, const std::shared_ptr<Scene>& scene) { return EmitterPtr{scene}; },
+          "emitter", [](const SceneInteraction&, const std::shared_ptr<Scene>& scene) { return EmitterPtr{scene}; },
           nb::arg("scene"), "The emitters at the interaction: area lights on hits, the environment on misses.");
 
   nb::class_<BSDFPtr>(m, "BSDFPtr", "The BSDFs of the shapes an interaction hit, per lane (si.bsdf()).")

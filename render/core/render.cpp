@@ -8,6 +8,7 @@
 #include "core/recording.h"
 
 #include <memory>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -30,15 +31,12 @@ void check_supported(const SceneParameters& params, const std::string& key, cons
       },
       ref);
   if (!carries) return;
-  auto ends_with = [&](const std::string& suffix) {
-    return key.size() >= suffix.size() && key.compare(key.size() - suffix.size(), suffix.size(), suffix) == 0;
-  };
   std::string why;
   if (params.flags(key) & param_flags::kDiscontinuous)
     why = "its derivatives need visibility (silhouette) terms, which kiln.render does not compute";
   else if (params.flags(key) & param_flags::kNonDifferentiable)
     why = "it is not differentiable";
-  else if (ends_with(".vertex_normals") || ends_with(".vertex_texcoords"))
+  else if (key.ends_with(".vertex_normals") || key.ends_with(".vertex_texcoords"))
     why = "derivatives with respect to mesh attributes are not supported yet";
   if (!why.empty())
     throw ValueError("kiln.render: render(): scene parameter '" + key + "' carries derivatives, but " + why +

@@ -106,20 +106,18 @@ struct CaptureCollection {
   bool whole_arrays;
 };
 
+/// `total` + `part`, or `part` when there is no total yet.
+Handle plus(const Handle& total, const Handle& part) { return total ? traced(Op::Add, total, part) : part; }
+
 /// Adds capture `c`'s contributions of one evaluated iteration to its running buffer.
 void add_whole_array(CaptureCollection& collection, size_t c, const Handle& capture, Handle contribution) {
-  for (Index b : ad_collected_buffers(capture.ad())) {
-    Handle buffer = Handle::steal(b);
-    contribution = contribution ? traced(Op::Add, contribution, buffer) : buffer;
-  }
+  for (Index b : ad_collected_buffers(capture.ad())) contribution = plus(contribution, Handle::steal(b));
   if (!contribution) return;
   if (ad_size(capture.ad()) == 1 && node_size(contribution.index()) != 1)
     contribution = Handle::steal(reduce(Reduction::Sum, contribution.index()));
   Values& running = collection.buffers[c];
-  if (running.empty())
-    running.push_back(contribution);
-  else
-    running[0] = traced(Op::Add, running[0], contribution);
+  if (running.empty()) running.emplace_back();
+  running[0] = plus(running[0], contribution);
   Index total = running[0].index();
   eval(&total, 1);
 }
@@ -254,7 +252,7 @@ class StatementDerivative : public CustomCallbacks {
         out.push_back(total.release());
         continue;
       }
-      for (const Handle& b : buffers->buffers[c]) total = total ? traced(Op::Add, total, b) : b;
+      for (const Handle& b : buffers->buffers[c]) total = plus(total, b);
       out.push_back(total.release());
     }
     return out;

@@ -94,6 +94,12 @@ void bind_records(nb::module_& m) {
   m.attr("BSDFFlags") = nb::module_::import_("types").attr("SimpleNamespace")(**flags);
 }
 
+/// BSDFPtr's eval, pdf or eval_pdf: `pick` takes its part of the scene's (eval, pdf).
+template <typename Pick> auto eval_pdf_part(Pick pick) {
+  return [pick](const BSDFPtr& self, const BSDFContext& ctx, const SceneInteraction& si, const Array3f& wo,
+                const Bool& active) { return pick(self.scene->bsdf_eval_pdf(ctx, si, wo, active)); };
+}
+
 void bind_interaction(nb::module_& m) {
   nb::class_<SceneInteraction>(m, "SurfaceInteraction3f",
                                "Where rays met surfaces (scene.ray_intersect()): t = inf and shape = 0 on misses.")
@@ -126,23 +132,12 @@ void bind_interaction(nb::module_& m) {
              const Bool& active) { return self.scene->bsdf_sample(ctx, si, sample1, sample2, active); },
           nb::arg("ctx"), nb::arg("si"), nb::arg("sample1"), nb::arg("sample2"), nb::arg("active") = Bool(true),
           "(BSDFSample3f, weight = eval / pdf · cos) for a direction drawn from the BSDF.")
-      .def(
-          "eval",
-          [](const BSDFPtr& self, const BSDFContext& ctx, const SceneInteraction& si, const Array3f& wo,
-             const Bool& active) { return self.scene->bsdf_eval_pdf(ctx, si, wo, active).first; },
-          nb::arg("ctx"), nb::arg("si"), nb::arg("wo"), nb::arg("active") = Bool(true),
-          "The BSDF times the cosine towards wo (local).")
-      .def(
-          "pdf",
-          [](const BSDFPtr& self, const BSDFContext& ctx, const SceneInteraction& si, const Array3f& wo,
-             const Bool& active) { return self.scene->bsdf_eval_pdf(ctx, si, wo, active).second; },
-          nb::arg("ctx"), nb::arg("si"), nb::arg("wo"), nb::arg("active") = Bool(true),
-          "The density sample() draws wo (local) with.")
-      .def(
-          "eval_pdf",
-          [](const BSDFPtr& self, const BSDFContext& ctx, const SceneInteraction& si, const Array3f& wo,
-             const Bool& active) { return self.scene->bsdf_eval_pdf(ctx, si, wo, active); },
-          nb::arg("ctx"), nb::arg("si"), nb::arg("wo"), nb::arg("active") = Bool(true), "(eval, pdf) together.")
+      .def("eval", eval_pdf_part([](const auto& both) { return both.first; }), nb::arg("ctx"), nb::arg("si"),
+           nb::arg("wo"), nb::arg("active") = Bool(true), "The BSDF times the cosine towards wo (local).")
+      .def("pdf", eval_pdf_part([](const auto& both) { return both.second; }), nb::arg("ctx"), nb::arg("si"),
+           nb::arg("wo"), nb::arg("active") = Bool(true), "The density sample() draws wo (local) with.")
+      .def("eval_pdf", eval_pdf_part([](const auto& both) { return both; }), nb::arg("ctx"), nb::arg("si"),
+           nb::arg("wo"), nb::arg("active") = Bool(true), "(eval, pdf) together.")
       .def(
           "flags", [](const BSDFPtr& self, const SceneInteraction& si) { return self.scene->bsdf_flags(si); },
           nb::arg("si"), "The lobes (kr.BSDFFlags) of each lane's BSDF (0 on misses).");

@@ -85,3 +85,6 @@ def test_records_leave_without_a_copy_and_overflow_is_an_error():
         small.render.numpy()
     with pytest.raises(TypeError):
         kr.render(scene, spp=SPP, recorder="records")
+    for capacity in (0, -5):
+        with pytest.raises(ValueError, match="at least 1"):
+            kr.PathRecorder(capacity)

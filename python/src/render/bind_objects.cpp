@@ -99,7 +99,17 @@ void bind_objects(nb::module_& m) {
         "and `spp_grad` (`spp` when None). `params` (kr.traverse(scene)'s result) is accepted as in Mitsuba. "
         "`recorder` (a kr.PathRecorder) receives per-vertex records of the render and of its backward pass.");
   nb::class_<PathRecorder>(m, "_PathRecorder", "The C++ side of kr.PathRecorder.")
-      .def(nb::init<size_t>(), nb::arg("capacity"))
+      .def(
+          "__init__",
+          [](PathRecorder* self, int64_t capacity) {
+            if (capacity < 1)
+              throw ValueError(
+                  "kiln.render: PathRecorder(): capacity is the number of vertices each pass can record; "
+                  "it must be at least 1, got " +
+                  std::to_string(capacity));
+            new (self) PathRecorder(size_t(capacity));
+          },
+          nb::arg("capacity"))
       .def_prop_ro_static("field_names",
                           [](nb::handle) {
                             return std::vector<std::string>(PathRecorder::kFieldNames.begin(),

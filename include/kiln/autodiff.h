@@ -8,6 +8,7 @@
 #include <kiln/matrix.h>
 
 #include <algorithm>
+#include <exception>
 #include <memory>
 #include <tuple>
 #include <type_traits>
@@ -202,11 +203,13 @@ inline TraversalStats last_traversal() { return detail::ad_last_traversal(); }
 
 /// Scopes. While a suspend_grad() scope lives, operations record no derivatives;
 /// resume_grad() turns recording back on inside it; isolate_grad() makes traversals
-/// started inside stop at nodes created before it and finishes them when it ends.
+/// started inside stop at nodes created before it and finishes them when it ends (only
+/// when it ends normally: left by an exception, it drops them, so it never throws while
+/// the exception unwinds).
 class [[nodiscard]] GradScope {
  public:
   enum class Kind { Suspend, Resume, Isolate };
-  explicit GradScope(Kind kind) : kind_(kind) {
+  explicit GradScope(Kind kind) : kind_(kind), exceptions_(std::uncaught_exceptions()) {
     if (kind_ == Kind::Isolate)
       detail::ad_push_isolation();
     else
@@ -216,13 +219,14 @@ class [[nodiscard]] GradScope {
   GradScope& operator=(const GradScope&) = delete;
   ~GradScope() noexcept(false) {
     if (kind_ == Kind::Isolate)
-      detail::ad_pop_isolation();
+      detail::ad_pop_isolation(/*propagate=*/std::uncaught_exceptions() == exceptions_);
     else
       detail::ad_pop_recording();
   }
 
  private:
   Kind kind_;
+  int exceptions_;  ///< exceptions in flight when the scope began
 };
 inline GradScope suspend_grad() { return GradScope(GradScope::Kind::Suspend); }
 inline GradScope resume_grad() { return GradScope(GradScope::Kind::Resume); }

@@ -128,6 +128,11 @@ template <typename R> R from_tuple(auto&& tuple) {
 }
 }  // namespace detail
 
+/// The mode a loop, conditional or call without mode= gets when traced here: symbolic
+/// inside a symbolic statement, else the innermost ControlModeScope, else the global flag
+/// (Flag::Symbolic, KILN_SYMBOLIC).
+inline ControlMode default_mode() { return detail::default_mode(); }
+
 /// Runs `body` while `cond` holds, lane by lane. `state` is a tuple of Kiln values;
 /// `cond(state...)` returns a Bool and `body(state...)` the new state (the same types).
 /// Symbolic mode records one real loop into the kernel; evaluated mode launches one kernel

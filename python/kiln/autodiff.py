@@ -217,24 +217,25 @@ class _GradScope(contextlib.ContextDecorator):
         self._enter()
         return self
 
-    def __exit__(self, *exc):
-        self._leave()
+    def __exit__(self, exc_type, exc, traceback):
+        self._leave(exc_type is None)
         return False
 
 
 def suspend_grad():
     """``with kl.suspend_grad():`` operations inside record no derivatives (also a decorator)."""
-    return _GradScope(lambda: _kiln._push_recording(False), _kiln._pop_recording)
+    return _GradScope(lambda: _kiln._push_recording(False), lambda _: _kiln._pop_recording())
 
 
 def resume_grad():
     """``with kl.resume_grad():`` turns recording back on inside a suspend_grad() scope."""
-    return _GradScope(lambda: _kiln._push_recording(True), _kiln._pop_recording)
+    return _GradScope(lambda: _kiln._push_recording(True), lambda _: _kiln._pop_recording())
 
 
 def isolate_grad():
     """``with kl.isolate_grad():`` traversals started inside stop at nodes created before
-    the scope; what reached them propagates further when the scope ends."""
+    the scope; what reached them propagates further when the scope ends (unless it ends
+    with an exception: then it is dropped)."""
     return _GradScope(_kiln._push_isolation, _kiln._pop_isolation)
 
 

@@ -266,8 +266,8 @@ void bind_autodiff(nb::module_& m) {
         "Enters a suspend_grad (False) / resume_grad (True) scope.");
   m.def("_pop_recording", &detail::ad_pop_recording, "Leaves the innermost suspend_grad / resume_grad scope.");
   m.def("_push_isolation", [] { detail::ad_push_isolation(); }, "Enters an isolate_grad scope.");
-  m.def("_pop_isolation", &detail::ad_pop_isolation,
-        "Leaves the innermost isolate_grad scope (propagates what reached its boundary).");
+  m.def("_pop_isolation", &detail::ad_pop_isolation, nb::arg("propagate") = true,
+        "Leaves the innermost isolate_grad scope (propagates what reached its boundary, unless propagate=False).");
   m.def("_grad_recording", &detail::ad_recording, "Whether operations record derivatives now.");
   m.def(
       "_ad_counts", [] { return std::make_pair(detail::ad_node_count(), detail::ad_edge_count()); },

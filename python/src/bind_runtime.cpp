@@ -7,11 +7,20 @@
 namespace kiln::python {
 namespace {
 
-/// Calls f(array&) on every Kiln array inside `value` (an array, vector, matrix, tensor, PCG32,
-/// or a list/tuple of them); raises TypeError naming `op` for anything else.
+/// Calls f(array&) on every Kiln array inside `value`: an array, a vector, matrix, mask
+/// vector, quaternion, texture, tensor or PCG32, or any nesting of tuples, lists, dicts and
+/// dataclasses of them; raises TypeError naming `op` for anything else (None included).
 template <typename F> void visit_arrays(nb::handle value, F&& f, const char* op) {
   if (nb::isinstance<nb::list>(value) || nb::isinstance<nb::tuple>(value)) {
     for (nb::handle item : value) visit_arrays(item, f, op);
+    return;
+  }
+  if (nb::isinstance<nb::dict>(value)) {
+    for (auto [key, item] : nb::borrow<nb::dict>(value)) visit_arrays(item, f, op);
+    return;
+  }
+  if (nb::hasattr(value, "__dataclass_fields__") && !nb::isinstance<nb::type_object>(value)) {
+    for (nb::handle name : value.attr("__dataclass_fields__")) visit_arrays(value.attr(name), f, op);
     return;
   }
   bool found = false;
@@ -20,15 +29,12 @@ template <typename F> void visit_arrays(nb::handle value, F&& f, const char* op)
     if (!found && nb::isinstance<A>(value)) found = (f(nb::cast<A&>(value)), true);
   };
   for_each_array_type(try_array);
-  std::apply(
-      [&](auto... composites) {
-        auto try_composite = [&](auto composite) {
-          using V = decltype(composite);
-          if (!found && nb::isinstance<V>(value)) found = (for_each_array(nb::cast<V&>(value), f), true);
-        };
-        (try_composite(composites), ...);
-      },
-      CompositeTypes{});
+  auto try_composite = [&](auto type) {
+    using V = typename decltype(type)::type;
+    if (!found && nb::isinstance<V>(value)) found = (for_each_array(nb::cast<V&>(value), f), true);
+  };
+  for_each_type<CompositeTypes>(try_composite);
+  for_each_type<StructOfArraysTypes>(try_composite);
   if (!found && nb::isinstance<PCG32>(value)) {
     PCG32& rng = nb::cast<PCG32&>(value);
     found = (f(rng.state), f(rng.inc), true);
@@ -42,8 +48,8 @@ template <typename F> void visit_arrays(nb::handle value, F&& f, const char* op)
    try_tensor(std::type_identity<TensorXb>{}));
   if (!found)
     throw TypeError(std::string("kiln: ") + op +
-                    "(): expected Kiln arrays, vectors, matrices, tensors or PCG32 "
-                    "(or lists of them), got " +
+                    "(): expected Kiln arrays, vectors, matrices, quaternions, textures, tensors or PCG32 (or "
+                    "tuples, lists, dicts and dataclasses of them), got " +
                     nb::type_name(value.type()).c_str());
 }
 

@@ -6,12 +6,16 @@
 #pragma once
 
 #include <kiln/kiln.h>
+#include <kiln/quaternion.h>
+#include <kiln/texture.h>
 #include <nanobind/nanobind.h>
 
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace kiln::python {
@@ -65,6 +69,20 @@ template <typename To, typename From> inline constexpr bool implicit_conversion_
 /// The vector and matrix types (structs of arrays).
 using CompositeTypes =
     std::tuple<Array2f, Array3f, Array4f, Array2u, Array3u, Array2i, Array3i, Array3f64, Matrix2f, Matrix3f, Matrix4f>;
+
+/// The other values that are structs of arrays (for_each_array() visits them): mask
+/// vectors, quaternions and textures. With the arrays, CompositeTypes, tensors and PCG32,
+/// every Kiln value eval(), schedule() and make_opaque() take.
+using StructOfArraysTypes = std::tuple<Vector<Bool, 2>, Vector<Bool, 3>, Vector<Bool, 4>, Quaternion4f, Quaternion4f64,
+                                       Texture1f, Texture2f, Texture3f, Texture1f64, Texture2f64, Texture3f64>;
+
+/// Calls f(std::type_identity<T>{}) for every type T of the tuple type `Types` (which
+/// need not be default-constructible).
+template <typename Types, typename F> void for_each_type(F&& f) {
+  [&]<size_t... I>(std::index_sequence<I...>) {
+    (f(std::type_identity<std::tuple_element_t<I, Types>>{}), ...);
+  }(std::make_index_sequence<std::tuple_size_v<Types>>{});
+}
 
 template <typename A> inline constexpr bool is_float_array_v = std::is_floating_point_v<typename A::Value>;
 template <typename A> inline constexpr bool is_int_array_v =

@@ -1,6 +1,8 @@
 // The diffuse base and dielectric coat that both plastics share.
 #include "bsdfs/plastic_base.h"
 
+#include <kiln/autodiff.h>
+
 namespace kiln::render {
 
 PlasticBase::PlasticBase(const Properties& props, const InterfaceIor& ior)
@@ -11,8 +13,11 @@ PlasticBase::PlasticBase(const Properties& props, const InterfaceIor& ior)
 
 void PlasticBase::update_derived() {
   inv_eta_2_ = 1.0f / (eta_ * eta_);
-  Float specular_mean = specular_.reflectance_mean();
-  specular_sampling_weight_ = specular_mean / (diffuse_reflectance_->mean() + specular_mean);
+  // A sampling decision, detached (as Mitsuba's, a host value): the reflectances' derivatives
+  // must not reach it, or reverse mode would differentiate the lobe choice that forward
+  // mode and the gradient render keep fixed.
+  Float specular_mean = detach(specular_.reflectance_mean());
+  specular_sampling_weight_ = specular_mean / (detach(diffuse_reflectance_->mean()) + specular_mean);
   make_opaque(inv_eta_2_, specular_sampling_weight_);
 }
 

@@ -36,7 +36,7 @@ class PlasticBase : public JointBSDF {
   Float eta_;                       ///< int_ior / ext_ior
   Float inv_eta_2_;                 ///< 1 / eta²
   Float internal_reflectance_;      ///< the coat's reflectance for light inside it (set by the plugin)
-  Float specular_sampling_weight_;  ///< mean specular / (mean diffuse + mean specular)
+  Float specular_sampling_weight_;  ///< mean specular / (mean diffuse + mean specular), detached
   std::shared_ptr<Texture> diffuse_reflectance_;
   SpecularFactors specular_;
   bool nonlinear_;

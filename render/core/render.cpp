@@ -114,6 +114,7 @@ class RenderOp : public CustomOp<std::tuple<std::vector<Float>>, std::tuple<Tens
     GradScope isolation = isolate_grad();
     FreshLeaves fresh(slots_, values_);
     TensorXf image = gradient_render();
+    if (!grad_enabled(image)) return {TensorXf()};  // no parameter affects the image: zero tangents
     for (size_t k = 0; k < slots_.size(); ++k) set_grad(fresh.leaves()[k], std::get<0>(tangents)[k]);
     return {forward_to(image)};
   }
@@ -130,6 +131,7 @@ class RenderOp : public CustomOp<std::tuple<std::vector<Float>>, std::tuple<Tens
       if (options_.recorder) recording.emplace(options_.recorder, RecordingPass::Backward, &std::get<0>(adjoints));
       image = gradient_render();
     }
+    if (!grad_enabled(image)) return {std::vector<Float>(slots_.size())};  // no parameter affects the image
     backward_from(image.array(), std::get<0>(adjoints).array());
     std::vector<Float> grads;
     for (const Float& leaf : fresh.leaves()) grads.push_back(grad(leaf));

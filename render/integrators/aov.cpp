@@ -76,9 +76,34 @@ class AovIntegrator : public SamplingIntegrator {
   bool returns_color() const override { return false; }
 
   RaySample sample(const Scene& scene, PCG32& rng, const Ray3f& ray, const Bool& active) const override {
+    return sample_all(scene, rng, ray, active, /*for_derivatives=*/false);
+  }
+  /// The nested integrators' own estimators for derivatives (prb's path replay).
+  RaySample sample_for_derivatives(const Scene& scene, PCG32& rng, const Ray3f& ray,
+                                   const Bool& active) const override {
+    return sample_all(scene, rng, ray, active, /*for_derivatives=*/true);
+  }
+  void check_reverse_mode() const override {
+    ControlModeScope render_default(mode_);  // as while rendering: nested integrators follow it
+    for (const auto& [name, integrator] : nested_) integrator->check_reverse_mode();
+  }
+
+  void traverse(TraversalCallback& callback) override {
+    for (const auto& [name, integrator] : nested_) callback.put_object(name, integrator.get());
+  }
+
+ private:
+  /// The nested integrators' samples (each in its own `mode`, if it has one), then the AOVs.
+  RaySample sample_all(const Scene& scene, PCG32& rng, const Ray3f& ray, const Bool& active,
+                       bool for_derivatives) const {
     RaySample out{Color3f(0.0f, 0.0f, 0.0f), Bool(false), {}};
     for (const auto& [name, integrator] : nested_) {
-      RaySample inner = integrator->sample(scene, rng, ray, active);
+      RaySample inner;
+      {
+        ControlModeScope own_mode(integrator->mode());
+        inner = for_derivatives ? integrator->sample_for_derivatives(scene, rng, ray, active)
+                                : integrator->sample(scene, rng, ray, active);
+      }
       for (const Float& value : {inner.radiance.x, inner.radiance.y, inner.radiance.z}) out.aovs.push_back(value);
       out.aovs.insert(out.aovs.end(), inner.aovs.begin(), inner.aovs.end());
     }
@@ -107,11 +132,6 @@ class AovIntegrator : public SamplingIntegrator {
     return out;
   }
 
-  void traverse(TraversalCallback& callback) override {
-    for (const auto& [name, integrator] : nested_) callback.put_object(name, integrator.get());
-  }
-
- private:
   std::vector<std::pair<std::string, std::shared_ptr<SamplingIntegrator>>> nested_;
   std::vector<AovType> types_;
   std::vector<std::string> names_;

@@ -6,6 +6,7 @@
 #include "core/recording.h"
 
 #include <kiln/construct.h>
+#include <kiln/control.h>
 #include <kiln/errors.h>
 #include <kiln/render/integrator.h>
 #include <kiln/render/scene.h>
@@ -34,24 +35,12 @@ std::optional<ControlMode> parse_mode(const Properties& props) {
   return one_of(props, "mode", "symbolic", {"symbolic", "evaluated"}) == "symbolic" ? ControlMode::Symbolic
                                                                                     : ControlMode::Evaluated;
 }
-/// The global control-flow mode set to the integrator's `mode` for the duration of a
-/// render, so its loops and every dispatch in the scene's queries follow it.
-class ModeScope {
- public:
-  explicit ModeScope(std::optional<ControlMode> mode) : saved_(flag(Flag::Symbolic)) {
-    if (mode) set_flag(Flag::Symbolic, *mode == ControlMode::Symbolic);
-  }
-  ~ModeScope() { set_flag(Flag::Symbolic, saved_); }
-
- private:
-  bool saved_;
-};
 
 }  // namespace
 
 Integrator::Integrator(const Properties& props) : mode_(parse_mode(props)) {}
 
-bool Integrator::symbolic() const { return mode_ ? *mode_ == ControlMode::Symbolic : flag(Flag::Symbolic); }
+bool Integrator::symbolic() const { return mode_.value_or(default_mode()) == ControlMode::Symbolic; }
 
 TensorXf SamplingIntegrator::render(const Scene& scene, const Sensor& sensor, uint32_t seed, uint32_t spp) const {
   return render_samples(scene, sensor, seed, spp, false);
@@ -64,7 +53,9 @@ TensorXf SamplingIntegrator::render_for_derivatives(const Scene& scene, const Se
 
 TensorXf SamplingIntegrator::render_samples(const Scene& scene, const Sensor& sensor, uint32_t seed, uint32_t spp,
                                             bool for_derivatives) const {
-  ModeScope scope(mode_);
+  // Every loop and call the render traces (the scene's queries included) defaults to the
+  // integrator's `mode`; their derivatives keep it, whenever a traversal reaches them.
+  ControlModeScope mode_scope(mode_);
   const Film& film = *sensor.film();
   if (spp == 0) spp = sensor.sampler()->sample_count();
   auto [crop_width, crop_height] = film.crop_size();

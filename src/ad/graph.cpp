@@ -8,6 +8,8 @@
 #include "ir/node.h"
 #include "ir/op_info.h"
 
+#include <bit>
+#include <cmath>
 #include <string>
 
 namespace kiln::detail::ad {
@@ -144,6 +146,12 @@ void accumulate(AdIndex index, Handle contribution) {
       isolations.back().collected_buffers[index].push_back(std::move(contribution));
       return;
     }
+    // Outside a symbolic body, a one-lane node's contributions from many lanes are summed
+    // at once: they may come from computations of different widths (the compacted lanes of
+    // each instance of an evaluated call), or from one-lane ones, which must not be
+    // counted once per lane.
+    if (n.size == 1 && node_size(contribution.index()) != 1 && !inside_region())
+      contribution = Handle::steal(reduce(Reduction::Sum, contribution.index()));
     Handle& sum = isolations.back().collected[index];
     sum = sum ? Handle::steal(trace(Op::Add, sum.index(), contribution.index())) : std::move(contribution);
     return;
@@ -185,23 +193,77 @@ void settle(const std::vector<AdIndex>& nodes) {
   }
 }
 
+namespace {
+
+/// Whether `weight` is a literal with a finite value (a constant partial such as Neg's -1).
+bool finite_literal(Index weight) {
+  StateLock lock(state().mutex);
+  const detail::Node& n = node(weight);
+  if (n.op != Op::Literal) return false;
+  if (n.type == VarType::Float32) return std::isfinite(std::bit_cast<float>(uint32_t(n.literal)));
+  if (n.type == VarType::Float64) return std::isfinite(std::bit_cast<double>(n.literal));
+  return true;
+}
+
+/// `grad` times the partial derivative `weight`, where a zero gradient gives 0 even if the
+/// partial is infinite or undefined (0 · ∞, 0 · NaN): sqrt, rsqrt, cbrt and log at 0, asin
+/// and acos at ±1, pow, atan2 at the origin, a division by 0, the branch a select did not
+/// take. A lane whose tangent or adjoint is 0 does not depend on the input there, so its
+/// contribution is 0; the weight is zeroed before the product, so no NaN ever appears.
+Handle scaled(Index grad, Index weight) {
+  if (finite_literal(weight)) return Handle::steal(trace(Op::Mul, grad, weight));
+  Handle zero = Handle::steal(make_literal(node_type(grad), 0, 1));
+  Handle zero_grad = Handle::steal(trace(Op::Eq, grad, zero.index()));
+  Handle guarded = Handle::steal(trace(Op::Select, zero_grad.index(), zero.index(), weight));
+  return Handle::steal(trace(Op::Mul, grad, guarded.index()));
+}
+
+/// While a special edge traces a derivative, no current mask and no watched inputs: its
+/// gathers and scatters carry the mask that was in effect where the primal op ran (the
+/// lanes of its loop, branch or call), whereas the traversal may run under another
+/// statement's mask, of other lanes (an evaluated call's compacted lanes, differentiated
+/// in the body of the evaluated loop around it); and they mirror a primal op that was
+/// already checked where it was traced (an evaluated call's gathers of its per-lane
+/// arguments, whose tangents are per-lane loop state when the loop is differentiated).
+class AsWherePrimalRan {
+ public:
+  AsWherePrimalRan() {
+    StateLock lock(state().mutex);
+    push_mask(0);
+    state().input_watches.push_back(nullptr);  // a barrier
+  }
+  ~AsWherePrimalRan() {
+    StateLock lock(state().mutex);
+    state().input_watches.pop_back();
+    pop_mask();
+  }
+  AsWherePrimalRan(const AsWherePrimalRan&) = delete;
+  AsWherePrimalRan& operator=(const AsWherePrimalRan&) = delete;
+};
+
+}  // namespace
+
 Handle forward_contribution(const Edge& edge, Index source_grad) {
   switch (edge.kind) {
-    case EdgeKind::Scale:
-      return edge.weight ? Handle::steal(trace(Op::Mul, source_grad, edge.weight.index()))
-                         : Handle::borrow(source_grad);
+    case EdgeKind::Scale: return edge.weight ? scaled(source_grad, edge.weight.index()) : Handle::borrow(source_grad);
     case EdgeKind::Mask: {
       Handle zero = Handle::steal(make_literal(node_type(source_grad), 0, 1));
       return Handle::steal(trace(Op::Select, edge.weight.index(), source_grad, zero.index()));
     }
-    case EdgeKind::Special: return edge.special->forward(source_grad);
+    case EdgeKind::Special: {
+      AsWherePrimalRan primal_context;
+      return edge.special->forward(source_grad);
+    }
     case EdgeKind::Structural: return {};
   }
   return {};
 }
 
 Handle backward_contribution(const Edge& edge, Index target_grad) {
-  if (edge.kind == EdgeKind::Special) return edge.special->backward(target_grad);
+  if (edge.kind == EdgeKind::Special) {
+    AsWherePrimalRan primal_context;
+    return edge.special->backward(target_grad);
+  }
   return forward_contribution(edge, target_grad);  // lane-wise edges are symmetric
 }
 

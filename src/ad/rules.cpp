@@ -7,6 +7,8 @@
 #include <kiln/errors.h>
 #include <kiln/math.h>
 
+#include "ir/node.h"
+
 #include <numbers>
 #include <optional>
 
@@ -133,6 +135,13 @@ template <typename T> struct BlockSumEdge final : SpecialEdge {
   }
 };
 
+/// The mask a traced gather reads with: its own and the current mask where it was traced
+/// (trace() folds them into the node's third operand).
+Handle effective_gather_mask(Index gather) {
+  StateLock lock(state().mutex);
+  return Handle::borrow(node(gather).operands[2]);
+}
+
 // ---- the table ----------------------------------------------------------------------------
 
 /// What a rule sees: the operands (detached), the result, and where its edges go.
@@ -216,8 +225,8 @@ template <typename T> void apply_rule(DiffOp op, Rule<T>& r) {
     case DiffOp::Erf: { A x = r.arg(0); r.scale(0, T(2 * std::numbers::inv_sqrtpi) * exp(-x * x)); return; }
     case DiffOp::Erfinv: r.scale(0, T(0.5 / std::numbers::inv_sqrtpi) * exp(y * y)); return;
     case DiffOp::Cbrt: r.scale(0, rcp(T(3) * y * y)); return;
-    case DiffOp::Gather:
-      r.special(0, std::make_shared<GatherEdge<T>>(r.raw(1), r.raw(2), r.size(0)));
+    case DiffOp::Gather:  // with the mask the gather read with: the lanes of its loop, branch or call too
+      r.special(0, std::make_shared<GatherEdge<T>>(r.raw(1), effective_gather_mask(y.index()), r.size(0)));
       return;
     case DiffOp::Scatter:  // operands: (old target, value, index, mask)
       r.special(0, std::make_shared<ScatterOverwriteEdge<T>>(r.raw(2), r.raw(3)));
@@ -354,6 +363,11 @@ void ad_scatter(ReduceOp reduce, AdValue& target, AdOperand value, Index index, 
   trace_scatter(reduce, t, value.value, index, mask);
   if (t == target.value) inc_ref(t);  // the caller's array keeps its own reference
   Handle mask_handle = mask ? Handle::borrow(mask) : Handle::steal(make_literal(VarType::Bool, 1, 1));
+  {
+    // The mask the scatter wrote with: its own and the lanes of its loop, branch or call.
+    StateLock lock(state().mutex);
+    mask_handle = Handle::steal(apply_current_mask(mask_handle.index()));
+  }
   target = AdValue{t, 0};
   if (!ad_recording()) return;
   AdOperand operands[4] = {old_target, value, {index, 0}, {mask_handle.index(), 0}};

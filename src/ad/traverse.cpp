@@ -241,10 +241,17 @@ void ad_forward_to(const AdIndex* targets, size_t count) {
   std::vector<AdIndex> order = collect(targets, count, /*upstream=*/true, edges, "forward_to");
   sort_by_creation(order, /*newest_first=*/false);
   std::unordered_set<AdIndex> within(order.begin(), order.end());
-  propagate_forward(order, within, recording);
-  g.last = TraversalStats{order.size(), edges};
   std::unordered_set<AdIndex> kept(targets, targets + count);
   uint64_t boundary = isolation_boundary();  // an enclosing traversal owns the older nodes
+  // The targets' tangents are this traversal's: what an earlier forward_to() left there is
+  // not added to (a target that is an input keeps its seed).
+  for (AdIndex i : kept)
+    if (i && !g.nodes[i].in_edges.empty() && g.nodes[i].serial >= boundary) {
+      g.nodes[i].grad = Handle();
+      g.nodes[i].wide.clear();
+    }
+  propagate_forward(order, within, recording);
+  g.last = TraversalStats{order.size(), edges};
   for (AdIndex i : order) {
     Node& n = g.nodes[i];
     if (!kept.count(i) && !n.in_edges.empty() && n.serial >= boundary) n.grad = Handle();
@@ -306,7 +313,7 @@ Index ad_collected(AdIndex ad) {
   return it == collected.end() ? 0 : Handle(it->second).release();
 }
 
-void ad_pop_isolation() {
+void ad_pop_isolation(bool propagate) {
   std::vector<AdIndex> postponed;
   {
     GraphLock lock(graph().mutex);
@@ -314,7 +321,14 @@ void ad_pop_isolation() {
     postponed = std::move(isolation_stack().back().postponed);
     isolation_stack().pop_back();
   }
-  if (!postponed.empty()) ad_backward(postponed.data(), postponed.size(), /*retain_graph=*/false);
+  if (propagate && !postponed.empty()) {
+    try {
+      ad_backward(postponed.data(), postponed.size(), /*retain_graph=*/false);
+    } catch (...) {
+      for (AdIndex i : postponed) ad_dec_ref(i);
+      throw;
+    }
+  }
   for (AdIndex i : postponed) ad_dec_ref(i);
 }
 

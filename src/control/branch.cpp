@@ -225,7 +225,7 @@ Values if_stmt(Index cond_index, const BodyFn& true_fn, const BodyFn& false_fn, 
   choices[0].run = true_fn;
   choices[1].lanes_mask = traced(Op::Not, cond);
   choices[1].run = false_fn;
-  if (resolve_mode(mode) == ControlMode::Symbolic) {
+  if (resolve_mode(mode, what) == ControlMode::Symbolic) {
     return symbolic_statement(choices, args, lanes, what, "if_stmt", name);
   }
   eval_values(all);
@@ -250,7 +250,7 @@ Values dispatch(Index ids_index, const std::vector<uint32_t>& instances, const I
     uint32_t id = instances[k];
     choices[k].run = [fn, id](const Values& values) { return fn(id, values); };  // kept by derivatives
   }
-  if (resolve_mode(mode) == ControlMode::Symbolic) {
+  if (resolve_mode(mode, what) == ControlMode::Symbolic) {
     for (size_t k = 0; k < instances.size(); ++k)
       choices[k].lanes_mask = traced(Op::Eq, ids, literal(VarType::UInt32, instances[k]));
     return symbolic_statement(choices, args, lanes, what, "dispatch", name);

@@ -9,7 +9,12 @@
 //                  stored by the primal loop (max_iterations), or forwards again for loops
 //                  that only accumulate (sum loops: nothing stored).
 // Evaluated statements need none of this: their kernels run on arrays that carry AD nodes,
-// so every iteration is recorded in the AD graph like straight-line code.
+// so every iteration is recorded in the AD graph like straight-line code (except sum loops,
+// which reverse mode runs again in either mode).
+// A derivative statement is traced with the control-flow default its primal statement was
+// traced under (control_api.h: resolve_mode), never with the one in effect when a traversal
+// reaches it. Files: differentiate_statement.* (what all share; branches and calls),
+// differentiate_loop.cpp (loops), trajectory.* (the stored iterations of reverse mode).
 #pragma once
 
 #include "control/lanes.h"

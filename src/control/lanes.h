@@ -7,6 +7,7 @@
 
 #include "ir/region.h"
 
+#include <exception>
 #include <string>
 
 namespace kiln::detail {
@@ -56,12 +57,17 @@ struct RecordingScope {
   RecordingScope(const RecordingScope&) = delete;
   RecordingScope& operator=(const RecordingScope&) = delete;
 };
-/// An isolate_grad() scope (with `collect`: see ad_push_isolation()).
-struct IsolationScope {
-  explicit IsolationScope(bool collect) { ad_push_isolation(collect); }
-  ~IsolationScope() noexcept(false) { ad_pop_isolation(); }
+/// An isolate_grad() scope (with `collect`: see ad_push_isolation()); left by an
+/// exception, it drops what reached its boundary instead of traversing further.
+class IsolationScope {
+ public:
+  explicit IsolationScope(bool collect) : exceptions_(std::uncaught_exceptions()) { ad_push_isolation(collect); }
+  ~IsolationScope() noexcept(false) { ad_pop_isolation(/*propagate=*/std::uncaught_exceptions() == exceptions_); }
   IsolationScope(const IsolationScope&) = delete;
   IsolationScope& operator=(const IsolationScope&) = delete;
+
+ private:
+  int exceptions_;
 };
 
 /// While alive, gathers from and scatters into `inputs` raise (check_buffer_operand()):

@@ -9,17 +9,11 @@
 
 #include "ir/node.h"
 #include "ir/op_info.h"
-#include "util/settings.h"
 
 #include <algorithm>
 #include <optional>
 
 namespace kiln::detail {
-
-ControlMode resolve_mode(std::optional<ControlMode> requested) {
-  if (requested) return *requested;
-  return flag(Flag::Symbolic) ? ControlMode::Symbolic : ControlMode::Evaluated;
-}
 
 namespace {
 
@@ -176,7 +170,7 @@ Values while_loop(const Values& state, const ConditionFn& cond, const BodyFn& bo
   for (const Handle& v : state)
     if (!v) throw ValueError("kiln: " + what + ": a state array is empty (default-constructed)");
   size_t lanes = common_size(state, what + " state", kBufferHint);
-  if (resolve_mode(mode) == ControlMode::Evaluated) {
+  if (resolve_mode(mode, what) == ControlMode::Evaluated) {
     // A sum loop is differentiated by running it again, as in symbolic mode, so that the AD
     // graph does not keep its iterations; other evaluated loops keep them.
     if (!derivative.sum_loop || !derivatives_possible()) return evaluated_loop(state, cond, body, what, name, lanes);

@@ -268,6 +268,18 @@ def test_forward_and_forward_to():
     np.testing.assert_allclose(kl.forward_to(z).numpy(), 2 * 3 * a.numpy() ** 2)
 
 
+def test_forward_to_again_gives_the_tangent_of_the_new_seeds():
+    """forward_to() twice (a Jacobian column by column) returns J·u of the seeds set now; the
+    target's earlier tangent is not added to (it was, found by the gradient fuzzer)."""
+    a = f64([0.5, 1.5])
+    kl.enable_grad(a)
+    z = kl.sqrt(a * f64([1.0, 4.0]))
+    expected = 0.5 * np.sqrt([1.0, 4.0]) / np.sqrt(a.numpy())
+    for seed in (1.0, 1.0, -3.0):
+        kl.set_grad(a, seed)
+        np.testing.assert_allclose(kl.forward_to(z).numpy(), seed * expected)
+
+
 def test_retain_graph_and_accumulation():
     x = f64([1.0, 2.0])
     kl.enable_grad(x)

@@ -1,5 +1,6 @@
 """Evaluation, fusion, kernel caches, opaque values, flags, logging and introspection."""
 
+import dataclasses
 import os
 
 import numpy as np
@@ -463,3 +464,52 @@ def test_eval_and_make_opaque_take_tensors():
     kl.make_opaque(tensor)
     assert kl.kernel_history() == []
     np.testing.assert_array_equal(tensor.numpy(), np.arange(6).reshape(2, 3) * 2)
+
+
+@dataclasses.dataclass
+class _Pair:
+    first: kl.Float
+    second: dict
+
+
+def _every_value_type():
+    """A pending value of every Kiln value type, and a pytree of them."""
+    base = kl.arange(kl.Float, 4) * 2.0
+    texels = kl.TensorXf(np.arange(8, dtype=np.float32).reshape(2, 2, 2)) * 1.0
+    return {
+        "quaternion": kl.Quaternion4f(base, base + 1.0, base * 3.0, base - 1.0),
+        "quaternion64": kl.Quaternion4f64(kl.Float64(1.5) * 2.0, kl.Float64(0.0), kl.Float64(0.0), kl.Float64(1.0)),
+        "texture": kl.Texture2f(texels),
+        "mask": kl.Array3f(base, base, base) < 3.0,
+        "tensor": texels * 2.0,
+        "pytree": _Pair(base + 5.0, {"v": kl.Array3f(base, base, base) * 2.0, "m": kl.Matrix2f(base, base, base, base)}),
+    }
+
+
+@pytest.mark.parametrize("name", list(_every_value_type()))
+@pytest.mark.parametrize("function", ["eval", "schedule", "make_opaque"])
+def test_every_value_type_is_evaluated_scheduled_and_made_opaque(name, function):
+    value = _every_value_type()[name]
+    getattr(kl, function)(value)
+    kl.eval(value)
+    kl.kernel_history(True)
+    kl.eval(value)  # nothing left to compute
+    assert kl.kernel_history() == []
+
+
+def test_evaluated_values_keep_their_contents():
+    values = _every_value_type()
+    kl.eval(values)
+    np.testing.assert_array_equal(values["quaternion"].z.numpy(), np.arange(4) * 6.0)
+    np.testing.assert_array_equal(values["mask"].x.numpy(), np.arange(4) * 2 < 3)
+    np.testing.assert_array_equal(values["pytree"].second["v"].numpy()[:, 1], np.arange(4) * 4.0)
+    kl.make_opaque(values["texture"])
+    np.testing.assert_array_equal(values["texture"].value().numpy(), np.arange(8))
+
+
+@pytest.mark.parametrize("bad", [{"a": 1.0}, _Pair(kl.Float(1.0), {"x": "text"}), [kl.Float(1.0), None]])
+def test_eval_names_what_is_not_a_kiln_value_inside_containers(bad):
+    with pytest.raises(TypeError, match="expected Kiln arrays.*got (float|str|NoneType)"):
+        kl.eval(bad)
+    with pytest.raises(TypeError, match="make_opaque"):
+        kl.make_opaque(bad)

@@ -130,7 +130,11 @@ Index ad_collected(AdIndex ad);
 /// adjoints of gathers from a captured array; new references): they accumulate over the
 /// statement's iterations themselves, so they are not carried lane by lane.
 std::vector<Index> ad_collected_buffers(AdIndex ad);
-void ad_pop_isolation();
+/// Ends the innermost isolate_grad() scope. With `propagate`, the gradients that reached
+/// its boundary continue in a reverse traversal; without (a scope left by an exception,
+/// whose computation failed), they are dropped, so ending a scope never throws while an
+/// exception unwinds.
+void ad_pop_isolation(bool propagate = true);
 
 /// The creation number the next AD node will get.
 uint64_t ad_next_serial();

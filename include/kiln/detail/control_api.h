@@ -20,6 +20,21 @@ namespace kiln {
 /// per iteration / per branch / per instance over the lanes that are still active.
 enum class ControlMode : uint8_t { Symbolic, Evaluated };
 
+/// While it lives, loops, conditionals and calls traced on this thread without mode= run
+/// in `mode` (an empty `mode` changes nothing), unless they are inside a symbolic
+/// statement, which makes them symbolic. The mode is decided when a statement is traced:
+/// its derivatives, traced later by a traversal, keep it (src/control/mode.cpp).
+class [[nodiscard]] ControlModeScope {
+ public:
+  explicit ControlModeScope(std::optional<ControlMode> mode);
+  ~ControlModeScope();
+  ControlModeScope(const ControlModeScope&) = delete;
+  ControlModeScope& operator=(const ControlModeScope&) = delete;
+
+ private:
+  bool active_;
+};
+
 namespace detail {
 
 /// An owned reference to a node of any type and to the AD node it carries (0 when none):
@@ -91,8 +106,13 @@ using BodyFn = std::function<Values(const Values&)>;
 /// Traces instance `id`'s method on `args`.
 using InstanceFn = std::function<Values(uint32_t id, const Values& args)>;
 
-/// The mode a statement with `requested` runs in (the global Flag::Symbolic when empty).
-ControlMode resolve_mode(std::optional<ControlMode> requested);
+/// The mode a statement with `requested` runs in, decided once when it is traced
+/// (src/control/mode.cpp); raises ValueError for mode=evaluated inside a symbolic
+/// statement. `what` names the statement in that error.
+ControlMode resolve_mode(std::optional<ControlMode> requested, const std::string& what);
+/// The mode a statement without mode= gets where it is traced now: symbolic inside a
+/// symbolic statement, else the innermost ControlModeScope, else the global flag.
+ControlMode default_mode();
 
 }  // namespace detail
 

@@ -40,6 +40,8 @@ class Integrator : public Object {
   /// Raises a ValueError naming the integrator when its render cannot be differentiated in
   /// reverse mode as configured (called before a gradient render); nothing by default.
   virtual void check_reverse_mode() const {}
+  /// The integrator's `mode` (empty: its loops and calls follow the default in effect).
+  std::optional<ControlMode> mode() const { return mode_; }
 
  protected:
   /// Whether the integrator's loops run symbolic (its `mode`, else the global flag).

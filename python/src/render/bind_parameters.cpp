@@ -118,7 +118,18 @@ void update(BoundParameters& self) {
 
 }  // namespace
 
+/// Mitsuba's ParamFlags: what traverse() says of a parameter's derivatives.
+enum class ParamFlags : uint32_t {
+  Differentiable = param_flags::kDifferentiable,
+  NonDifferentiable = param_flags::kNonDifferentiable,
+  Discontinuous = param_flags::kDiscontinuous,
+};
+
 void bind_parameters(nb::module_& m) {
+  nb::enum_<ParamFlags>(m, "ParamFlags", nb::is_flag(), "What a scene parameter's derivatives are (as Mitsuba's).")
+      .value("Differentiable", ParamFlags::Differentiable)
+      .value("NonDifferentiable", ParamFlags::NonDifferentiable, "render() cannot differentiate it (a setting).")
+      .value("Discontinuous", ParamFlags::Discontinuous, "Its derivatives need visibility (silhouette) terms.");
   nb::class_<BoundParameters>(m, "SceneParameters",
                               "A scene's parameters under Mitsuba's keys: read them, assign new values, then update().")
       .def(
@@ -127,6 +138,9 @@ void bind_parameters(nb::module_& m) {
       .def("__len__", [](const BoundParameters& p) { return p.parameters.keys().size(); })
       .def("__iter__", [](const BoundParameters& p) { return nb::iter(nb::cast(p.parameters.keys())); })
       .def("__getitem__", &get, nb::arg("key"))
+      .def(
+          "flags", [](const BoundParameters& p, const std::string& key) { return ParamFlags(p.parameters.flags(key)); },
+          nb::arg("key"), "The parameter's kr.ParamFlags.")
       .def("__setitem__", &set, nb::arg("key"), nb::arg("value"),
            "Assigns a value of the parameter's type and size (checked); call update() to apply.")
       .def(

@@ -63,6 +63,9 @@ template <typename X> void bind_tensor_type(nb::module_& m, const char* name, co
   using S = PythonScalar<T>;
   nb::class_<X> cls(m, name, doc);
   cls.def(nb::init<>(), "An empty tensor (assign one before use).")
+      .def(nb::init<const X&>(), nb::arg("tensor"),
+           "The same tensor (its array and derivatives shared, as kl.Float(x) does for arrays; not a copy "
+           "through NumPy).")
       .def(nb::init<A, Shape>(), nb::arg("array"), nb::arg("shape"),
            "`array` (flat, row-major) viewed with `shape`; a one-element array fills the shape.")
       .def(nb::init<A>(), nb::arg("array"), "A 1-D tensor over `array`.")

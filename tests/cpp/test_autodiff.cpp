@@ -360,6 +360,25 @@ TEST_F(AutodiffScopes, IsolateStopsAtOlderNodesUntilTheScopeEnds) {
   EXPECT_EQ(host(grad(x)), (std::vector<double>{7, 14, 21}));  // (3 + 0.5) * 2x
 }
 
+TEST_F(AutodiffScopes, AnIsolateScopeLeftByAnExceptionDropsWhatReachedItsBoundary) {
+  // Ending the scope would run a traversal; while an exception unwinds it must not (a
+  // throwing destructor there ends the process), and the failed computation's gradients
+  // never arrive.
+  Float64 x = from({1, 2, 3});
+  enable_grad(x);
+  Float64 a = x * x;
+  try {
+    GradScope isolated = isolate_grad();
+    backward(sum(a * 3.0));
+    throw ValueError("the computation failed");
+  } catch (const ValueError& e) {
+    EXPECT_STREQ(e.what(), "the computation failed");
+  }
+  EXPECT_EQ(host(grad(x)), (std::vector<double>{0, 0, 0}));
+  backward(sum(a));  // the graph is intact
+  EXPECT_EQ(host(grad(x)), (std::vector<double>{2, 4, 6}));
+}
+
 // ---- accumulation and clearing ------------------------------------------------------------------
 
 class AutodiffSemantics : public AutodiffTest {};

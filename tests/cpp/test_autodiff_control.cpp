@@ -9,6 +9,8 @@
 
 #include "../../bench/ad_scene.h"
 
+#include <array>
+
 namespace kiln::test {
 namespace {
 
@@ -162,6 +164,96 @@ TEST_F(ControlAutodiff, LoopAroundDispatch) {
     };
     KILN_EXPECT_GRADS(check_grads(f, std::make_tuple(domain_array(kLanes, {-1, 1}, 0), Float64(0.6), Float64(1.1))));
   });
+}
+
+/// acc += shade(material of the iteration, x_i), count[lane] times: a sum loop around a
+/// dispatch whose shaders' parameters a and b are captured, one lane each (prb's replay
+/// loop around the scene's BSDF calls, in small). Evaluated, the dispatch runs each shader
+/// on its compacted lanes inside the loop's lanes, also when the loop's adjoint runs again.
+/// `seen` (when given) receives the default mode wherever a shader is traced.
+Float64 sum_loop_around_dispatch(const std::shared_ptr<Shaders>& shaders, const Float64& a, const Float64& b,
+                                 std::vector<ControlMode>* seen = nullptr) {
+  shaders->scaling.k = a;
+  shaders->waving.k = b;
+  UInt32 count = iteration_counts();
+  auto [i, acc] = while_loop(
+      std::make_tuple(zeros<UInt32>(kLanes), zeros<Float64>(kLanes)),
+      [count](const UInt32& i, const Float64&) { return i < count; },
+      [shaders, seen](const UInt32& i, const Float64& acc) {
+        UInt32 lane = arange<UInt32>(kLanes);
+        UInt32 id = (i + lane) % 2u + 1u;
+        Float64 x = cast<double>(lane) * 0.1 - cast<double>(i) * 0.3;
+        Float64 shaded = dispatch(
+            shaders->registry, id,
+            [seen](const Shader& s, const Float64& v) {
+              if (seen) seen->push_back(default_mode());
+              return s.shade(v);
+            },
+            std::make_tuple(x), std::nullopt, "shader");
+        return std::make_tuple(i + 1u, acc + shaded);
+      },
+      std::nullopt, "accumulate", LoopDerivative{0, true});
+  return acc;
+}
+
+TEST_F(ControlAutodiff, SumLoopAroundDispatch) {
+  for_each_run([] {
+    auto shaders = std::make_shared<Shaders>();
+    auto f = [shaders](const Float64& a, const Float64& b) { return sum_loop_around_dispatch(shaders, a, b); };
+    KILN_EXPECT_GRADS(check_grads(f, std::make_tuple(Float64(0.6), Float64(1.7))));
+  });
+}
+
+/// d(sum of the loop's results)/d(a, b) in reverse and forward mode, the statement traced
+/// with the default `traced_in` (a ControlModeScope) and the traversals run with the global
+/// flag set to `flag_then`; every trace of a shader, primal or derivative, must see the
+/// mode the statement was traced in.
+std::array<double, 4> gradients_traced_in(ControlMode traced_in, ControlMode flag_then) {
+  bool saved = flag(Flag::Symbolic);
+  auto shaders = std::make_shared<Shaders>();
+  auto seen = std::make_shared<std::vector<ControlMode>>();
+  Float64 a(0.6), b(1.7);
+  enable_grad(a, b);
+  Float64 y;
+  {
+    ControlModeScope scope(traced_in);
+    y = sum_loop_around_dispatch(shaders, a, b, seen.get());
+  }
+  set_flag(Flag::Symbolic, flag_then == ControlMode::Symbolic);
+  Float64 total = sum(y);
+  backward(total, /*retain_graph=*/true);
+  std::array<double, 4> out{grad(a).read(0), grad(b).read(0), 0, 0};
+  clear_grad(a);
+  clear_grad(b);
+  set_grad(a, Float64(1.0));
+  set_grad(b, Float64(0.0));
+  out[2] = forward_to(total).read(0);
+  set_grad(a, Float64(0.0));
+  set_grad(b, Float64(1.0));
+  out[3] = forward_to(total).read(0);
+  set_flag(Flag::Symbolic, saved);
+  EXPECT_GT(seen->size(), 2u);
+  for (ControlMode mode : *seen) EXPECT_EQ(mode, traced_in) << "a shader traced in the other mode";
+  return out;
+}
+
+TEST_F(ControlAutodiff, DerivativesKeepTheModeTheirStatementWasTracedIn) {
+  // Issue 26: derivative statements read the global flag when a traversal reached them, so
+  // a render traced evaluated and differentiated after the flag changed (or the reverse)
+  // traced its calls in the other mode, and evaluated calls inside an evaluated loop's
+  // adjoint gathered with the loop's mask (a SizeError).
+  std::array<double, 4> reference = gradients_traced_in(ControlMode::Symbolic, ControlMode::Symbolic);
+  for (ControlMode traced_in : {ControlMode::Symbolic, ControlMode::Evaluated})
+    for (ControlMode flag_then : {ControlMode::Symbolic, ControlMode::Evaluated}) {
+      std::array<double, 4> g = gradients_traced_in(traced_in, flag_then);
+      for (size_t k = 0; k < 4; ++k)
+        EXPECT_NEAR(g[k], reference[k], 1e-9 * std::abs(reference[k]))
+            << "traced " << (traced_in == ControlMode::Symbolic ? "symbolic" : "evaluated") << ", flag then "
+            << (flag_then == ControlMode::Symbolic ? "symbolic" : "evaluated") << ", derivative " << k;
+    }
+  EXPECT_NE(reference[0], 0.0);
+  EXPECT_NEAR(reference[0], reference[2], 1e-9 * std::abs(reference[0]));  // reverse and forward mode agree
+  EXPECT_NEAR(reference[1], reference[3], 1e-9 * std::abs(reference[1]));
 }
 
 // The two-bounce path tracer of bench/ad_scene.h over 64 lanes: the material drawn per

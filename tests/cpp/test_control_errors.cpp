@@ -218,3 +218,38 @@ TEST(ControlErrors, ErrorInsideNestedSymbolicBody) {
   EXPECT_THROW(nested(), ValueError);
   expect_loops_still_work();
 }
+
+TEST(ControlErrors, StatementsInsideASymbolicOneAreSymbolic) {
+  // With evaluated mode the default, a statement without mode= inside a symbolic loop is
+  // symbolic (it cannot launch kernels from inside one); mode=evaluated there is an error
+  // that says so, naming both statements.
+  bool saved = flag(Flag::Symbolic);
+  set_flag(Flag::Symbolic, false);
+  UInt32 lane = lanes_of(8);
+  auto [i, x] = while_loop(
+      std::tuple(lane * 0u, cast<float>(lane)), [](const UInt32& i, const Float&) { return i < 3u; },
+      [](const UInt32& i, const Float& x) {
+        EXPECT_EQ(default_mode(), ControlMode::Symbolic);
+        Float y = if_stmt(
+            x > 3.0f, [](const Float& v) { return v * 2.0f; }, [](const Float& v) { return v + 1.0f; }, std::tuple(x));
+        return std::tuple(i + 1u, y);
+      },
+      ControlMode::Symbolic, "outer");
+  EXPECT_EQ(x.read(0), 3.0f);   // 0 -> 1 -> 2 -> 3
+  EXPECT_EQ(x.read(5), 40.0f);  // 5 -> 10 -> 20 -> 40
+  std::string message = message_of<ValueError>([&] {
+    (void)while_loop(
+        std::tuple(lane * 0u), [](const UInt32& i) { return i < 2u; },
+        [](const UInt32& i) {
+          UInt32 j = if_stmt(
+              i > 0u, [](const UInt32& v) { return v; }, [](const UInt32& v) { return v + 1u; }, std::tuple(i),
+              ControlMode::Evaluated, "inner");
+          return std::tuple(j + 1u);
+        },
+        ControlMode::Symbolic, "outer");
+  });
+  set_flag(Flag::Symbolic, saved);
+  for (const char* word : {"if_stmt('inner')", "mode=evaluated", "while_loop('outer')", "symbolic"})
+    EXPECT_NE(message.find(word), std::string::npos) << message;
+  expect_loops_still_work();
+}

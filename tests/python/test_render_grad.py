@@ -12,6 +12,8 @@ gradient render's seed (the primal image uses another seed). With roulette on, t
 is not smooth; there the two modes must still agree with each other and stay finite.
 """
 
+import os
+import re
 import sys
 from pathlib import Path
 
@@ -27,13 +29,35 @@ import scenes  # noqa: E402
 
 DATA_DIR = Path(scenes.DATA_DIR)
 
-MODES = ["symbolic", "evaluated"]
+# How the control-flow mode is chosen, each way a user chooses it (issue 26): the
+# integrator's `mode` ("symbolic", "evaluated"), the global flag set to evaluated ("flag"),
+# and KILN_SYMBOLIC=0, which is read at start-up: "environment" runs only in the child
+# process of test_kiln_symbolic_0_in_the_environment, which runs this file's mode tests again.
+MODES = ["symbolic", "evaluated", "flag"] + (["environment"] if os.environ.get("KILN_SYMBOLIC") == "0" else [])
 INTEGRATORS = {"direct": {"type": "direct"}, "path3": {"type": "path", "max_depth": 3},
                "prb3": {"type": "prb", "max_depth": 3}}
 PARAMETERS = ["floor.bsdf.reflectance.data", "wall.bsdf.reflectance.value", "light.emitter.radiance.value",
               "lamp.intensity.value"]
 SPP, SEED = 2, 3
 PRIMAL_SEED = 40  # the primal image's seed; derivatives come from SEED (seed_grad)
+
+
+@pytest.fixture(autouse=True)
+def global_flag(request):
+    """For the "flag" runs, the global flag is set to evaluated for the test."""
+    mode = getattr(request.node, "callspec", None) and request.node.callspec.params.get("mode")
+    saved = kl.flag(kl.Flag.Symbolic)
+    if mode == "flag":
+        kl.set_flag(kl.Flag.Symbolic, False)
+    if mode == "environment":
+        assert not saved, "KILN_SYMBOLIC=0 did not make evaluated mode the default"
+    yield
+    kl.set_flag(kl.Flag.Symbolic, saved)
+
+
+def with_mode(integrator, mode):
+    """The integrator dict with `mode` when the run chooses the mode that way."""
+    return dict(integrator, mode=mode) if mode in ("symbolic", "evaluated") else dict(integrator)
 
 
 def box_scene(integrator, mode):
@@ -45,7 +69,7 @@ def box_scene(integrator, mode):
         return dict({"type": "rectangle", "to_world": to_world, "bsdf": bsdf}, **extra)
 
     return {
-        "type": "scene", "integrator": dict(integrator, mode=mode),
+        "type": "scene", "integrator": with_mode(integrator, mode),
         "sensor": {"type": "perspective", "fov": 50, "to_world": T().look_at([0, 0.2, 3.5], [0, 0, 0], [0, 1, 0]),
                    "film": {"type": "hdrfilm", "width": 8, "height": 8}},
         "floor": rect(T().translate([0, -1, 0]).rotate([1, 0, 0], -90),
@@ -196,12 +220,31 @@ def test_paths_with_russian_roulette_have_finite_consistent_derivatives(mode, ki
         check_close(f"{key} reverse against forward", reverse, forward, 1e-4 * abs(forward))
 
 
-def test_both_modes_give_the_same_gradients():
+def test_every_mode_gives_the_same_gradients():
     grads = []
     for mode in MODES:
-        probe = Probe(box_scene(INTEGRATORS["path3"], mode), "wall.bsdf.reflectance.value", np.random.default_rng(5))
-        grads.append(probe.reverse())
-    check_close("symbolic against evaluated", grads[0], grads[1], 1e-5 * abs(grads[1]))
+        saved = kl.flag(kl.Flag.Symbolic)
+        kl.set_flag(kl.Flag.Symbolic, mode != "flag" and saved)
+        try:
+            probe = Probe(box_scene(INTEGRATORS["prb3"], mode), "wall.bsdf.reflectance.value", np.random.default_rng(5))
+            grads.append(probe.reverse())
+        finally:
+            kl.set_flag(kl.Flag.Symbolic, saved)
+    for mode, grad in zip(MODES[1:], grads[1:]):
+        check_close(f"symbolic against {mode}", grad, grads[0], 1e-5 * abs(grads[0]))
+
+
+def test_kiln_symbolic_0_in_the_environment():
+    """The mode tests again with evaluated mode chosen by KILN_SYMBOLIC=0 (a child process:
+    the variable is read at start-up). Before issue 26 every gradient render failed there."""
+    import subprocess
+    env = dict(os.environ, KILN_SYMBOLIC="0")
+    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", __file__, "-k",
+                          "environment and not kiln_symbolic_0"], capture_output=True, text=True, timeout=900,
+                         env=env, cwd=Path(__file__).parent)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
+    passed = re.search(r"(\d+) passed", run.stdout)
+    assert passed and int(passed.group(1)) >= 20, run.stdout[-3000:]
 
 
 def grad_enabled_scene(mode="evaluated", key="wall.bsdf.reflectance.value"):
@@ -357,7 +400,7 @@ def backward_peak_bytes(kind, depth, mode):
     """Peak array memory of a render and its backward pass through the Cornell box (closed,
     so paths run to max_depth)."""
     scene_dict = scenes.cornell_box(DATA_DIR)
-    scene_dict["integrator"] = {"type": kind, "max_depth": depth, "rr_depth": 1000, "mode": mode}
+    scene_dict["integrator"] = with_mode({"type": kind, "max_depth": depth, "rr_depth": 1000}, mode)
     scene_dict["sensor"]["film"].update(width=32, height=32)
     scene = kr.load_dict(scene_dict)
     params = kr.traverse(scene)
@@ -401,3 +444,69 @@ def test_derivatives_render_cannot_give_are_an_error_not_zeros(key, words):
         kr.render(scene, spp=1)
     for word in [key, "carries derivatives", "kl.detach", *words]:
         assert word in str(raised.value)
+
+
+# ---- defects the gradient fuzzer found (tests/python/test_render_grad_fuzz.py) -------------
+
+def forward_and_reverse(scene_dict, key, spp=SPP):
+    """<J u, v> and <u, J^T v> at equal seeds for a random u and v (Probe's, without the
+    finite differences)."""
+    scene = kr.load_dict(scene_dict)
+    params = kr.traverse(scene)
+    value = params[key]
+    kl.enable_grad(value)
+    params.update()
+    image = kr.render(scene, params, spp=spp, seed=PRIMAL_SEED, seed_grad=SEED)
+    rng = np.random.default_rng(2)
+    u = rng.uniform(-0.5, 1.5, as_numpy(value).shape)
+    v = rng.uniform(-0.5, 1.5, np.asarray(image).shape)
+    kl.set_grad(value, like(value, u))
+    forward = float((np.asarray(kl.forward_to(image), dtype=np.float64) * v).sum())
+    kl.clear_grad(value)
+    kl.backward_from(image, kl.TensorXf(v.astype(np.float32)))
+    reverse = float((as_numpy(kl.grad(value)) * u).sum())
+    return forward, reverse
+
+
+@pytest.mark.parametrize("integrator", ["direct", "path3", "prb3"])
+def test_plastics_sampling_weight_stays_detached(integrator):
+    """Its specular sampling weight was computed from the diffuse reflectance with its
+    derivatives, so reverse mode differentiated the lobe choice and forward mode did not."""
+    scene = box_scene(INTEGRATORS[integrator], "symbolic")
+    scene["wall"]["bsdf"] = {"type": "plastic", "diffuse_reflectance": {"type": "rgb", "value": [0.6, 0.5, 0.4]}}
+    forward, reverse = forward_and_reverse(scene, "wall.bsdf.diffuse_reflectance.value")
+    assert forward != 0
+    check_close("forward against reverse", forward, reverse, 1e-4 * abs(reverse))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_parameters_that_do_not_reach_the_image_have_zero_derivatives(mode):
+    """A spot light's default texture is not used, and a wall behind the camera is never
+    seen: their derivatives are zeros, not an error from the gradient render."""
+    scene = box_scene(INTEGRATORS["prb3"], mode)
+    scene["spot"] = {"type": "spot", "to_world": kr.Transform4f().look_at([0, 0.5, 1], [0, -1, 0], [0, 1, 0]),
+                     "intensity": {"type": "rgb", "value": [3, 3, 3]}}
+    scene["behind"] = {"type": "rectangle", "to_world": [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 9], [0, 0, 0, 1]],
+                       "bsdf": {"type": "diffuse", "reflectance": {"type": "rgb", "value": [0.5, 0.5, 0.5]}}}
+    for key in ["spot.texture.value", "behind.bsdf.reflectance.value"]:
+        forward, reverse = forward_and_reverse(scene, key)
+        assert forward == 0 and reverse == 0, key
+
+
+def test_aov_differentiates_its_nested_integrators_estimators():
+    """An aov around prb differentiated its nested integrator's sample(), not prb's replay,
+    so symbolic reverse mode asked for a trajectory; now its colour channels have prb's
+    gradients."""
+    key = "wall.bsdf.reflectance.value"
+    plain = box_scene({"type": "prb", "max_depth": 3}, "symbolic")
+    wrapped = box_scene({"type": "aov", "aovs": "dd:depth", "image": {"type": "prb", "max_depth": 3}}, "symbolic")
+    grads = []
+    for scene_dict in (plain, wrapped):
+        scene = kr.load_dict(scene_dict)
+        params = kr.traverse(scene)
+        kl.enable_grad(params[key])
+        params.update()
+        image = kr.render(scene, params, spp=SPP, seed=PRIMAL_SEED, seed_grad=SEED)
+        kl.backward(kl.sum(image[..., :3]))
+        grads.append(as_numpy(kl.grad(params[key])))
+    np.testing.assert_allclose(grads[1], grads[0], rtol=1e-5)

@@ -42,6 +42,17 @@ def test_construct_shape_and_roundtrip():
     np.testing.assert_array_equal(np.asarray(x), A)
 
 
+def test_a_tensor_of_a_tensor_is_the_same_tensor_with_its_derivatives():
+    """kl.TensorXf(t) used to copy t through NumPy, silently dropping its derivatives."""
+    x = kl.Float([1.0, 2.0, 3.0, 4.0])
+    kl.enable_grad(x)
+    t = kl.TensorXf(x * 2.0, (2, 2))
+    same = kl.TensorXf(t)
+    assert same.shape == (2, 2) and kl.grad_enabled(same)
+    kl.backward(kl.sum(same))
+    np.testing.assert_array_equal(kl.grad(x).numpy(), [2, 2, 2, 2])
+
+
 def test_flat_array_with_shape_and_fill():
     x = kl.TensorXf(kl.arange(kl.Float, 6), [2, 3])
     close(x, np.arange(6, dtype=np.float32).reshape(2, 3), 0, 0)

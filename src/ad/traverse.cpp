@@ -3,6 +3,7 @@
 // creation order (reverse: newest first) and emits the contributions as traced code with
 // recording suspended, so gradients fuse into kernels like any other computation.
 #include "ad/graph.h"
+#include "eval/growth_watch.h"
 
 #include <kiln/errors.h>
 
@@ -20,6 +21,7 @@ namespace {
 struct RecordingOff {
   RecordingOff() { ad_push_recording(false); }
   ~RecordingOff() { ad_pop_recording(); }
+  GrowthWatchPause growth_by_design;  // see growth_watch.h
 };
 struct RecordingAsCaller {
   explicit RecordingAsCaller(bool enabled) { ad_push_recording(enabled); }

@@ -1,6 +1,7 @@
 // The warning about pending work that grows across evaluations (see growth_watch.h).
 #include "eval/growth_watch.h"
 
+#include "ir/node.h"
 #include "util/settings.h"
 
 #include <string>
@@ -12,6 +13,7 @@ struct GrowthWatch {
   size_t last = 0;       ///< pending nodes after the previous evaluation
   unsigned growing = 0;  ///< evaluations in a row that ended with more than the one before
   bool warned = false;
+  unsigned paused = 0;  ///< GrowthWatchPauses alive
 };
 GrowthWatch& growth_watch() {
   static GrowthWatch watch;  // guarded by the state lock, as evaluation is
@@ -22,6 +24,7 @@ GrowthWatch& growth_watch() {
 
 void watch_pending_growth(size_t pending_nodes) {
   GrowthWatch& w = growth_watch();
+  if (w.paused) return;
   w.growing = pending_nodes > w.last ? w.growing + 1 : 0;
   w.last = pending_nodes;
   if (w.warned || w.growing < kGrowingEvaluations || pending_nodes < kGrowingPendingNodes) return;
@@ -35,6 +38,20 @@ void watch_pending_growth(size_t pending_nodes) {
           "meant to be one large kernel. (This warning is shown once.)");
 }
 
-void reset_growth_watch() { growth_watch() = GrowthWatch{}; }
+void reset_growth_watch() {
+  unsigned paused = growth_watch().paused;
+  growth_watch() = GrowthWatch{};
+  growth_watch().paused = paused;
+}
+
+GrowthWatchPause::GrowthWatchPause() {
+  StateLock lock(state().mutex);
+  ++growth_watch().paused;
+}
+
+GrowthWatchPause::~GrowthWatchPause() {
+  StateLock lock(state().mutex);
+  --growth_watch().paused;
+}
 
 }  // namespace kiln::detail

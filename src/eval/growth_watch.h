@@ -19,4 +19,15 @@ void watch_pending_growth(size_t pending_nodes);
 /// Forgets what was seen and allows the warning again (for tests).
 void reset_growth_watch();
 
+/// While one lives, evaluations are not watched: an AD traversal emits its derivative code
+/// as it goes, so what is pending grows by design until it ends, and the evaluations it
+/// needs on the way (a scatter's target, a horizontal sum) are not a loop's iterations.
+class GrowthWatchPause {
+ public:
+  GrowthWatchPause();
+  ~GrowthWatchPause();
+  GrowthWatchPause(const GrowthWatchPause&) = delete;
+  GrowthWatchPause& operator=(const GrowthWatchPause&) = delete;
+};
+
 }  // namespace kiln::detail

@@ -120,6 +120,35 @@ TEST_F(Eval, PendingWorkGrowingAcrossEvaluationsWarnsOnce) {
   EXPECT_NE(log.find("eval(x)"), std::string::npos) << log;
 }
 
+// A reverse pass evaluates on the way (here: the copy of each overwriting scatter's
+// adjoint) while its derivative code grows by design; that is not the loop pattern, and it
+// must not warn (it did, in prb's evaluated backward pass through a scene with many
+// materials, where each call's results are scattered back).
+TEST_F(Eval, AnAdTraversalsOwnEvaluationsDoNotWarn) {
+  detail::reset_growth_watch();
+  LogLevel saved = log_level();
+  set_log_level(LogLevel::Warn);
+  Float x = iota(64);
+  enable_grad(x);
+  Float total = zeros<Float>(64);
+  UInt32 reversed = UInt32(63u) - arange<UInt32>(64);
+  int per_step = int(2 * detail::kGrowingPendingNodes / (3 * detail::kGrowingEvaluations));
+  for (int k = 0; k < 3 * int(detail::kGrowingEvaluations); ++k) {
+    Float y = x;
+    for (int i = 0; i < per_step; ++i) y = y * 0.999f + x;
+    Float scattered = x * 0.5f;
+    scatter(scattered, y, reversed, arange<UInt32>(64) < 32u);
+    total = total + scattered;
+  }
+  eval(total);
+  ::testing::internal::CaptureStderr();
+  backward(sum(total));
+  eval(grad(x));
+  std::string log = ::testing::internal::GetCapturedStderr();
+  set_log_level(saved);
+  EXPECT_EQ(count_of(log, "piling up"), 0u) << log;
+}
+
 // Pending work that is large but does not grow is not the pattern either.
 TEST_F(Eval, LoopThatEvaluatesItsStateDoesNotWarn) {
   int per_iteration = int(detail::kGrowingPendingNodes / detail::kGrowingEvaluations);

@@ -1,6 +1,7 @@
 // render(): the integrator's image as a CustomOp over the scene's differentiable
 // parameters, whose derivatives come from a second render with fresh leaves in their place.
 #include <kiln/autodiff.h>
+#include <kiln/control.h>
 #include <kiln/errors.h>
 #include <kiln/render/parameters.h>
 #include <kiln/render/render.h>
@@ -101,7 +102,11 @@ class RenderOp : public CustomOp<std::tuple<std::vector<Float>>, std::tuple<Tens
  public:
   RenderOp(std::shared_ptr<Scene> scene, std::shared_ptr<const Sensor> sensor, std::vector<Float*> slots,
            const RenderOptions& options)
-      : scene_(std::move(scene)), sensor_(std::move(sensor)), slots_(std::move(slots)), options_(options) {}
+      : scene_(std::move(scene)),
+        sensor_(std::move(sensor)),
+        slots_(std::move(slots)),
+        options_(options),
+        primal_default_(default_mode()) {}
   std::string name() const override { return "kr.render"; }
 
   Outputs eval(const Inputs& inputs) override {
@@ -109,7 +114,11 @@ class RenderOp : public CustomOp<std::tuple<std::vector<Float>>, std::tuple<Tens
     return {primal_render(*scene_, *sensor_, options_)};
   }
 
+  // forward() and backward() render again in the control-flow mode the primal render was
+  // traced in: an integrator without `mode` follows the default of that moment, not the one
+  // in effect when a traversal reaches the image.
   Outputs forward(const Inputs& tangents) override {
+    ControlModeScope primal_mode(primal_default_);
     GradScope recording = resume_grad();
     GradScope isolation = isolate_grad();
     FreshLeaves fresh(slots_, values_);
@@ -120,6 +129,7 @@ class RenderOp : public CustomOp<std::tuple<std::vector<Float>>, std::tuple<Tens
   }
 
   Inputs backward(const Outputs& adjoints) override {
+    ControlModeScope primal_mode(primal_default_);
     scene_->integrator()->check_reverse_mode();
     GradScope recording = resume_grad();
     GradScope isolation = isolate_grad();
@@ -152,6 +162,7 @@ class RenderOp : public CustomOp<std::tuple<std::vector<Float>>, std::tuple<Tens
   std::vector<Float*> slots_;
   std::vector<Float> values_;  ///< the parameters' values in the primal render
   RenderOptions options_;
+  ControlMode primal_default_;  ///< the control-flow default the primal render was traced under
 };
 
 }  // namespace

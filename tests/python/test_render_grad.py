@@ -510,3 +510,30 @@ def test_aov_differentiates_its_nested_integrators_estimators():
         kl.backward(kl.sum(image[..., :3]))
         grads.append(as_numpy(kl.grad(params[key])))
     np.testing.assert_allclose(grads[1], grads[0], rtol=1e-5)
+
+
+def test_the_gradient_render_keeps_the_mode_of_the_primal_render():
+    """Rendered with evaluated mode the default, differentiated after the flag went back to
+    symbolic: the gradient render is evaluated too (so `path` with max_depth -1, which
+    symbolic reverse mode refuses, differentiates), with the same gradients as in symbolic
+    mode with a bound."""
+    key = "wall.bsdf.reflectance.value"
+    saved = kl.flag(kl.Flag.Symbolic)
+    try:
+        kl.set_flag(kl.Flag.Symbolic, False)
+        scene = kr.load_dict(box_scene({"type": "path", "max_depth": -1, "rr_depth": 100}, "flag"))
+        params = kr.traverse(scene)
+        kl.enable_grad(params[key])
+        params.update()
+        image = kr.render(scene, params, spp=SPP, seed=PRIMAL_SEED, seed_grad=SEED)
+        kl.set_flag(kl.Flag.Symbolic, True)
+        kl.backward(kl.sum(image))
+        evaluated = as_numpy(kl.grad(params[key]))
+    finally:
+        kl.set_flag(kl.Flag.Symbolic, saved)
+    bounded = kr.load_dict(box_scene({"type": "path", "max_depth": 100, "rr_depth": 100}, "symbolic"))
+    params = kr.traverse(bounded)
+    kl.enable_grad(params[key])
+    params.update()
+    kl.backward(kl.sum(kr.render(bounded, params, spp=SPP, seed=PRIMAL_SEED, seed_grad=SEED)))
+    np.testing.assert_allclose(evaluated, as_numpy(kl.grad(params[key])), rtol=1e-4)

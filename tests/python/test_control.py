@@ -582,3 +582,20 @@ def test_bad_arguments():
         kl.dispatch(kl.Registry(), kl.Int32([1]), lambda o: None)
     with pytest.raises(ValueError, match=re.escape("state[0] has no value")):
         kl.while_loop((kl.UInt32(),), lambda i: i < 2, lambda i: i + 1)
+
+
+def test_statements_inside_a_symbolic_one_inherit_it_and_evaluated_ones_are_refused():
+    """With evaluated the default, an if_stmt without mode= in a symbolic loop is symbolic;
+    mode=kl.ControlMode.Evaluated there says why it cannot be."""
+    saved = kl.flag(kl.Flag.Symbolic)
+    kl.set_flag(kl.Flag.Symbolic, False)
+    try:
+        i = kl.arange(kl.UInt32, 4)
+        branch = lambda i, mode=None: kl.if_stmt(i > 1, lambda v: (v * 2,), lambda v: (v + 1,), (i,), mode=mode)[0]  # noqa: E731
+        (out,) = kl.while_loop((i,), lambda i: i < 8, lambda i: (branch(i),), mode=kl.ControlMode.Symbolic)
+        assert list(out.numpy()) == [8, 8, 8, 12]
+        with pytest.raises(ValueError, match=r"if_stmt\(\): mode=evaluated inside while_loop\(\), which is symbolic"):
+            kl.while_loop((i,), lambda i: i < 8, lambda i: (branch(i, kl.ControlMode.Evaluated),),
+                          mode=kl.ControlMode.Symbolic)
+    finally:
+        kl.set_flag(kl.Flag.Symbolic, saved)

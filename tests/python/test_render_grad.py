@@ -537,3 +537,13 @@ def test_the_gradient_render_keeps_the_mode_of_the_primal_render():
     params.update()
     kl.backward(kl.sum(kr.render(bounded, params, spp=SPP, seed=PRIMAL_SEED, seed_grad=SEED)))
     np.testing.assert_allclose(evaluated, as_numpy(kl.grad(params[key])), rtol=1e-4)
+
+
+def test_scene_parameters_say_which_are_differentiable():
+    """params.flags(key), as Mitsuba's: what the fuzzer picks parameters by."""
+    params = kr.traverse(kr.load_dict(box_scene(INTEGRATORS["direct"], "symbolic")))
+    assert params.flags("wall.bsdf.reflectance.value") == kr.ParamFlags.Differentiable
+    assert params.flags("floor.vertex_positions") & kr.ParamFlags.Discontinuous
+    assert params.flags("sensor.x_fov") & kr.ParamFlags.NonDifferentiable
+    with pytest.raises(ValueError, match="no parameter 'nope'"):
+        params.flags("nope")

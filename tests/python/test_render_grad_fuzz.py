@@ -9,7 +9,8 @@ Each case asserts that
     no NaN or infinity,
   - ⟨J·u, v⟩ = ⟨u, Jᵀ·v⟩: both modes differentiate the same gradient render (equal seeds),
     so they agree up to float rounding (atomic sums in another order): within 1e-3 of the
-    sum of the products' magnitudes.
+    sum of the products' magnitudes, plus 1e-5 of the image's (⟨|image|, |v|⟩·max|u|) for
+    derivatives that cancel out to almost nothing.
 A failing case names its seed; `python tests/python/test_render_grad_fuzz.py --first SEED
 --cases 1` (or KILN_RENDER_FUZZ_FIRST=SEED KILN_RENDER_FUZZ_CASES=1 with pytest) reruns it,
 and `python tests/render/fuzz_scenes.py SEED` prints its scene. `make test` runs 50 cases;
@@ -35,7 +36,7 @@ import fuzz_scenes  # noqa: E402
 
 FIRST = int(os.environ.get("KILN_RENDER_FUZZ_FIRST", "1"))
 CASES = int(os.environ.get("KILN_RENDER_FUZZ_CASES", "50"))
-RTOL = 1e-3
+RTOL, ATOL = 1e-3, 1e-5
 # What render() may raise for a case, by design (each message is tested elsewhere).
 DOCUMENTED_ERRORS = ["carries derivatives, but", "is -1 (unbounded), but reverse mode through the symbolic path loop"]
 # Attributes of meshes that render() refuses although traverse() flags them differentiable.
@@ -129,10 +130,13 @@ def run_case(seed):
             reverse_side.append((directions[key] * gradient).ravel())
         reverse_side = np.concatenate(reverse_side)
         a, b = forward_side.sum(), reverse_side.sum()
-        scale = np.abs(forward_side).sum() + np.abs(reverse_side).sum()
-        assert abs(a - b) <= RTOL * scale + 1e-7, (
+        # Float32 rounding: relative to the products, and, where the derivative cancels out
+        # (a blend weight between equal lobes), to the size of what was rendered.
+        allowed = RTOL * (np.abs(forward_side).sum() + np.abs(reverse_side).sum()) + ATOL * np.abs(
+            image.numpy() * weights).sum() * max(np.abs(u).max() for u in directions.values())
+        assert abs(a - b) <= allowed, (
             f"<J·u, v> = {a!r} from forward mode but <u, Jᵀ·v> = {b!r} from reverse mode "
-            f"(difference {abs(a - b):.3g}, allowed {RTOL * scale + 1e-7:.3g}); parameters {keys}")
+            f"(difference {abs(a - b):.3g}, allowed {allowed:.3g}); parameters {keys}")
         return Outcome("checked", f"{len(keys)} parameters, <J·u, v> = {a:.4g}")
     finally:
         kl.set_flag(kl.Flag.Symbolic, saved)

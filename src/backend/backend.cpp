@@ -15,7 +15,9 @@ void record_check_failure(CheckState* self, uint32_t statement, uint64_t index, 
   }
 }
 
-Backend& active_backend() { return flag(Flag::Interpreter) ? interpreter_backend() : llvm_backend(); }
+Backend& active_backend() { return flag(Flag::Interpreter) ? interpreter_backend() : device_backend(); }
+
+Backend& device_backend() { return emulated_cuda() ? cuda_emulated_backend() : llvm_backend(); }
 
 }  // namespace kiln::detail
 

@@ -67,15 +67,23 @@ class Backend {
   virtual std::unique_ptr<Kernel> compile(const KernelForm& form, const std::string& symbol, CompileTimes& times,
                                           std::vector<uint8_t>& object) = 0;
   virtual bool has_object_code() const { return false; }
+  /// Kernels can call host functions (host_call.h): not on a GPU.
+  virtual bool calls_host() const { return true; }
   /// Loads object code produced by compile() (in this or another process).
   virtual std::unique_ptr<Kernel> load(std::span<const uint8_t> /*object*/, const std::string& /*symbol*/) {
     return nullptr;
   }
 };
 
-/// The backend selected by Flag::Interpreter (the LLVM CPU backend otherwise).
+/// The backend selected by Flag::Interpreter, else by KILN_DEVICE (the LLVM CPU backend
+/// by default).
 Backend& active_backend();
+/// The backend of the device KILN_DEVICE selects, whatever Flag::Interpreter says.
+Backend& device_backend();
 Backend& llvm_backend();
 Backend& interpreter_backend();
+/// The emulated CUDA device (KILN_DEVICE=cuda-emulated): kernels lowered for NVPTX, run
+/// on the host. A test device for the GPU lowering, not a user feature.
+Backend& cuda_emulated_backend();
 
 }  // namespace kiln::detail

@@ -25,9 +25,12 @@ bool env_interpreter() {
   return detail::env_choice("KILN_BACKEND", {{"llvm|cpu", 0}, {"interp|interpreter", 1}}, 0) == 1;
 }
 
+bool env_emulated_cuda() { return detail::env_choice("KILN_DEVICE", {{"cpu", 0}, {"cuda-emulated", 1}}, 0) == 1; }
+
 struct Settings {
   std::atomic<bool> checks{detail::env_flag("KILN_CHECKS", false)};
   std::atomic<bool> interpreter{env_interpreter()};
+  const bool emulated_cuda = env_emulated_cuda();
   std::atomic<bool> generalize{detail::env_flag("KILN_GENERALIZE", true)};
   std::atomic<bool> disk_cache{detail::env_flag("KILN_DISK_CACHE", true)};
   std::atomic<bool> symbolic{detail::env_flag("KILN_SYMBOLIC", true)};
@@ -63,6 +66,10 @@ bool flag(Flag f) {
   }
   return false;
 }
+
+namespace detail {
+bool emulated_cuda() { return settings().emulated_cuda; }
+}  // namespace detail
 
 void set_log_level(LogLevel level) { settings().level = level; }
 LogLevel log_level() { return settings().level; }

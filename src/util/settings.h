@@ -11,5 +11,7 @@ namespace kiln::detail {
 /// Prints a log line to stderr when `level` is enabled.
 void log(LogLevel level, const std::string& message);
 bool log_enabled(LogLevel level);
+/// KILN_DEVICE=cuda-emulated: kernels run on the emulated CUDA device (a test device).
+bool emulated_cuda();
 
 }  // namespace kiln::detail

@@ -7,6 +7,7 @@
 #include <kiln/host_call.h>
 #include <kiln/kiln.h>
 
+#include "backend/backend.h"
 #include "ir/op_info.h"
 #include "op_test_support.h"
 
@@ -287,6 +288,7 @@ class FuzzProgram {
         return;
       }
       case 10: {
+        if (!detail::device_backend().calls_host()) return;  // a GPU's kernels call no host function
         const std::vector<VarType>& types = kFuzzHostFunction.inputs();
         detail::Values inputs;
         std::string text = "host_call(";

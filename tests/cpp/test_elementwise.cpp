@@ -92,7 +92,7 @@ TYPED_TEST(ElementwiseTyped, FmodIsExactForHugeQuotients) {
 }
 
 /// The LLVM backend's fmod takes one fma for quotients below 2^(p-1) and frem for the rest
-/// (llvm_render.cpp, float_remainder): both must give C's result bit for bit.
+/// (lower.cpp, float_remainder): both must give C's result bit for bit.
 TYPED_TEST(ElementwiseTyped, FmodMatchesTheCLibraryOnRandomMagnitudes) {
   using T = TypeParam;
   std::mt19937 rng(11);

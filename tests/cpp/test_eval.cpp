@@ -580,7 +580,7 @@ TEST_F(Eval, DebugLogShowsEachLoweringStage) {
   size_t scheduled = err.find("after scheduling:\nkernel inputs=0 outputs=1");
   size_t slot = err.find("Literal 0x40500000 slot0", scheduled);  // 3.25f, as a slot of the scheduled form
   size_t baked = err.find("after generalization (0 of 2 literal slots are parameters)", scheduled);
-  size_t rendered = err.find("LLVM IR as rendered:\n", baked);
+  size_t rendered = err.find("LLVM IR as lowered:\n", baked);
   size_t optimized = err.find("LLVM IR after optimization:\n", rendered);
   size_t launch = err.find("launch ", optimized);
   size_t generic = err.find("after generalization (1 of 2 literal slots are parameters)", launch);

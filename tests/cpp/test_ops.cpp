@@ -143,7 +143,7 @@ TEST(Ops, DocumentedIntegerEdgeCases) {
 
 /// UInt32 division and remainder by a divisor that is the same on every lane but known only
 /// at launch (an opaque() parameter, or a one-element input): the LLVM backend multiplies by
-/// a reciprocal computed per launch (llvm_render.cpp, invariant_divide) instead of dividing.
+/// a reciprocal computed per launch (lower.cpp, invariant_divide) instead of dividing.
 TEST(Ops, UInt32DivisionByLaunchInvariantDivisors) {
   const uint32_t divisors[] = {0,     1,     2,           3,           5,           7,           10,         641,
                                65535, 65536, 0x7FFFFFFFu, 0x80000000u, 0x80000001u, 0xFFFFFFFEu, 0xFFFFFFFFu};

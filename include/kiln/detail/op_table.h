@@ -1,7 +1,7 @@
 // The one table of IR operations. Every switch over ops in Kiln names every op (no
 // `default:`; the kiln target builds with -Werror=switch), so adding an op is one row here
 // plus its scalar semantics (src/ir/scalar_ops.cpp), its lowering in each backend
-// (src/backend/llvm/llvm_render.cpp), its derivative rule (src/ad/rules.cpp) and its tests;
+// (src/backend/llvm/lower.cpp), its derivative rule (src/ad/rules.cpp) and its tests;
 // the compiler names every switch that lacks it.
 //
 // X(name, arity, type rule, flags)

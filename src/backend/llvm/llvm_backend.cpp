@@ -1,22 +1,21 @@
-// The LLVM CPU backend's runtime: compiles rendered IR text to relocatable object code
-// with LLVM's C API, loads it into an ORC LLJIT, and launches kernels over all cores with
-// oneTBB. Every LLVM call in Kiln lives in src/backend/llvm/.
+// The LLVM CPU backend's runtime: compiles lowered IR text to relocatable object code with
+// LLVM's C API, loads it into an ORC LLJIT, and launches kernels over all cores with
+// oneTBB. The same runtime runs the emulated CUDA device (a test device: the NVPTX module
+// with a host loop for its entry). Every LLVM call in Kiln lives in src/backend/llvm/.
 #include "backend/backend.h"
-#include "backend/llvm/llvm_render.h"
+#include "backend/llvm/llvm_support.h"
+#include "backend/llvm/nvptx_compiler.h"
+#include "backend/lowering/lower.h"
+#include "util/env.h"
 #include "util/settings.h"
 #include "util/stopwatch.h"
 
 #include <kiln/errors.h>
 #include <kiln/runtime.h>
 
-#include <llvm-c/Core.h>
-#include <llvm-c/Error.h>
-#include <llvm-c/IRReader.h>
 #include <llvm-c/LLJIT.h>
 #include <llvm-c/Orc.h>
 #include <llvm-c/Target.h>
-#include <llvm-c/TargetMachine.h>
-#include <llvm-c/Transforms/PassBuilder.h>
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
@@ -25,24 +24,14 @@
 
 #include <algorithm>
 #include <cstring>
+#include <fstream>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 
 namespace kiln::detail {
 namespace {
-
-/// The optimization pipeline: the few function passes that matter for code that arrives
-/// vectorized (literal splats folded, CSE, lane loops under constant masks removed, work on
-/// broadcast inputs hoisted by LICM, lane loops rotated; reassociate orders operands by
-/// rank, which some min/max patterns of instruction selection depend on). Measured against
-/// default<O2>: the same loop instructions on 121 of the 122 kernels of the math, vector
-/// and random tests (one fewer on the last), 1.4% fewer over 1,109 kernels of the op, eval
-/// and fuzz tests, in a quarter of O2's time (~1 ms instead of 4-6 ms per kernel).
-/// default<O3> gave exactly O2's loop instructions on the 122.
-constexpr const char* kPassPipeline =
-    "function(early-cse,instcombine<no-verify-fixpoint>,sccp,simplifycfg,reassociate,"
-    "loop-mssa(loop-rotate,licm),adce,simplifycfg)";
 
 using KernelFunction = void (*)(uint64_t start, uint64_t end, void* const* buffers, const uint64_t* sizes,
                                 const uint64_t* params, CheckState* check, uint64_t stream);
@@ -58,26 +47,6 @@ size_t streaming_threshold() {
   }();
   return bytes;
 }
-
-std::string take_message(char* message) {
-  std::string text = message ? message : "";
-  if (message) LLVMDisposeMessage(message);
-  return text;
-}
-std::string take_error(LLVMErrorRef error) { return take_message(LLVMGetErrorMessage(error)); }
-
-/// A module parsed into its own context; both are freed when it goes out of scope.
-struct ParsedModule {
-  LLVMContextRef context = LLVMContextCreate();
-  LLVMModuleRef module = nullptr;
-  ParsedModule() = default;
-  ParsedModule(const ParsedModule&) = delete;
-  ParsedModule& operator=(const ParsedModule&) = delete;
-  ~ParsedModule() {
-    if (module) LLVMDisposeModule(module);
-    LLVMContextDispose(context);
-  }
-};
 
 /// The host target, the JIT, and the compile lock (LLVM contexts are used one at a time).
 class LlvmJit {
@@ -120,20 +89,9 @@ class LlvmJit {
   /// IR text -> optimized relocatable object code.
   LLVMMemoryBufferRef compile_object(const std::string& ir, const std::string& name) {
     ParsedModule parsed;  // a fresh context per kernel: creating and freeing one costs ~0.05 ms
-    LLVMMemoryBufferRef source = LLVMCreateMemoryBufferWithMemoryRangeCopy(ir.data(), ir.size(), name.c_str());
-    char* message = nullptr;
-    if (LLVMParseIRInContext(parsed.context, source, &parsed.module, &message))
-      throw InternalError("kiln: generated LLVM IR does not parse (a Kiln bug): " + take_message(message) + "\n" + ir);
-    LLVMSetTarget(parsed.module, triple_.c_str());
-    LLVMTargetDataRef layout = LLVMCreateTargetDataLayout(machine_);
-    LLVMSetModuleDataLayout(parsed.module, layout);
-    LLVMDisposeTargetData(layout);
-    if (LLVMErrorRef error = LLVMRunPasses(parsed.module, kPassPipeline, machine_, pass_options_))
-      throw InternalError("kiln: LLVM optimization failed: " + take_error(error));
-    if (log_enabled(LogLevel::Debug))
-      log(LogLevel::Debug, "lowering " + name + ", LLVM IR after optimization:\n" +
-                               take_message(LLVMPrintModuleToString(parsed.module)));
+    parse_and_optimize(parsed, ir, name, machine_, triple_);
     LLVMMemoryBufferRef object = nullptr;
+    char* message = nullptr;
     if (LLVMTargetMachineEmitToMemoryBuffer(machine_, parsed.module, LLVMObjectFile, &message, &object))
       throw InternalError("kiln: LLVM code generation failed: " + take_message(message));
     return object;
@@ -160,8 +118,6 @@ class LlvmJit {
 
   std::string triple_, cpu_, features_;
   LLVMTargetMachineRef machine_ = nullptr;
-  /// Default options: they only tune default<On> pipelines, and kPassPipeline is explicit.
-  LLVMPassBuilderOptionsRef pass_options_ = LLVMCreatePassBuilderOptions();
   LLVMOrcLLJITRef jit_ = nullptr;
   uint32_t width_ = 4;
   int vector_bits_ = 128;
@@ -204,26 +160,47 @@ class LlvmKernel final : public Kernel {
   LLVMOrcResourceTrackerRef tracker_;
 };
 
+/// Writes the PTX of `form` for sm_75 and sm_90 to $KILN_PTX_DIR/<symbol>.sm_<cc>.ptx when
+/// that variable is set: how the tests assemble every kernel the suites produce with ptxas
+/// (tests/ptxas_check.py) while they run on the emulated device, with the disk cache off.
+void write_ptx_for_checks(const KernelForm& form, const std::string& symbol) {
+  static const std::optional<std::string> directory = env_text("KILN_PTX_DIR");
+  if (!directory) return;
+  std::string ir = lower_to_llvm_ir(form, symbol, lowering::nvptx_target(), kernel_split());
+  for (unsigned sm : {kOldestComputeCapability, kNewestComputeCapability}) {
+    std::string path = *directory + "/" + symbol + ".sm_" + std::to_string(sm) + ".ptx";
+    std::ofstream(path) << compile_ptx(ir, symbol, sm);
+  }
+}
+
+/// The CPU backend, or (`emulates_cuda`) the emulated CUDA device: kernels lowered for
+/// NVPTX, one lane per thread, with their entry a host loop over the threads.
 class LlvmBackend final : public Backend {
  public:
-  const char* name() const override { return "llvm"; }
+  explicit LlvmBackend(bool emulates_cuda) : emulates_cuda_(emulates_cuda) {}
+
+  const char* name() const override { return emulates_cuda_ ? "cuda-emulated" : "llvm"; }
   std::string compiler() const override {
     unsigned major = 0, minor = 0, patch = 0;
     LLVMGetVersion(&major, &minor, &patch);
     return "LLVM " + std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
   }
   std::string cpu() const override { return jit().cpu(); }
-  uint32_t packet_width() const override { return jit().width(); }
+  uint32_t packet_width() const override { return emulates_cuda_ ? 1 : jit().width(); }
   bool has_object_code() const override { return true; }
+  bool calls_host() const override { return !emulates_cuda_; }
 
   std::unique_ptr<Kernel> compile(const KernelForm& form, const std::string& symbol, CompileTimes& times,
                                   std::vector<uint8_t>& object) override {
     LlvmJit& j = jit();
     std::lock_guard<std::mutex> lock(j.mutex);
     Stopwatch stopwatch;
-    std::string ir = render_llvm_ir(form, symbol, j.vector_bits(), kernel_split());
+    const lowering::Target& target =
+        emulates_cuda_ ? lowering::nvptx_emulated_target() : lowering::cpu_target(j.vector_bits());
+    std::string ir = lower_to_llvm_ir(form, symbol, target, kernel_split());
     times.codegen_ms = stopwatch.lap_ms();
-    if (log_enabled(LogLevel::Debug)) log(LogLevel::Debug, "lowering " + symbol + ", LLVM IR as rendered:\n" + ir);
+    if (log_enabled(LogLevel::Debug)) log(LogLevel::Debug, "lowering " + symbol + ", LLVM IR as lowered:\n" + ir);
+    if (emulates_cuda_) write_ptx_for_checks(form, symbol);
     LLVMMemoryBufferRef buffer = j.compile_object(ir, symbol);
     const uint8_t* start = reinterpret_cast<const uint8_t*>(LLVMGetBufferStart(buffer));
     object.assign(start, start + LLVMGetBufferSize(buffer));
@@ -242,12 +219,20 @@ class LlvmBackend final : public Backend {
     KernelFunction entry = j.load(buffer, symbol, tracker);
     return std::make_unique<LlvmKernel>(entry, tracker);
   }
+
+ private:
+  bool emulates_cuda_;
 };
 
 }  // namespace
 
 Backend& llvm_backend() {
-  static LlvmBackend backend;
+  static LlvmBackend backend(false);
+  return backend;
+}
+
+Backend& cuda_emulated_backend() {
+  static LlvmBackend backend(true);
   return backend;
 }
 

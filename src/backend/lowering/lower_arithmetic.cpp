@@ -1,9 +1,9 @@
-// Lowering of statements to LLVM IR: Renderer::emit(), the one switch over ops, which
+// Lowering of statements to LLVM IR: Lowering::emit(), the one switch over ops, which
 // writes elementwise arithmetic itself (with the edge cases of src/ir/scalar_ops.h: guarded
 // integer division, C's fmod, minNum, saturating shifts and casts) and hands memory
-// accesses, host calls and loops to llvm_render_memory.cpp, llvm_render_host_call.cpp and
-// llvm_render_loops.cpp.
-#include "backend/llvm/llvm_renderer.h"
+// accesses, host calls and loops to lower_memory.cpp, lower_host_call.cpp and
+// lower_loops.cpp.
+#include "backend/lowering/lowering.h"
 
 #include <kiln/errors.h>
 
@@ -12,9 +12,9 @@
 #include <cstdio>
 #include <string>
 
-namespace kiln::detail::llvm_ir {
+namespace kiln::detail::lowering {
 
-void Renderer::emit(uint32_t position) {
+void Lowering::emit(uint32_t position) {
   const KernelStatement& s = form_.statements[position];
   std::string& out = names_[position];
   const VarType t = s.type;
@@ -114,7 +114,7 @@ void Renderer::emit(uint32_t position) {
 /// is copied last (zeros included). Lanes outside that range (huge quotients, zero or
 /// infinite divisors, infinite or NaN operands) take LLVM's frem (a libm call per lane),
 /// only in vectors that have such a lane.
-std::string Renderer::float_remainder(uint32_t position, VarType t, const std::string& x, const std::string& y) {
+std::string Lowering::float_remainder(uint32_t position, VarType t, const std::string& x, const std::string& y) {
   std::string sc = scalar_type(t), vt = vec(t), m = vmangle(sc), mask = vec("i1");
   std::string quotient = instr("fdiv " + vt + " " + x + ", " + y);
   std::string q = call(vt, "llvm.trunc." + m, {{vt, quotient}});
@@ -147,7 +147,7 @@ std::string Renderer::float_remainder(uint32_t position, VarType t, const std::s
 }
 
 /// (a < b || isnan(b)) ? a : b (and > for max). `type` may be a vector or a scalar type.
-std::string Renderer::float_min_max(bool is_min, const std::string& type, const std::string& a, const std::string& b) {
+std::string Lowering::float_min_max(bool is_min, const std::string& type, const std::string& a, const std::string& b) {
   std::string mask_type = type[0] == '<' ? vec("i1") : "i1";
   std::string better = instr(std::string("fcmp ") + (is_min ? "olt " : "ogt ") + type + " " + a + ", " + b);
   std::string b_nan = instr("fcmp uno " + type + " " + b + ", " + b);
@@ -157,7 +157,7 @@ std::string Renderer::float_min_max(bool is_min, const std::string& type, const 
 
 /// A parameter (a literal generalized into the launch's parameter block) or a one-element
 /// input.
-bool Renderer::uniform(uint32_t position) const {
+bool Lowering::uniform(uint32_t position) const {
   const KernelStatement& s = form_.statements[position];
   return s.op == Op::Param || (s.op == Op::Data && s.broadcast);
 }
@@ -169,7 +169,7 @@ bool Renderer::uniform(uint32_t position) const {
 ///   l = ceil(log2 d), m = floor(2^32 (2^l - d) / d) + 1, t = mulhi(m, n),
 ///   q = (t + ((n - t) >> min(l, 1))) >> max(l - 1, 0).
 /// m and the shifts depend on d only, so LICM computes them once per launch.
-std::string Renderer::invariant_divide(const std::string& n, const std::string& d, bool quotient) {
+std::string Lowering::invariant_divide(const std::string& n, const std::string& d, bool quotient) {
   const std::string v32 = vec("i32"), v64 = vec("i64");
   std::string ctlz = call(v32, "llvm.ctlz." + vmangle("i32"),
                           {{v32, instr("sub " + v32 + " " + d + ", " + splat_const("i32", "1"))}, {"i1", "false"}});
@@ -191,7 +191,7 @@ std::string Renderer::invariant_divide(const std::string& n, const std::string& 
   return instr("sub " + v32 + " " + n + ", " + instr("mul " + v32 + " " + q + ", " + d));
 }
 
-std::string Renderer::int_divide(const KernelStatement& s) {
+std::string Lowering::int_divide(const KernelStatement& s) {
   const VarType t = s.type;
   const std::string vt = vec(t), sc = scalar_type(t);
   const bool sgn = is_signed_int(t);
@@ -215,7 +215,7 @@ std::string Renderer::int_divide(const KernelStatement& s) {
                vt + " " + q);
 }
 
-std::string Renderer::shift(const KernelStatement& s) {
+std::string Lowering::shift(const KernelStatement& s) {
   const VarType t = s.type;
   const std::string vt = vec(t), sc = scalar_type(t);
   std::string bits = std::to_string(bit_width(t));
@@ -230,7 +230,7 @@ std::string Renderer::shift(const KernelStatement& s) {
   return instr("select " + vec("i1") + " " + too_far + ", " + vt + " zeroinitializer, " + vt + " " + shifted);
 }
 
-std::string Renderer::compare(const KernelStatement& s) {
+std::string Lowering::compare(const KernelStatement& s) {
   const VarType t = s.operand_type;
   static const char* fcmp[] = {"oeq", "une", "olt", "ole", "ogt", "oge"};
   static const char* icmp_signed[] = {"eq", "ne", "slt", "sle", "sgt", "sge"};
@@ -240,7 +240,7 @@ std::string Renderer::compare(const KernelStatement& s) {
   return instr(std::string(is_float(t) ? "fcmp " : "icmp ") + pred + " " + vec(t) + " " + arg(s, 0) + ", " + arg(s, 1));
 }
 
-std::string Renderer::cast(const KernelStatement& s) {
+std::string Lowering::cast(const KernelStatement& s) {
   const VarType from = s.operand_type, to = s.type;
   const std::string a = arg(s, 0), vf = vec(from), vt = vec(to);
   if (to == VarType::Bool)
@@ -257,7 +257,7 @@ std::string Renderer::cast(const KernelStatement& s) {
   return instr(std::string(bit_width(from) < bit_width(to) ? "fpext " : "fptrunc ") + vf + " " + a + " to " + vt);
 }
 
-std::string Renderer::saturating_float_to_int(VarType from, VarType to, const std::string& a) {
+std::string Lowering::saturating_float_to_int(VarType from, VarType to, const std::string& a) {
   // llvm.fptosi.sat / fptoui.sat, which x86 turns into a scalar conversion per lane: the
   // plain conversion (poison only where it is out of range, and never selected there)
   // then the saturated values by comparisons, all vector instructions.
@@ -287,4 +287,4 @@ std::string Renderer::saturating_float_to_int(VarType from, VarType to, const st
   return instr("select " + vec("i1") + " " + is_nan + ", " + vt + " zeroinitializer, " + vt + " " + r);
 }
 
-}  // namespace kiln::detail::llvm_ir
+}  // namespace kiln::detail::lowering

@@ -4,14 +4,16 @@
 // grows per iteration), then calls the function through its address parameter, unless no
 // lane of the packet is active. A HostResult loads one output and zeroes the lanes the call
 // did not run on, so results never depend on what the function leaves there.
-#include "backend/llvm/llvm_renderer.h"
+#include "backend/lowering/lowering.h"
 
 #include "ir/host_function.h"
+
+#include <kiln/errors.h>
 
 #include <string>
 #include <vector>
 
-namespace kiln::detail::llvm_ir {
+namespace kiln::detail::lowering {
 namespace {
 
 /// The staging memory `what` of the HostCall at `position` ("%s7.in0").
@@ -19,8 +21,11 @@ std::string staging(uint32_t position, const std::string& what) { return "%s" + 
 
 }  // namespace
 
-std::string Renderer::host_call(uint32_t position, const KernelStatement& s) {
+std::string Lowering::host_call(uint32_t position, const KernelStatement& s) {
   const HostSignature& signature = host_signature(s.literal);
+  if (!target_.calls_host())
+    throw ValueError("kiln: host function '" + signature.name + "' cannot run on " + target_.device() +
+                     ": host calls run only in CPU kernels. Compute it with Kiln operations, or on the CPU");
   std::vector<uint32_t> cells = host_argument_cells(form_, position);
   const std::string width = std::to_string(width_);
   auto allocate_packet = [&](const std::string& name, const char* element) {
@@ -68,7 +73,7 @@ std::string Renderer::host_call(uint32_t position, const KernelStatement& s) {
   return active;
 }
 
-std::string Renderer::host_result(uint32_t position, const KernelStatement& s) {
+std::string Lowering::host_result(uint32_t position, const KernelStatement& s) {
   uint32_t call = s.operands[0];
   std::string element = memory_type(s.type);
   std::string loaded =
@@ -78,4 +83,4 @@ std::string Renderer::host_result(uint32_t position, const KernelStatement& s) {
                " zeroinitializer");
 }
 
-}  // namespace kiln::detail::llvm_ir
+}  // namespace kiln::detail::lowering

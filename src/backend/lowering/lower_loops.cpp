@@ -5,13 +5,13 @@
 // its condition fails (the updates select on LoopCond), and stays inactive (the mask phi).
 // A loop that runs once (a guarded branch or call) has no back edge: the body is skipped
 // when no lane is active, and its results are phis in L<k>.exit.
-#include "backend/llvm/llvm_renderer.h"
+#include "backend/lowering/lowering.h"
 
 #include <string>
 
-namespace kiln::detail::llvm_ir {
+namespace kiln::detail::lowering {
 
-void Renderer::loop_begin(uint32_t k, const KernelStatement& s) {
+void Lowering::loop_begin(uint32_t k, const KernelStatement& s) {
   std::string l = "%L" + std::to_string(k);
   loops_.push_back(OpenLoop{k, s.literal != 0, "", "", {}});
   body_ << "  br label " << l << ".pre\n";
@@ -23,7 +23,7 @@ void Renderer::loop_begin(uint32_t k, const KernelStatement& s) {
           << ".latch ]\n";
 }
 
-std::string Renderer::loop_phi(uint32_t position, const KernelStatement& s) {
+std::string Lowering::loop_phi(uint32_t position, const KernelStatement& s) {
   std::string l = "%L" + std::to_string(loops_.back().begin), name = "%s" + std::to_string(position);
   if (!loops_.back().once)  // (a run-once loop defines it at its exit)
     body_ << "  " << name << " = phi " << vec(s.type) << " [ " << arg(s, 0) << ", " << l << ".pre ], [ " << name
@@ -31,7 +31,7 @@ std::string Renderer::loop_phi(uint32_t position, const KernelStatement& s) {
   return name;
 }
 
-std::string Renderer::loop_cond(const KernelStatement& s) {
+std::string Lowering::loop_cond(const KernelStatement& s) {
   OpenLoop& loop = loops_.back();
   std::string l = "%L" + std::to_string(loop.begin);
   loop.active = l + ".active";
@@ -44,7 +44,7 @@ std::string Renderer::loop_cond(const KernelStatement& s) {
   return loop.active;
 }
 
-void Renderer::loop_update(const KernelStatement& s) {
+void Lowering::loop_update(const KernelStatement& s) {
   OpenLoop& loop = loops_.back();
   if (loop.once) {
     loop.updates.emplace_back(s.operands[0], arg(s, 1));
@@ -55,7 +55,7 @@ void Renderer::loop_update(const KernelStatement& s) {
         << arg(s, 1) << ", " << vt << " " << arg(s, 0) << "\n";
 }
 
-void Renderer::loop_end() {
+void Lowering::loop_end() {
   OpenLoop loop = loops_.back();
   loops_.pop_back();
   std::string l = "%L" + std::to_string(loop.begin);
@@ -76,4 +76,4 @@ void Renderer::loop_end() {
   start_block("L" + std::to_string(loop.begin) + ".exit");
 }
 
-}  // namespace kiln::detail::llvm_ir
+}  // namespace kiln::detail::lowering

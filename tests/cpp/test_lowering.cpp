@@ -1,11 +1,14 @@
-// Golden tests of the LLVM IR renderer: one small kernel form each, rendered at 4 lanes so
-// the text does not depend on the host. A missing reference file fails; run with
-// `--update` (or KILN_UPDATE_GOLDEN=1) to rewrite the references, then review the diff.
+// Golden tests of the lowering to LLVM IR: one small kernel form each, lowered for the CPU
+// at 4 lanes (so the text does not depend on the host) and for NVPTX at one lane per
+// thread; the emulated NVPTX module must be the NVPTX one with only its entry replaced.
+// A missing reference file fails; run with `--update` (or KILN_UPDATE_GOLDEN=1) to rewrite
+// the references, then review the diff.
+#include <kiln/errors.h>
 #include <kiln/host_call.h>
 
 #include <gtest/gtest.h>
 
-#include "backend/llvm/llvm_render.h"
+#include "backend/lowering/lower.h"
 #include "form/kernel_form.h"
 
 #include <cstdlib>
@@ -45,18 +48,44 @@ KernelStatement output(KernelStatement s, uint32_t slot) {
   return s;
 }
 
-void check_golden(const std::string& name, const KernelForm& form, uint32_t split_statements = 0) {
-  std::string text = render_llvm_ir(form, "kiln_kernel_" + name, 128, split_statements);
-  std::string path = std::string(KILN_GOLDEN_DIR) + "/llvm/" + name + ".ll";
+void check_text(const std::string& path, const std::string& text, const std::string& what) {
   if (update_golden) {
     std::ofstream(path) << text;
     return;
   }
   std::ifstream file(path);
-  ASSERT_TRUE(file.good()) << "missing golden file " << path << " (run test_llvm_render --update and review it)";
+  ASSERT_TRUE(file.good()) << "missing golden file " << path << " (run test_lowering --update and review it)";
   std::stringstream expected;
   expected << file.rdbuf();
-  EXPECT_EQ(text, expected.str()) << "rendering of " << name << " changed; if intended, rerun with --update";
+  EXPECT_EQ(text, expected.str()) << "lowering of " << what << " changed; if intended, rerun with --update";
+}
+
+/// The module without the function that starts with `header` (its entry), the special
+/// registers that reads, its first line (which names the target) and blank lines.
+std::string without_entry(const std::string& module, const std::string& header) {
+  size_t entry = module.find(header);
+  if (entry == std::string::npos) return "no " + header + " in\n" + module;
+  size_t first_line = module.find('\n');
+  std::istringstream rest(module.substr(first_line, entry - first_line) +
+                          module.substr(module.find("\n}\n", entry) + 3));
+  std::string kept, line;
+  while (std::getline(rest, line))
+    if (!line.empty() && line.rfind("declare i32 @llvm.nvvm.read.ptx.sreg.", 0) != 0) kept += line + "\n";
+  return kept;
+}
+
+void check_golden(const std::string& name, KernelForm form, uint32_t split_statements = 0) {
+  std::string symbol = "kiln_kernel_" + name, golden = std::string(KILN_GOLDEN_DIR) + "/lowering/";
+  check_text(golden + "cpu/" + name + ".ll",
+             lower_to_llvm_ir(form, symbol, lowering::cpu_target(128), split_statements), name + " for the CPU");
+  form.packet_width = 1;
+  std::string device = lower_to_llvm_ir(form, symbol, lowering::nvptx_target(), split_statements);
+  check_text(golden + "nvptx/" + name + ".ll", device, name + " for NVPTX");
+  std::string emulated = lower_to_llvm_ir(form, symbol, lowering::nvptx_emulated_target(), split_statements);
+  EXPECT_EQ(without_entry(emulated, "define void @" + symbol + "("),
+            without_entry(device, "define ptx_kernel void @" + symbol + "("))
+      << "the emulated module must differ from the device's only in its entry";
+  EXPECT_EQ(emulated.find("llvm.nvvm"), std::string::npos) << "emulation must read no special register";
 }
 
 KernelForm form_of(std::vector<KernelStatement> statements, uint32_t inputs, uint32_t outputs, bool checks = false) {
@@ -71,7 +100,7 @@ KernelForm form_of(std::vector<KernelStatement> statements, uint32_t inputs, uin
 
 }  // namespace
 
-TEST(LlvmRender, FusedArithmetic) {
+TEST(Lowering, FusedArithmetic) {
   // out = fma(a, b, 2.5) + broadcast c
   check_golden("fused_arithmetic",
                form_of({statement(Op::Literal, VarType::Bool), input(VarType::Float32, 0), input(VarType::Float32, 1),
@@ -81,7 +110,7 @@ TEST(LlvmRender, FusedArithmetic) {
                        3, 1));
 }
 
-TEST(LlvmRender, IntegerEdgeCases) {
+TEST(Lowering, IntegerEdgeCases) {
   // Guarded division, saturating shift, and a cast chain.
   KernelStatement cast = statement(Op::Cast, VarType::Float64, {3});
   cast.operand_type = VarType::Int32;
@@ -92,7 +121,7 @@ TEST(LlvmRender, IntegerEdgeCases) {
                        2, 3));
 }
 
-TEST(LlvmRender, CheckedGatherAndScatterAdd) {
+TEST(Lowering, CheckedGatherAndScatterAdd) {
   KernelStatement counter = statement(Op::Counter, VarType::UInt32);
   check_golden("checked_gather_scatter_add",
                form_of({statement(Op::Literal, VarType::Bool), input(VarType::Float32, 0), counter,
@@ -102,7 +131,7 @@ TEST(LlvmRender, CheckedGatherAndScatterAdd) {
                        2, 0, true));
 }
 
-TEST(LlvmRender, ScatterIncAppend) {
+TEST(Lowering, ScatterIncAppend) {
   KernelStatement zero = statement(Op::Literal, VarType::UInt32, {}, 0);
   check_golden("scatter_inc",
                form_of({statement(Op::Literal, VarType::Bool), input(VarType::UInt32, 0), zero, input(VarType::Bool, 1),
@@ -110,7 +139,7 @@ TEST(LlvmRender, ScatterIncAppend) {
                        2, 1));
 }
 
-TEST(LlvmRender, SymbolicLoop) {
+TEST(Lowering, SymbolicLoop) {
   // i = 0; acc = in0; while (i < in1) { acc = acc * 2; i += 1 }; out = acc
   check_golden(
       "symbolic_loop",
@@ -125,7 +154,7 @@ TEST(LlvmRender, SymbolicLoop) {
               2, 1));
 }
 
-TEST(LlvmRender, GuardedCallRunsOnce) {
+TEST(Lowering, GuardedCallRunsOnce) {
   // A symbolic branch: packets where no lane has in1 skip the body; out = in1 ? in0 * 2 : 0
   check_golden(
       "guarded_call",
@@ -138,7 +167,7 @@ TEST(LlvmRender, GuardedCallRunsOnce) {
           2, 1));
 }
 
-TEST(LlvmRender, ParametersAreReadFromTheParameterBlock) {
+TEST(Lowering, ParametersAreReadFromTheParameterBlock) {
   // out = a * param#0 (f32) + cast(param#1 (u32)) where param#2 (bool); params are 64-bit slots
   KernelStatement scale = statement(Op::Param, VarType::Float32, {}, 0);
   KernelStatement offset = statement(Op::Param, VarType::UInt32, {}, 1);
@@ -151,7 +180,7 @@ TEST(LlvmRender, ParametersAreReadFromTheParameterBlock) {
                                      1, 1));
 }
 
-TEST(LlvmRender, SplitIntoPieces) {
+TEST(Lowering, SplitIntoPieces) {
   // Pieces of 3 statements: [0, 3) [3, 6) [6, 9) [9, 10). Products and a Bool cross pieces
   // through the frame (one slot reused once its value is read); inputs and the literal are
   // recomputed where they are read; outputs of any piece are stored by the kernel.
@@ -174,21 +203,32 @@ namespace {
 void golden_host_function(void*, uint32_t, const int32_t*, const void* const*, void* const*) {}
 }  // namespace
 
-TEST(LlvmRender, HostCall) {
+TEST(Lowering, HostCall) {
   // (out3, out4) = f(a, b) on the lanes of mask: arguments, the lanes to run and the pointer
   // arrays are staged in entry-block memory; the call is skipped when no lane is active; the
   // results are zero where it did not run.
   const HostFunction f("golden_host", {VarType::Float32, VarType::UInt32}, {VarType::Float32, VarType::Bool},
                        golden_host_function);
-  check_golden("host_call",
-               form_of({statement(Op::Literal, VarType::Bool), input(VarType::Float32, 0), input(VarType::UInt32, 1),
-                        statement(Op::Param, VarType::UInt64, {}, 0), statement(Op::Param, VarType::UInt64, {}, 1),
-                        input(VarType::Bool, 2), statement(Op::HostArg, VarType::Float32, {3, 1}),
-                        statement(Op::HostArg, VarType::UInt32, {6, 2}),
-                        statement(Op::HostCall, VarType::Bool, {3, 4, 5, 7}, f.id()),
-                        output(statement(Op::HostResult, VarType::Float32, {8}, 0), 3),
-                        output(statement(Op::HostResult, VarType::Bool, {8}, 1), 4)},
-                       3, 2));
+  KernelForm form = form_of(
+      {statement(Op::Literal, VarType::Bool), input(VarType::Float32, 0), input(VarType::UInt32, 1),
+       statement(Op::Param, VarType::UInt64, {}, 0), statement(Op::Param, VarType::UInt64, {}, 1),
+       input(VarType::Bool, 2), statement(Op::HostArg, VarType::Float32, {3, 1}),
+       statement(Op::HostArg, VarType::UInt32, {6, 2}), statement(Op::HostCall, VarType::Bool, {3, 4, 5, 7}, f.id()),
+       output(statement(Op::HostResult, VarType::Float32, {8}, 0), 3),
+       output(statement(Op::HostResult, VarType::Bool, {8}, 1), 4)},
+      3, 2);
+  check_text(std::string(KILN_GOLDEN_DIR) + "/lowering/cpu/host_call.ll",
+             lower_to_llvm_ir(form, "kiln_kernel_host_call", lowering::cpu_target(128)), "host_call for the CPU");
+  form.packet_width = 1;
+  for (const lowering::Target* target : {&lowering::nvptx_target(), &lowering::nvptx_emulated_target()}) {
+    try {
+      lower_to_llvm_ir(form, "kiln_kernel_host_call", *target);
+      ADD_FAILURE() << "a host call lowered for " << target->name();
+    } catch (const ValueError& e) {
+      EXPECT_NE(std::string(e.what()).find("host function 'golden_host' cannot run on "), std::string::npos)
+          << e.what();
+    }
+  }
 }
 
 int main(int argc, char** argv) {

@@ -1,8 +1,10 @@
-// The LLVM IR renderer's class, private to src/backend/llvm/: its members are defined in
-// the llvm_render*.cpp files, one responsibility each (llvm_render.cpp says which).
+// The lowering of a kernel form to LLVM IR text, private to src/backend/: its members are
+// defined in the lower*.cpp files, one responsibility each (lower.cpp says which); what a
+// target decides is asked of its Target (target.h).
 #pragma once
 
 #include "backend/kernel_split.h"
+#include "backend/lowering/target.h"
 #include "form/kernel_form.h"
 
 #include <cstdint>
@@ -12,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-namespace kiln::detail::llvm_ir {
+namespace kiln::detail::lowering {
 
 /// Scalar LLVM type of a value in registers (Bool is i1).
 const char* scalar_type(VarType t);
@@ -23,22 +25,32 @@ std::string mangle(const char* scalar);
 /// Bits of a value in registers (1 for Bool).
 unsigned bit_width(VarType t);
 
-/// Renders one kernel form: one vector SSA value of form.packet_width lanes per statement,
+/// Lowers one kernel form: one vector SSA value of form.packet_width lanes per statement,
 /// written into the entry block (values computed once per call) or the body (per packet).
-class Renderer {
+class Lowering {
  public:
-  Renderer(const KernelForm& form, int vector_bits, uint32_t split_statements)
+  Lowering(const KernelForm& form, const Target& target, uint32_t split_statements)
       : form_(form),
+        target_(target),
         width_(form.packet_width),
-        vector_bits_(vector_bits),
         split_statements_(split_statements),
         names_(form.statements.size()) {}
 
   /// The module text: the kernel function `name`, its pieces, declarations and attributes.
-  std::string render(const std::string& name);
+  std::string lower(const std::string& name);
+
+  // ---- what targets write with (target_*.cpp) ----
+  /// Writes `%t<n> = text` into the body and returns %t<n>.
+  std::string instr(const std::string& text);
+  /// The body being written (its current block).
+  std::ostringstream& body() { return body_; }
+  /// The name of a block that statement `position` opens ("s12.head").
+  std::string label(uint32_t position, const char* what);
+  /// Opens block `name` in the body.
+  void start_block(const std::string& name);
 
  private:
-  // ---- text: types, constants, instructions (llvm_render.cpp) ----
+  // ---- text: types, constants, instructions (lower.cpp) ----
   /// `<width x scalar>`.
   std::string vec(const std::string& scalar) const;
   /// The vector type of a value of type `t` in registers.
@@ -53,26 +65,18 @@ class Renderer {
   void splat(std::ostringstream& out, const std::string& tag, const std::string& scalar, const std::string& value);
   /// A fresh SSA name (%t<n>).
   std::string temp();
-  /// The name of a block that statement `position` opens ("s12.head").
-  std::string label(uint32_t position, const char* what);
-  /// Opens block `name` in the body.
-  void start_block(const std::string& name);
   /// Calls an intrinsic, declaring it on first use.
   std::string call(const std::string& result_type, const std::string& intrinsic,
                    const std::vector<std::pair<std::string, std::string>>& args);
-  /// Writes `%t<n> = text` into the body and returns %t<n>.
-  std::string instr(const std::string& text);
   /// The SSA value of operand `k` of `s`.
   const std::string& arg(const KernelStatement& s, int k) const;
 
-  // ---- the kernel's skeleton (llvm_render_kernel.cpp) ----
-  /// The function attributes that set the vector width.
-  std::string vector_width_attributes() const;
+  // ---- the kernel's skeleton (lower_kernel.cpp) ----
   /// Loads buffer pointer `slot` in the entry block (%buf<slot>).
   void load_buffer(uint32_t slot);
   /// %lane (the packet's lane indices) and %active (those below %end), from %i.
   void lane_mask();
-  /// Returns from the function being rendered; a loop latch that saw Ctrl-C returns early.
+  /// Returns from a piece's function; a loop latch that saw Ctrl-C returns early.
   void end_function();
   /// Ends the latch of loop `loop_label` (%L<k>) with a read of the Ctrl-C flag: back to
   /// its head, or out of the kernel.
@@ -91,8 +95,12 @@ class Renderer {
   std::string to_memory(VarType t, const std::string& v);
   /// Stores the outputs of the packet, then branches to the latch.
   void store_outputs();
+  /// Stores `outputs` (statement positions) as (memory value, pointer) `targets` on the
+  /// active lanes, then branches to the latch.
+  void store_masked(const std::vector<uint32_t>& outputs,
+                    const std::vector<std::pair<std::string, std::string>>& targets);
 
-  // ---- statements: the switch over ops, arithmetic (llvm_render_arithmetic.cpp) ----
+  // ---- statements: the switch over ops, arithmetic (lower_arithmetic.cpp) ----
   /// Lowers statement `position` into names_[position].
   void emit(uint32_t position);
   /// C's fmod, exactly (a fast path and LLVM's frem for the lanes outside it).
@@ -115,9 +123,10 @@ class Renderer {
   /// Cast between value types (float -> int saturates).
   std::string cast(const KernelStatement& s);
 
-  // ---- memory: gathers, scatters, bounds (llvm_render_memory.cpp) ----
+  // ---- memory: gathers, scatters, bounds (lower_memory.cpp) ----
   /// Lane addresses into the buffer of statement `buffer` at the UInt32 indices `index`.
-  std::string addresses(const KernelStatement& buffer, VarType t, const std::string& index);
+  /// `index64`: the same widened to i64.
+  std::string addresses(const KernelStatement& buffer, VarType t, const std::string& index, const std::string& index64);
   /// The lanes of `mask` that are active and in bounds; checked mode reports the others.
   std::string checked_mask(uint32_t position, const KernelStatement& buffer, const std::string& mask,
                            const std::string& index, const std::string& index64);
@@ -141,7 +150,7 @@ class Renderer {
   /// Atomic increments, one per lane; the result holds each lane's old value.
   std::string scatter_inc(uint32_t position, const KernelStatement& s);
 
-  // ---- host calls (llvm_render_host_call.cpp) ----
+  // ---- host calls (lower_host_call.cpp) ----
   /// Calls the host function of the HostCall at `position` on the packet's lanes where its
   /// mask holds (not at all when none does), through staging memory in the entry block;
   /// returns those lanes.
@@ -149,7 +158,7 @@ class Renderer {
   /// A HostResult: the staged output on the lanes its call ran on, 0 elsewhere.
   std::string host_result(uint32_t position, const KernelStatement& s);
 
-  // ---- symbolic loops (llvm_render_loops.cpp) ----
+  // ---- symbolic loops (lower_loops.cpp) ----
   /// A loop whose LoopEnd is not emitted yet.
   struct OpenLoop {
     uint32_t begin;        ///< the position of its LoopBegin
@@ -169,7 +178,7 @@ class Renderer {
   /// Closes the innermost loop: its latch (back edge) or, run once, the exit's phis.
   void loop_end();
 
-  // ---- pieces of a long kernel (llvm_render_pieces.cpp, backend/kernel_split.h) ----
+  // ---- pieces of a long kernel (lower_pieces.cpp, backend/kernel_split.h) ----
   /// The arguments the kernel passes to each piece.
   static constexpr const char* kPieceArguments =
       "i64 %i, i64 %end, ptr %buffers, ptr %sizes, ptr %params, ptr %check, ptr %frame";
@@ -191,8 +200,8 @@ class Renderer {
   uint32_t frame_alignment() const;
 
   const KernelForm& form_;
+  const Target& target_;
   const uint32_t width_;
-  const int vector_bits_;
   const uint32_t split_statements_;
   std::string pieces_;                  ///< the functions of a split kernel's pieces
   std::vector<std::string> names_;      ///< per statement: its SSA value
@@ -205,4 +214,4 @@ class Renderer {
   int next_temp_ = 0;
 };
 
-}  // namespace kiln::detail::llvm_ir
+}  // namespace kiln::detail::lowering

@@ -1,4 +1,4 @@
-; kiln kernel, 4 lanes
+; kiln kernel, cpu, 4 lanes
 define void @kiln_kernel_guarded_call(i64 %start, i64 %end, ptr noalias nocapture readonly %buffers, ptr noalias nocapture readonly %sizes, ptr noalias nocapture readonly %params, ptr %check, i64 %stream.flag) #0 {
 entry:
   %buf.p0 = getelementptr inbounds ptr, ptr %buffers, i64 0

@@ -1,24 +1,28 @@
-; kiln kernel, 4 lanes
-define void @kiln_kernel_fused_arithmetic(i64 %start, i64 %end, ptr noalias nocapture readonly %buffers, ptr noalias nocapture readonly %sizes, ptr noalias nocapture readonly %params, ptr %check, i64 %stream.flag) #0 {
+; kiln kernel, cpu, 4 lanes
+define void @kiln_kernel_parameters(i64 %start, i64 %end, ptr noalias nocapture readonly %buffers, ptr noalias nocapture readonly %sizes, ptr noalias nocapture readonly %params, ptr %check, i64 %stream.flag) #0 {
 entry:
   %buf.p0 = getelementptr inbounds ptr, ptr %buffers, i64 0
   %buf0 = load ptr, ptr %buf.p0, align 8
   %buf.p1 = getelementptr inbounds ptr, ptr %buffers, i64 1
   %buf1 = load ptr, ptr %buf.p1, align 8
-  %buf.p2 = getelementptr inbounds ptr, ptr %buffers, i64 2
-  %buf2 = load ptr, ptr %buf.p2, align 8
-  %buf.p3 = getelementptr inbounds ptr, ptr %buffers, i64 3
-  %buf3 = load ptr, ptr %buf.p3, align 8
   %end.v.ins = insertelement <4 x i64> poison, i64 %end, i64 0
   %end.v = shufflevector <4 x i64> %end.v.ins, <4 x i64> poison, <4 x i32> zeroinitializer
-  %lit0.ins = insertelement <4 x i1> poison, i1 false, i64 0
-  %lit0 = shufflevector <4 x i1> %lit0.ins, <4 x i1> poison, <4 x i32> zeroinitializer
-  %lit3.bits = bitcast i32 1075838976 to float
-  %lit3.ins = insertelement <4 x float> poison, float %lit3.bits, i64 0
-  %lit3 = shufflevector <4 x float> %lit3.ins, <4 x float> poison, <4 x i32> zeroinitializer
-  %in5.s = load float, ptr %buf2, align 4
-  %in5.ins = insertelement <4 x float> poison, float %in5.s, i64 0
-  %in5 = shufflevector <4 x float> %in5.ins, <4 x float> poison, <4 x i32> zeroinitializer
+  %par1.p = getelementptr inbounds i64, ptr %params, i64 0
+  %par1.bits = load i64, ptr %par1.p, align 8
+  %par1.n = trunc i64 %par1.bits to i32
+  %par1.v = bitcast i32 %par1.n to float
+  %par1.ins = insertelement <4 x float> poison, float %par1.v, i64 0
+  %par1 = shufflevector <4 x float> %par1.ins, <4 x float> poison, <4 x i32> zeroinitializer
+  %par3.p = getelementptr inbounds i64, ptr %params, i64 1
+  %par3.bits = load i64, ptr %par3.p, align 8
+  %par3.n = trunc i64 %par3.bits to i32
+  %par3.ins = insertelement <4 x i32> poison, i32 %par3.n, i64 0
+  %par3 = shufflevector <4 x i32> %par3.ins, <4 x i32> poison, <4 x i32> zeroinitializer
+  %par6.p = getelementptr inbounds i64, ptr %params, i64 2
+  %par6.bits = load i64, ptr %par6.p, align 8
+  %par6.n = trunc i64 %par6.bits to i1
+  %par6.ins = insertelement <4 x i1> poison, i1 %par6.n, i64 0
+  %par6 = shufflevector <4 x i1> %par6.ins, <4 x i1> poison, <4 x i32> zeroinitializer
   %stream = icmp ne i64 %stream.flag, 0
   br label %loop
 loop:
@@ -30,11 +34,11 @@ loop:
   %i.next = add i64 %i, 4
   %t0 = getelementptr inbounds float, ptr %buf0, i64 %i
   %t1 = call <4 x float> @llvm.masked.load.v4f32.p0(ptr %t0, i32 4, <4 x i1> %active, <4 x float> poison)
-  %t2 = getelementptr inbounds float, ptr %buf1, i64 %i
-  %t3 = call <4 x float> @llvm.masked.load.v4f32.p0(ptr %t2, i32 4, <4 x i1> %active, <4 x float> poison)
-  %t4 = call <4 x float> @llvm.fma.v4f32(<4 x float> %t1, <4 x float> %t3, <4 x float> %lit3)
-  %t5 = fadd <4 x float> %t4, %in5
-  %t6 = getelementptr inbounds float, ptr %buf3, i64 %i
+  %t2 = fmul <4 x float> %t1, %par1
+  %t3 = uitofp <4 x i32> %par3 to <4 x float>
+  %t4 = fadd <4 x float> %t2, %t3
+  %t5 = select <4 x i1> %par6, <4 x float> %t4, <4 x float> %t1
+  %t6 = getelementptr inbounds float, ptr %buf1, i64 %i
   %full = icmp ule i64 %i.next, %end
   %streaming = and i1 %full, %stream
   br i1 %streaming, label %store.stream, label %store.masked
@@ -56,7 +60,6 @@ exit.return:
   ret void
 }
 
-declare <4 x float> @llvm.fma.v4f32(<4 x float>, <4 x float>, <4 x float>)
 declare <4 x float> @llvm.masked.load.v4f32.p0(ptr, i32, <4 x i1>, <4 x float>)
 declare void @llvm.masked.store.v4f32.p0(<4 x float>, ptr, i32, <4 x i1>)
 

@@ -1,7 +1,7 @@
 // A long kernel rendered as pieces (backend/kernel_split.h): each piece a noinline
 // function of its own that the packet loop calls in order, the values crossing pieces
 // passed through a per-packet frame on the stack.
-#include "backend/llvm/llvm_renderer.h"
+#include "backend/lowering/lowering.h"
 
 #include <algorithm>
 #include <sstream>
@@ -9,9 +9,9 @@
 #include <utility>
 #include <vector>
 
-namespace kiln::detail::llvm_ir {
+namespace kiln::detail::lowering {
 
-void Renderer::call_pieces(const std::string& name, const KernelSplit& split) {
+void Lowering::call_pieces(const std::string& name, const KernelSplit& split) {
   entry_ << "  %frame = alloca [" << split.frame_slots * width_ * 8 << " x i8], align 64\n";
   for (uint32_t k = 0; k < split.pieces(); ++k) {
     std::string symbol = name + ".p" + std::to_string(k);
@@ -21,7 +21,7 @@ void Renderer::call_pieces(const std::string& name, const KernelSplit& split) {
   import_values(split, split.imports.back());
 }
 
-void Renderer::render_piece(const std::string& symbol, const KernelSplit& split, uint32_t k) {
+void Lowering::render_piece(const std::string& symbol, const KernelSplit& split, uint32_t k) {
   std::ostringstream kernel_entry, kernel_body;
   std::swap(entry_, kernel_entry);
   std::swap(body_, kernel_body);
@@ -51,7 +51,7 @@ void Renderer::render_piece(const std::string& symbol, const KernelSplit& split,
   block_ = "loop";
 }
 
-void Renderer::import_values(const KernelSplit& split, const std::vector<uint32_t>& positions) {
+void Lowering::import_values(const KernelSplit& split, const std::vector<uint32_t>& positions) {
   for (uint32_t p : positions) {
     if (is_leaf(form_.statements[p].op))
       emit(p);
@@ -61,11 +61,11 @@ void Renderer::import_values(const KernelSplit& split, const std::vector<uint32_
   }
 }
 
-std::string Renderer::frame_address(const KernelSplit& split, uint32_t position) {
+std::string Lowering::frame_address(const KernelSplit& split, uint32_t position) {
   uint64_t offset = uint64_t(split.frame_slot[position]) * width_ * 8;
   return instr("getelementptr inbounds i8, ptr %frame, i64 " + std::to_string(offset));
 }
 
-uint32_t Renderer::frame_alignment() const { return std::min(64u, width_ * 8); }
+uint32_t Lowering::frame_alignment() const { return std::min(64u, width_ * 8); }
 
-}  // namespace kiln::detail::llvm_ir
+}  // namespace kiln::detail::lowering

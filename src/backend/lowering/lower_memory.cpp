@@ -1,17 +1,21 @@
 // Lowering of memory statements to LLVM IR: gathers, scatters (masked stores, atomic
 // reductions, compare-exchange loops), scatter-increments, and the bounds mask that keeps
 // an out-of-range index from touching memory (and reports it in checked mode).
-#include "backend/llvm/llvm_renderer.h"
+#include "backend/lowering/lowering.h"
 
 #include <string>
 
-namespace kiln::detail::llvm_ir {
+namespace kiln::detail::lowering {
 
-std::string Renderer::addresses(const KernelStatement& buffer, VarType t, const std::string& index) {
+std::string Lowering::addresses(const KernelStatement& buffer, VarType t, const std::string& index,
+                                const std::string& index64) {
+  std::string mt = memory_type(t);
+  if (!target_.rebases_addresses())
+    return instr("getelementptr " + mt + ", ptr %buf" + std::to_string(buffer.input_slot) + ", " + vec("i64") + " " +
+                 index64);
   // UInt32 indices as signed 32-bit offsets from the buffer plus 2^31 elements: idx ^ 2^31
   // read as signed is idx - 2^31, so every index maps to its element, and x86 gathers and
   // scatters 16 lanes with 32-bit offsets at once (64-bit ones take two instructions).
-  std::string mt = memory_type(t);
   std::string rebased =
       instr("getelementptr " + mt + ", ptr %buf" + std::to_string(buffer.input_slot) + ", i64 2147483648");
   std::string offsets = instr("xor " + vec("i32") + " " + index + ", " + splat_const("i32", "-2147483648"));
@@ -24,7 +28,7 @@ std::string Renderer::addresses(const KernelStatement& buffer, VarType t, const 
 /// The UInt32 indices `index` are compared with the buffer's last index, computed once per
 /// call in the entry block (a 32-bit compare: buffers of 2^32 or more elements take every
 /// index; an empty one none).
-std::string Renderer::checked_mask(uint32_t position, const KernelStatement& buffer, const std::string& mask,
+std::string Lowering::checked_mask(uint32_t position, const KernelStatement& buffer, const std::string& mask,
                                    const std::string& index, const std::string& index64) {
   std::string active = instr("and " + vec("i1") + " %active, " + mask);
   std::string p = "%s" + std::to_string(position);
@@ -53,23 +57,21 @@ std::string Renderer::checked_mask(uint32_t position, const KernelStatement& buf
   std::string lane = call("i64", "llvm.cttz.i64", {{"i64", bits64}, {"i1", "true"}});
   std::string bad_index = instr("extractelement " + vec("i64") + " " + index64 + ", i64 " + lane);
   std::string lanes = call("i64", "llvm.ctpop.i64", {{"i64", bits64}});
-  std::string fn = instr("load ptr, ptr %check, align 8");
-  body_ << "  call void " << fn << "(ptr %check, i32 " << position << ", i64 " << bad_index << ", i64 " << size
-        << ", i64 " << lanes << ")\n";
+  target_.report_bad_lanes(*this, position, bad_index, size, lanes);
   body_ << "  br label %" << resume << "\n";
   start_block(resume);
   return kept;
 }
 
-std::string Renderer::widen_index(const std::string& index) {
+std::string Lowering::widen_index(const std::string& index) {
   return instr("zext " + vec("i32") + " " + index + " to " + vec("i64"));
 }
 
-std::string Renderer::gather(uint32_t position, const KernelStatement& s) {
+std::string Lowering::gather(uint32_t position, const KernelStatement& s) {
   const KernelStatement& buffer = form_.statements[s.operands[0]];
   std::string index64 = widen_index(arg(s, 1));
   std::string mask = checked_mask(position, buffer, arg(s, 2), arg(s, 1), index64);
-  std::string ptrs = addresses(buffer, s.type, arg(s, 1));
+  std::string ptrs = addresses(buffer, s.type, arg(s, 1), index64);
   std::string mt = memory_type(s.type);
   std::string loaded = call(vec(mt), "llvm.masked.gather." + vmangle(mt) + "." + vmangle("p0"),
                             {{vec("ptr"), ptrs},
@@ -83,7 +85,7 @@ std::string Renderer::gather(uint32_t position, const KernelStatement& s) {
 /// (ScatterInc); with an empty `result_type` the loop has no result. With `by_index`, one
 /// iteration serves every remaining lane whose index equals the first one's: `per_lane`
 /// gets their mask as its third argument (otherwise an empty string).
-template <typename PerLane> std::string Renderer::lane_loop(uint32_t position, const std::string& mask,
+template <typename PerLane> std::string Lowering::lane_loop(uint32_t position, const std::string& mask,
                                                             const std::string& index64, const std::string& result_type,
                                                             bool by_index, PerLane per_lane) {
   std::string bits = instr("bitcast " + vec("i1") + " " + mask + " to i" + std::to_string(width_));
@@ -129,7 +131,7 @@ template <typename PerLane> std::string Renderer::lane_loop(uint32_t position, c
   return result_type.empty() ? "" : p + ".acc";
 }
 
-std::string Renderer::packet_sum(VarType t, const std::string& values, const std::string& lanes) {
+std::string Lowering::packet_sum(VarType t, const std::string& values, const std::string& lanes) {
   std::string scalar = scalar_type(t), reduce = "llvm.vector.reduce." + std::string(is_float(t) ? "fadd." : "add.");
   // -0 is the neutral element of float addition (x + -0 = x, also for x = +0).
   std::string kept = instr("select " + vec("i1") + " " + lanes + ", " + vec(t) + " " + values + ", " + vec(t) + " " +
@@ -141,7 +143,7 @@ std::string Renderer::packet_sum(VarType t, const std::string& values, const std
                kept + ")");
 }
 
-void Renderer::scatter(uint32_t position, const KernelStatement& s) {
+void Lowering::scatter(uint32_t position, const KernelStatement& s) {
   const KernelStatement& buffer = form_.statements[s.operands[0]];
   std::string index64 = widen_index(arg(s, 2));
   std::string mask = checked_mask(position, buffer, arg(s, 3), arg(s, 2), index64);
@@ -149,7 +151,7 @@ void Renderer::scatter(uint32_t position, const KernelStatement& s) {
   std::string mt = memory_type(t);
   auto reduce = ReduceOp(s.literal);
   if (reduce == ReduceOp::None) {
-    std::string ptrs = addresses(buffer, t, arg(s, 2));
+    std::string ptrs = addresses(buffer, t, arg(s, 2), index64);
     call("void", "llvm.masked.scatter." + vmangle(mt) + "." + vmangle("p0"),
          {{vec(mt), to_memory(t, arg(s, 1))},
           {vec("ptr"), ptrs},
@@ -188,7 +190,7 @@ void Renderer::scatter(uint32_t position, const KernelStatement& s) {
             });
 }
 
-std::string Renderer::reduced(ReduceOp reduce, VarType t, const std::string& old_value, const std::string& v) {
+std::string Lowering::reduced(ReduceOp reduce, VarType t, const std::string& old_value, const std::string& v) {
   std::string sc = scalar_type(t);
   if (reduce == ReduceOp::Mul)
     return instr(std::string(is_float(t) ? "fmul " : "mul ") + sc + " " + old_value + ", " + v);
@@ -198,7 +200,7 @@ std::string Renderer::reduced(ReduceOp reduce, VarType t, const std::string& old
 /// Float min/max with the semantics of scalar_ops.h (LLVM's atomicrmw fmin leaves the tie
 /// between zeros unspecified), and products (atomicrmw has no multiplication).
 template <typename Update>
-void Renderer::compare_exchange(uint32_t position, VarType t, const std::string& ptr, Update update) {
+void Lowering::compare_exchange(uint32_t position, VarType t, const std::string& ptr, Update update) {
   const bool fp = is_float(t);
   std::string sc = scalar_type(t), it = type_size(t) == 4 ? "i32" : "i64";
   std::string align = std::to_string(type_size(t));
@@ -220,7 +222,7 @@ void Renderer::compare_exchange(uint32_t position, VarType t, const std::string&
   start_block(done);
 }
 
-std::string Renderer::scatter_inc(uint32_t position, const KernelStatement& s) {
+std::string Lowering::scatter_inc(uint32_t position, const KernelStatement& s) {
   const KernelStatement& buffer = form_.statements[s.operands[0]];
   std::string index64 = widen_index(arg(s, 1));
   std::string mask = checked_mask(position, buffer, arg(s, 2), arg(s, 1), index64);
@@ -232,4 +234,4 @@ std::string Renderer::scatter_inc(uint32_t position, const KernelStatement& s) {
                    });
 }
 
-}  // namespace kiln::detail::llvm_ir
+}  // namespace kiln::detail::lowering

@@ -1,24 +1,24 @@
-// The LLVM kernel's skeleton: its signature and attributes, the entry block (buffer
-// pointers, literals, parameters, broadcast inputs), the packet loop with its lane mask,
-// the output stores (streaming or masked), and the Ctrl-C poll of loop latches.
-#include "backend/llvm/llvm_renderer.h"
+// One packet's frame, shared by every target: the entry block (buffer pointers, literals,
+// parameters, broadcast inputs), the lane mask, the output stores (streaming where the
+// target streams, else masked), the Ctrl-C poll of loop latches; and the module around the
+// functions the target writes (declarations, metadata, attributes).
+#include "backend/lowering/lowering.h"
 
 #include "ir/op_info.h"
 
 #include <algorithm>
 #include <sstream>
 
-namespace kiln::detail::llvm_ir {
+namespace kiln::detail::lowering {
 
-std::string Renderer::render(const std::string& name) {
+std::string Lowering::lower(const std::string& name) {
   find_value_uses();
   KernelSplit split = plan_kernel_split(form_, split_statements_, kMaxFrameBytes / (width_ * 8));
-  entry_ << "entry:\n";
   for (uint32_t slot = 0; slot < form_.input_count + form_.output_count; ++slot) load_buffer(slot);
   splat(entry_, "end.v", "i64", "%end");
   block_ = "loop";
   body_ << "loop:\n";
-  body_ << "  %i = phi i64 [ %start, %entry ], [ %i.next, %latch ]\n";
+  target_.begin_packet(body_);
   lane_mask();
   body_ << "  %i.next = add i64 %i, " << width_ << "\n";
   if (split.pieces() > 1)
@@ -26,55 +26,37 @@ std::string Renderer::render(const std::string& name) {
   else
     for (uint32_t i = 0; i < form_.statements.size(); ++i) emit(i);
   store_outputs();
-  body_ << "latch:\n";
-  body_ << "  %more = icmp ult i64 %i.next, %end\n";
-  body_ << "  br i1 %more, label %loop, label %exit\nexit:\n";
-  if (form_.output_count) {
-    // Streaming stores are weakly ordered: make them visible before the launch completes.
-    body_ << "  br i1 %stream, label %exit.fence, label %exit.return\nexit.fence:\n";
-    body_ << "  fence seq_cst\n  br label %exit.return\nexit.return:\n";
-  }
-  end_function();
-  entry_ << "  %stream = icmp ne i64 %stream.flag, 0\n";
-  entry_ << "  br label %loop\n";
 
   std::ostringstream out;
-  out << "; kiln kernel, " << width_ << " lanes\n";
-  out << "define void @" << name
-      << "(i64 %start, i64 %end, ptr noalias nocapture readonly %buffers, ptr noalias nocapture "
-         "readonly %sizes, ptr noalias nocapture readonly %params, ptr %check, i64 %stream.flag) #0 {\n";
-  out << entry_.str() << body_.str() << pieces_ << "\n";
+  out << "; kiln kernel, " << target_.name() << ", " << width_ << " lanes\n";
+  out << target_.functions(name, PacketCode{entry_.str(), body_.str(), polls_interrupt_, form_.output_count > 0});
+  out << pieces_ << "\n";
   for (const std::string& d : declarations_) out << d << "\n";
-  if (form_.output_count) out << "\n!0 = !{i32 1}\n";
+  if (form_.output_count && target_.streams_outputs()) out << "\n!0 = !{i32 1}\n";
   if (form_.checks) out << "!1 = !{!\"branch_weights\", i32 1, i32 1048575}\n";  // reports are rare
-  out << "\nattributes #0 = { nounwind " << vector_width_attributes() << " }\n";
-  if (!pieces_.empty()) out << "attributes #1 = { noinline nounwind " << vector_width_attributes() << " }\n";
+  out << "\nattributes #0 = { nounwind " << target_.kernel_attributes() << " }\n";
+  if (!pieces_.empty()) out << "attributes #1 = { noinline nounwind " << target_.piece_attributes() << " }\n";
   return out.str();
 }
 
-std::string Renderer::vector_width_attributes() const {
-  return "\"min-legal-vector-width\"=\"" + std::to_string(vector_bits_) + "\" \"prefer-vector-width\"=\"" +
-         std::to_string(vector_bits_) + "\"";
-}
-
-void Renderer::load_buffer(uint32_t slot) {
+void Lowering::load_buffer(uint32_t slot) {
   entry_ << "  %buf.p" << slot << " = getelementptr inbounds ptr, ptr %buffers, i64 " << slot << "\n";
   entry_ << "  %buf" << slot << " = load ptr, ptr %buf.p" << slot << ", align 8\n";
 }
 
-void Renderer::lane_mask() {
+void Lowering::lane_mask() {
   splat(body_, "i.v", "i64", "%i");
   body_ << "  %lane = add " << vec("i64") << " %i.v, " << lane_offsets() << "\n";
   body_ << "  %active = icmp ult " << vec("i64") << " %lane, %end.v\n";
 }
 
-void Renderer::end_function() {
+void Lowering::end_function() {
   body_ << "  ret void\n";
   if (polls_interrupt_) body_ << "interrupted:\n  ret void\n";
   body_ << "}\n";
 }
 
-void Renderer::poll_interrupt(const std::string& loop_label) {
+void Lowering::poll_interrupt(const std::string& loop_label) {
   // CheckState::interrupt: its address is loaded once per call, the flag once per iteration.
   if (!polls_interrupt_) {
     entry_ << "  %interrupt.p = getelementptr inbounds ptr, ptr %check, i64 1\n";
@@ -86,7 +68,7 @@ void Renderer::poll_interrupt(const std::string& loop_label) {
   body_ << "  br i1 " << loop_label << ".go, label " << loop_label << ".head, label %interrupted\n";
 }
 
-void Renderer::find_value_uses() {
+void Lowering::find_value_uses() {
   value_used_.assign(form_.statements.size(), false);
   for (const KernelStatement& s : form_.statements) {
     bool memory = op_has_buffer_operand(s.op);
@@ -96,7 +78,7 @@ void Renderer::find_value_uses() {
     if (form_.statements[i].output_slot != kNoSlot) value_used_[i] = true;
 }
 
-std::string Renderer::literal(uint32_t position, const KernelStatement& s) {
+std::string Lowering::literal(uint32_t position, const KernelStatement& s) {
   std::string scalar = scalar_type(s.type);
   std::string tag = "lit" + std::to_string(position);
   std::string value;
@@ -116,7 +98,7 @@ std::string Renderer::literal(uint32_t position, const KernelStatement& s) {
   return "%" + tag;
 }
 
-std::string Renderer::parameter(uint32_t position, const KernelStatement& s) {
+std::string Lowering::parameter(uint32_t position, const KernelStatement& s) {
   std::string scalar = scalar_type(s.type);
   std::string tag = "par" + std::to_string(position);
   entry_ << "  %" << tag << ".p = getelementptr inbounds i64, ptr %params, i64 " << s.literal << "\n";
@@ -138,7 +120,7 @@ std::string Renderer::parameter(uint32_t position, const KernelStatement& s) {
   return "%" + tag;
 }
 
-std::string Renderer::load_input(uint32_t position, const KernelStatement& s) {
+std::string Lowering::load_input(uint32_t position, const KernelStatement& s) {
   std::string slot = std::to_string(s.input_slot);
   std::string tag = "in" + std::to_string(position);
   if (s.broadcast) {
@@ -160,13 +142,13 @@ std::string Renderer::load_input(uint32_t position, const KernelStatement& s) {
   return from_memory(s.type, loaded, body_, tag);
 }
 
-std::string Renderer::from_memory(VarType t, const std::string& v, std::ostringstream& out, const std::string& tag) {
+std::string Lowering::from_memory(VarType t, const std::string& v, std::ostringstream& out, const std::string& tag) {
   if (t != VarType::Bool) return v;
   out << "  %" << tag << ".b = icmp ne " << vec("i8") << " " << v << ", zeroinitializer\n";
   return "%" + tag + ".b";
 }
 
-std::string Renderer::to_memory(VarType t, const std::string& v) {
+std::string Lowering::to_memory(VarType t, const std::string& v) {
   if (t != VarType::Bool) return v;
   return instr("zext " + vec("i1") + " " + v + " to " + vec("i8"));
 }
@@ -175,7 +157,7 @@ std::string Renderer::to_memory(VarType t, const std::string& v) {
 /// non-temporal stores, which skip reading the target lines first; other packets use masked
 /// stores. Blocks start at multiples of the packet width and output buffers are 64-byte
 /// aligned, so a full packet is aligned too.
-void Renderer::store_outputs() {
+void Lowering::store_outputs() {
   std::vector<uint32_t> outputs;
   for (uint32_t i = 0; i < form_.statements.size(); ++i)
     if (form_.statements[i].output_slot != kNoSlot) outputs.push_back(i);
@@ -190,6 +172,10 @@ void Renderer::store_outputs() {
                             std::to_string(s.output_slot) + ", i64 %i");
     targets.emplace_back(to_memory(s.type, names_[position]), ptr);
   }
+  if (!target_.streams_outputs()) {
+    store_masked(outputs, targets);
+    return;
+  }
   body_ << "  %full = icmp ule i64 %i.next, %end\n";
   body_ << "  %streaming = and i1 %full, %stream\n";
   body_ << "  br i1 %streaming, label %store.stream, label %store.masked\n";
@@ -202,6 +188,11 @@ void Renderer::store_outputs() {
   }
   body_ << "  br label %latch\n";
   start_block("store.masked");
+  store_masked(outputs, targets);
+}
+
+void Lowering::store_masked(const std::vector<uint32_t>& outputs,
+                            const std::vector<std::pair<std::string, std::string>>& targets) {
   for (size_t k = 0; k < outputs.size(); ++k) {
     VarType t = form_.statements[outputs[k]].type;
     std::string mt = memory_type(t);
@@ -214,4 +205,4 @@ void Renderer::store_outputs() {
   body_ << "  br label %latch\n";
 }
 
-}  // namespace kiln::detail::llvm_ir
+}  // namespace kiln::detail::lowering

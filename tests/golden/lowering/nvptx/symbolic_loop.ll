@@ -1,0 +1,96 @@
+; kiln kernel, nvptx, 1 lanes
+define internal i1 @kiln_kernel_symbolic_loop.lane(i64 %i, i64 %end, ptr noalias nocapture readonly %buffers, ptr noalias nocapture readonly %sizes, ptr noalias nocapture readonly %params, ptr %check) #0 {
+entry:
+  %buf.p0 = getelementptr inbounds ptr, ptr %buffers, i64 0
+  %buf0 = load ptr, ptr %buf.p0, align 8
+  %buf.p1 = getelementptr inbounds ptr, ptr %buffers, i64 1
+  %buf1 = load ptr, ptr %buf.p1, align 8
+  %buf.p2 = getelementptr inbounds ptr, ptr %buffers, i64 2
+  %buf2 = load ptr, ptr %buf.p2, align 8
+  %end.v.ins = insertelement <1 x i64> poison, i64 %end, i64 0
+  %end.v = shufflevector <1 x i64> %end.v.ins, <1 x i64> poison, <1 x i32> zeroinitializer
+  %lit0.ins = insertelement <1 x i1> poison, i1 false, i64 0
+  %lit0 = shufflevector <1 x i1> %lit0.ins, <1 x i1> poison, <1 x i32> zeroinitializer
+  %lit3.ins = insertelement <1 x i32> poison, i32 0, i64 0
+  %lit3 = shufflevector <1 x i32> %lit3.ins, <1 x i32> poison, <1 x i32> zeroinitializer
+  %lit4.ins = insertelement <1 x i32> poison, i32 1, i64 0
+  %lit4 = shufflevector <1 x i32> %lit4.ins, <1 x i32> poison, <1 x i32> zeroinitializer
+  %lit5.bits = bitcast i32 1073741824 to float
+  %lit5.ins = insertelement <1 x float> poison, float %lit5.bits, i64 0
+  %lit5 = shufflevector <1 x float> %lit5.ins, <1 x float> poison, <1 x i32> zeroinitializer
+  %interrupt.p = getelementptr inbounds ptr, ptr %check, i64 1
+  %interrupt = load ptr, ptr %interrupt.p, align 8
+  br label %loop
+loop:
+  %i.v.ins = insertelement <1 x i64> poison, i64 %i, i64 0
+  %i.v = shufflevector <1 x i64> %i.v.ins, <1 x i64> poison, <1 x i32> zeroinitializer
+  %lane = add <1 x i64> %i.v, <i64 0>
+  %active = icmp ult <1 x i64> %lane, %end.v
+  %i.next = add i64 %i, 1
+  %t0 = getelementptr inbounds float, ptr %buf0, i64 %i
+  %t1 = call <1 x float> @llvm.masked.load.v1f32.p0(ptr %t0, i32 4, <1 x i1> %active, <1 x float> poison)
+  %t2 = getelementptr inbounds i32, ptr %buf1, i64 %i
+  %t3 = call <1 x i32> @llvm.masked.load.v1i32.p0(ptr %t2, i32 4, <1 x i1> %active, <1 x i32> poison)
+  br label %L6.pre
+L6.pre:
+  br label %L6.head
+L6.head:
+  %L6.mask = phi <1 x i1> [ %active, %L6.pre ], [ %L6.active, %L6.latch ]
+  %s7 = phi <1 x i32> [ %lit3, %L6.pre ], [ %s7.next, %L6.latch ]
+  %s8 = phi <1 x float> [ %t1, %L6.pre ], [ %s8.next, %L6.latch ]
+  %t4 = icmp ult <1 x i32> %s7, %t3
+  %L6.active = and <1 x i1> %L6.mask, %t4
+  %t5 = call i1 @llvm.vector.reduce.or.v1i1(<1 x i1> %L6.active)
+  br i1 %t5, label %L6.body, label %L6.exit
+L6.body:
+  %t6 = add <1 x i32> %s7, %lit4
+  %s7.next = select <1 x i1> %L6.active, <1 x i32> %t6, <1 x i32> %s7
+  %t7 = fmul <1 x float> %s8, %lit5
+  %s8.next = select <1 x i1> %L6.active, <1 x float> %t7, <1 x float> %s8
+  br label %L6.latch
+L6.latch:
+  %L6.stop = load atomic i32, ptr %interrupt monotonic, align 4
+  %L6.go = icmp eq i32 %L6.stop, 0
+  br i1 %L6.go, label %L6.head, label %interrupted
+L6.exit:
+  %t8 = getelementptr inbounds float, ptr %buf2, i64 %i
+  call void @llvm.masked.store.v1f32.p0(<1 x float> %s8, ptr %t8, i32 4, <1 x i1> %active)
+  br label %latch
+latch:
+  br label %exit
+exit:
+  ret i1 false
+interrupted:
+  ret i1 true
+}
+
+define ptx_kernel void @kiln_kernel_symbolic_loop(i64 %start, i64 %end, ptr noalias nocapture readonly %buffers, ptr noalias nocapture readonly %sizes, ptr noalias nocapture readonly %params, ptr %check, i64 %stream.flag) {
+entry:
+  %tid = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %tid.64 = zext i32 %tid to i64
+  %ntid = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+  %ntid.64 = zext i32 %ntid to i64
+  %ctaid = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+  %ctaid.64 = zext i32 %ctaid to i64
+  %block = mul i64 %ctaid.64, %ntid.64
+  %thread = add i64 %block, %tid.64
+  %i = add i64 %start, %thread
+  %inside = icmp ult i64 %i, %end
+  br i1 %inside, label %run, label %done
+run:
+  %stop = call i1 @kiln_kernel_symbolic_loop.lane(i64 %i, i64 %end, ptr %buffers, ptr %sizes, ptr %params, ptr %check)
+  br label %done
+done:
+  ret void
+}
+
+declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+declare i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+
+declare <1 x float> @llvm.masked.load.v1f32.p0(ptr, i32, <1 x i1>, <1 x float>)
+declare <1 x i32> @llvm.masked.load.v1i32.p0(ptr, i32, <1 x i1>, <1 x i32>)
+declare i1 @llvm.vector.reduce.or.v1i1(<1 x i1>)
+declare void @llvm.masked.store.v1f32.p0(<1 x float>, ptr, i32, <1 x i1>)
+
+attributes #0 = { nounwind alwaysinline }

@@ -116,6 +116,11 @@ std::vector<KernelLaunch> kernel_history(bool clear = false);
 
 /// Packet width (SIMD lanes) of the host's LLVM backend: 16 (AVX-512), 8 (AVX2) or 4.
 int packet_width();
+/// What Kiln sees of CUDA: "NVIDIA driver 13.0, 1 device" where a driver and a device are
+/// found, else one sentence saying why not (no driver, too old, no device). Loads the
+/// driver on first use (KILN_LIBCUDA_PATH, else libcuda.so.1). Kernels still run on the CPU
+/// (or, for testing, KILN_DEVICE=cuda-emulated): launching on the GPU is being built.
+std::string cuda_status();
 /// Number of lanes each parallel task runs (a multiple of the packet width).
 void set_block_size(size_t lanes);
 size_t block_size();

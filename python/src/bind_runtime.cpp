@@ -187,6 +187,9 @@ void bind_runtime(nb::module_& m) {
       "inputs, outputs, side_effects, parameters, source ('compiled', 'generalized', 'memory', "
       "'disk'), reason (None for cache hits), codegen_ms, compile_ms, run_ms, lookup_ms, ir.");
   m.def("packet_width", &packet_width, "SIMD lanes of the host's LLVM backend.");
+  m.def("cuda_status", &cuda_status,
+        "What Kiln sees of CUDA: the NVIDIA driver's version and device count, or one sentence saying why there "
+        "is none (loads libcuda.so.1, or KILN_LIBCUDA_PATH, on first use).");
   m.def(
       "set_block_size", [](int64_t lanes) { set_block_size(to_size(lanes, "set_block_size")); }, nb::arg("lanes"),
       "Lanes per parallel task (a multiple of the packet width).");

@@ -513,3 +513,14 @@ def test_eval_names_what_is_not_a_kiln_value_inside_containers(bad):
         kl.eval(bad)
     with pytest.raises(TypeError, match="make_opaque"):
         kl.make_opaque(bad)
+
+
+def test_cuda_status_says_what_kiln_sees_of_cuda():
+    # A child process, so KILN_LIBCUDA_PATH is read on its first use of the driver.
+    import subprocess, sys, os
+    code = "import kiln as kl; print(kl.cuda_status())"
+    env = dict(os.environ, KILN_LIBCUDA_PATH="/nonexistent/libcuda.so.1")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.startswith("no NVIDIA driver: /nonexistent/libcuda.so.1 could not be loaded (")
+    assert "KILN_LIBCUDA_PATH" in out.stdout
+    assert isinstance(kl.cuda_status(), str) and kl.cuda_status()

@@ -466,6 +466,14 @@ template <typename... As> std::string graphviz(const As&... arrays) {
   detail::Index indices[] = {arrays.index()..., 0};
   return detail::graphviz(indices, sizeof...(As));
 }
+/// The code of the kernels that would compute the arrays (and the pending side effects),
+/// without compiling or launching them, on any machine: for `device` "cuda" their PTX
+/// (sm_90, through LLVM's NVPTX target), for "cpu" their LLVM IR. Literals appear as a
+/// first launch bakes them in.
+template <typename... As> std::string kernel_source(const std::string& device, const As&... arrays) {
+  detail::Index indices[] = {arrays.index()..., 0};
+  return detail::kernel_source(indices, sizeof...(As), device, device == "cuda" ? "ptx" : "llvm");
+}
 /// Names an array in IR listings and kernel logs.
 template <typename A>
 void set_label(const A& array, const std::string& label, std::source_location where = std::source_location::current()) {

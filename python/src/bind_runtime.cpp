@@ -2,6 +2,7 @@
 // logging, memory and cache statistics, the cache controls and kernel_history().
 #include "binding.h"
 
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 
 namespace kiln::python {
@@ -114,6 +115,18 @@ void bind_runtime(nb::module_& m) {
         return detail::graphviz(indices.data(), indices.size());
       },
       "The pending computation behind the arrays as Graphviz DOT text.");
+  m.def(
+      "kernel_source",
+      [](nb::args values, const std::string& device, std::optional<std::string> format) {
+        std::vector<detail::Index> indices;
+        collect_indices(values, indices, "kernel_source");
+        return detail::kernel_source(indices.data(), indices.size(), device,
+                                     format.value_or(device == "cuda" ? "ptx" : "llvm"));
+      },
+      nb::arg("values"), nb::kw_only(), nb::arg("device") = "cuda", nb::arg("format") = nb::none(),
+      "The code of the kernels that would compute the values (and the pending side effects), without compiling "
+      "or launching them, on any machine: device='cuda' gives their PTX (format='ptx', sm_90) or LLVM IR "
+      "(format='llvm'); device='cpu' their LLVM IR. Literals appear as a first launch bakes them in.");
   m.def(
       "set_label",
       [](nb::handle value, const std::string& label) {

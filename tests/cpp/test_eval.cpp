@@ -589,3 +589,16 @@ TEST_F(Eval, DebugLogShowsEachLoweringStage) {
     EXPECT_NE(position, std::string::npos) << err;
   EXPECT_LT(slot, baked);
 }
+
+TEST_F(Eval, KernelSourceLowersForEitherDeviceWithoutLaunching) {
+  Float x = arange<Float>(100);
+  Float y = sqrt(x * 2.0f + 1.0f);
+  kernel_history(true);
+  std::string ptx = kernel_source("cuda", y), cpu = kernel_source("cpu", y);
+  EXPECT_TRUE(kernel_history().empty());
+  EXPECT_EQ(ptx.rfind("// kernel 1 of 1: 100 lanes", 0), 0u) << ptx;
+  EXPECT_NE(ptx.find(".visible .entry kiln_source_0("), std::string::npos) << ptx;
+  EXPECT_NE(cpu.find("define void @kiln_source_0("), std::string::npos) << cpu;
+  EXPECT_THROW(kernel_source("gpu", y), ValueError);
+  EXPECT_FLOAT_EQ(y.read(99), std::sqrt(199.0f));
+}

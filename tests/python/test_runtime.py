@@ -2,6 +2,8 @@
 
 import dataclasses
 import os
+import shutil
+import subprocess
 
 import numpy as np
 import pytest
@@ -332,6 +334,46 @@ def test_memory_stats_and_peak_reset():
     assert kl.memory_stats().cached_bytes == 0
 
 
+def test_kernel_source_lowers_without_launching():
+    x = kl.arange(kl.Float, 1000)
+    y = kl.sqrt(x * 2.0 + 1.0)
+    z = kl.Array2f(kl.arange(kl.Float, 10), kl.arange(kl.Float, 10) + 1.0)  # another size: a second kernel
+    kl.kernel_history(True)
+    ptx = kl.kernel_source(y, [z])
+    assert kl.kernel_history() == []  # nothing compiled for the host, nothing launched
+    assert ptx.startswith("// kernel 1 of 2: 1000 lanes") and "// kernel 2 of 2: 10 lanes" in ptx
+    assert ".target sm_90" in ptx and ".visible .entry kiln_source_0(" in ptx and "sqrt.rn.f32" in ptx
+    llvm = kl.kernel_source(y, device="cuda", format="llvm")
+    assert "define ptx_kernel void @kiln_source_0(" in llvm and "llvm.nvvm.read.ptx.sreg.tid.x" in llvm
+    cpu = kl.kernel_source(y, device="cpu")
+    assert cpu.startswith("; kernel 1 of 1: 1000 lanes") and "define void @kiln_source_0(" in cpu
+    assert "sqrt" in cpu and "ptx_kernel" not in cpu
+    assert np.allclose(y.numpy(), np.sqrt(np.arange(1000) * 2.0 + 1.0))  # still computes afterwards
+    assert kl.kernel_source(y).startswith("// nothing to compute")
+    for bad in [dict(device="gpu"), dict(device="cpu", format="ptx"), dict(device="cuda", format="sass")]:
+        with pytest.raises(ValueError, match="kernel_source"):
+            kl.kernel_source(x + 1.0, **bad)
+    with pytest.raises(TypeError):
+        kl.kernel_source(x, "cuda")  # the device is a keyword
+
+
+@pytest.mark.skipif(shutil.which("ptxas") is None and not os.path.exists("/usr/local/cuda/bin/ptxas"),
+                    reason="ptxas is not installed (CUDA toolkit)")
+def test_kernel_source_ptx_assembles(tmp_path):
+    ptxas = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
+    x = kl.arange(kl.Float, 100)
+    i = kl.arange(kl.UInt32, 100) // 2
+    target = kl.zeros(kl.Float, 50)
+    kl.scatter_reduce(kl.ReduceOp.Add, target, kl.sin(x), i)
+    ptx = kl.kernel_source(kl.gather(target, i) + 1.0)
+    for k, module in enumerate(ptx.split("// kernel ")[1:]):
+        path = tmp_path / f"k{k}.ptx"
+        path.write_text(module.split("\n", 1)[1])
+        result = subprocess.run([ptxas, "-arch=sm_90", str(path), "-o", str(tmp_path / "k.cubin")],
+                                capture_output=True, text=True)
+        assert result.returncode == 0, result.stderr
+
+
 def test_graphviz_returns_dot_text():
     x = kl.arange(kl.Float, 8)
     kl.set_label(x, "xs")
@@ -517,7 +559,7 @@ def test_eval_names_what_is_not_a_kiln_value_inside_containers(bad):
 
 def test_cuda_status_says_what_kiln_sees_of_cuda():
     # A child process, so KILN_LIBCUDA_PATH is read on its first use of the driver.
-    import subprocess, sys, os
+    import sys
     code = "import kiln as kl; print(kl.cuda_status())"
     env = dict(os.environ, KILN_LIBCUDA_PATH="/nonexistent/libcuda.so.1")
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)

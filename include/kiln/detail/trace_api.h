@@ -74,6 +74,9 @@ std::string label(Index index);
 
 /// The pending graph behind the nodes as Graphviz DOT text.
 std::string graphviz(const Index* indices, size_t count);
+/// The code of the kernels that would compute the arrays and the pending side effects,
+/// lowered for `device` ("cpu" or "cuda") in `format` ("llvm", or "ptx" for CUDA).
+std::string kernel_source(const Index* indices, size_t count, const std::string& device, const std::string& format);
 
 /// Horizontal operations: they evaluate their input and return a new evaluated node.
 enum class Reduction : uint8_t { Sum, Prod, Min, Max, Any, All };

@@ -22,6 +22,15 @@ const StatementNote* find_note(const StatementNotes& notes, uint32_t position) {
   return it != notes.end() && it->position == position ? &*it : nullptr;
 }
 
+std::vector<bool> values_read(const KernelForm& form) {
+  std::vector<bool> read(form.statements.size(), false);
+  for (const KernelStatement& user : form.statements)
+    for (int k = op_has_buffer_operand(user.op) ? 1 : 0; k < op_arity(user.op); ++k) read[user.operands[k]] = true;
+  for (uint32_t i = 0; i < form.statements.size(); ++i)
+    if (form.statements[i].output_slot != kNoSlot) read[i] = true;
+  return read;
+}
+
 std::vector<uint32_t> host_argument_cells(const KernelForm& form, uint32_t call) {
   std::vector<uint32_t> cells;
   for (uint32_t p = form.statements[call].operands[3]; form.statements[p].op == Op::HostArg;

@@ -69,6 +69,10 @@ struct KernelForm {
 /// of each is the argument's value). They come before the call, the first one earliest.
 std::vector<uint32_t> host_argument_cells(const KernelForm& form, uint32_t call);
 
+/// Per statement: whether its value is read — an operand other than a gather's or
+/// scatter's buffer, or an output. (An input only indexed into is never loaded.)
+std::vector<bool> values_read(const KernelForm& form);
+
 /// Diagnostics of one statement as traced: never part of a kernel's identity.
 struct StatementNote {
   uint32_t position = 0;

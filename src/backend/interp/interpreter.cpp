@@ -19,7 +19,7 @@ namespace {
 class InterpretedKernel final : public Kernel {
  public:
   explicit InterpretedKernel(KernelForm form) : form_(std::move(form)) {
-    find_value_uses();
+    value_used_ = values_read(form_);
     find_loops();
     find_host_calls();
   }
@@ -207,17 +207,6 @@ class InterpretedKernel final : public Kernel {
     fn(reinterpret_cast<void*>(values[s.operands[1]]), 1, &active, input_pointers.data(), output_pointers.data());
     for (size_t k = 0; k < output_lanes.size(); ++k) outputs[k] = load_lane(call.output_types[k], &output_lanes[k]);
     return 1;
-  }
-
-  /// Marks the statements whose values are read: an operand other than a buffer, or an output.
-  void find_value_uses() {
-    value_used_.assign(form_.statements.size(), false);
-    for (const KernelStatement& user : form_.statements) {
-      int arity = op_arity(user.op);
-      for (int k = op_has_buffer_operand(user.op) ? 1 : 0; k < arity; ++k) value_used_[user.operands[k]] = true;
-    }
-    for (uint32_t i = 0; i < form_.statements.size(); ++i)
-      if (form_.statements[i].output_slot != kNoSlot) value_used_[i] = true;
   }
 
   static void* slot_pointer(const LaunchArgs& args, uint32_t slot, VarType type, uint64_t element) {

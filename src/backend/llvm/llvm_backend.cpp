@@ -5,6 +5,7 @@
 #include "backend/backend.h"
 #include "backend/llvm/llvm_support.h"
 #include "backend/llvm/nvptx_compiler.h"
+#include "backend/lowering/kernel_abi.h"
 #include "backend/lowering/lower.h"
 #include "util/env.h"
 #include "util/settings.h"
@@ -32,9 +33,6 @@
 
 namespace kiln::detail {
 namespace {
-
-using KernelFunction = void (*)(uint64_t start, uint64_t end, void* const* buffers, const uint64_t* sizes,
-                                const uint64_t* params, CheckState* check, uint64_t stream);
 
 /// Launches writing at least this much use non-temporal stores for their outputs: data
 /// that large leaves the caches before anyone reads it, and streaming it saves reading
@@ -99,14 +97,14 @@ class LlvmJit {
 
   /// Loads object code (ORC takes the buffer) under its own resource tracker and returns
   /// the entry point.
-  KernelFunction load(LLVMMemoryBufferRef object, const std::string& name, LLVMOrcResourceTrackerRef& tracker) {
+  lowering::KernelEntry load(LLVMMemoryBufferRef object, const std::string& name, LLVMOrcResourceTrackerRef& tracker) {
     tracker = LLVMOrcJITDylibCreateResourceTracker(LLVMOrcLLJITGetMainJITDylib(jit_));
     if (LLVMErrorRef error = LLVMOrcLLJITAddObjectFileWithRT(jit_, tracker, object))
       throw InternalError("kiln: ORC could not load kernel " + name + ": " + take_error(error));
     LLVMOrcExecutorAddress address = 0;
     if (LLVMErrorRef error = LLVMOrcLLJITLookup(jit_, &address, name.c_str()))
       throw InternalError("kiln: kernel symbol " + name + " not found: " + take_error(error));
-    return reinterpret_cast<KernelFunction>(address);
+    return reinterpret_cast<lowering::KernelEntry>(address);
   }
 
   std::mutex mutex;
@@ -130,7 +128,7 @@ LlvmJit& jit() {
 
 class LlvmKernel final : public Kernel {
  public:
-  LlvmKernel(KernelFunction entry, LLVMOrcResourceTrackerRef tracker) : entry_(entry), tracker_(tracker) {}
+  LlvmKernel(lowering::KernelEntry entry, LLVMOrcResourceTrackerRef tracker) : entry_(entry), tracker_(tracker) {}
   ~LlvmKernel() override {
     std::lock_guard<std::mutex> lock(jit().mutex);
     LLVMErrorRef error = LLVMOrcResourceTrackerRemove(tracker_);
@@ -156,7 +154,7 @@ class LlvmKernel final : public Kernel {
   }
 
  private:
-  KernelFunction entry_;
+  lowering::KernelEntry entry_;
   LLVMOrcResourceTrackerRef tracker_;
 };
 
@@ -205,7 +203,7 @@ class LlvmBackend final : public Backend {
     const uint8_t* start = reinterpret_cast<const uint8_t*>(LLVMGetBufferStart(buffer));
     object.assign(start, start + LLVMGetBufferSize(buffer));
     LLVMOrcResourceTrackerRef tracker = nullptr;
-    KernelFunction entry = j.load(buffer, symbol, tracker);
+    lowering::KernelEntry entry = j.load(buffer, symbol, tracker);
     times.compile_ms = stopwatch.lap_ms();
     return std::make_unique<LlvmKernel>(entry, tracker);
   }
@@ -216,7 +214,7 @@ class LlvmBackend final : public Backend {
     LLVMMemoryBufferRef buffer = LLVMCreateMemoryBufferWithMemoryRangeCopy(reinterpret_cast<const char*>(object.data()),
                                                                            object.size(), symbol.c_str());
     LLVMOrcResourceTrackerRef tracker = nullptr;
-    KernelFunction entry = j.load(buffer, symbol, tracker);
+    lowering::KernelEntry entry = j.load(buffer, symbol, tracker);
     return std::make_unique<LlvmKernel>(entry, tracker);
   }
 

@@ -12,7 +12,7 @@
 namespace kiln::detail::lowering {
 
 std::string Lowering::lower(const std::string& name) {
-  find_value_uses();
+  value_used_ = values_read(form_);
   KernelSplit split = plan_kernel_split(form_, split_statements_, kMaxFrameBytes / (width_ * 8));
   for (uint32_t slot = 0; slot < form_.input_count + form_.output_count; ++slot) load_buffer(slot);
   splat(entry_, "end.v", "i64", "%end");
@@ -66,16 +66,6 @@ void Lowering::poll_interrupt(const std::string& loop_label) {
   body_ << "  " << loop_label << ".stop = load atomic i32, ptr %interrupt monotonic, align 4\n";
   body_ << "  " << loop_label << ".go = icmp eq i32 " << loop_label << ".stop, 0\n";
   body_ << "  br i1 " << loop_label << ".go, label " << loop_label << ".head, label %interrupted\n";
-}
-
-void Lowering::find_value_uses() {
-  value_used_.assign(form_.statements.size(), false);
-  for (const KernelStatement& s : form_.statements) {
-    bool memory = op_has_buffer_operand(s.op);
-    for (int k = memory ? 1 : 0; k < op_arity(s.op); ++k) value_used_[s.operands[k]] = true;
-  }
-  for (uint32_t i = 0; i < form_.statements.size(); ++i)
-    if (form_.statements[i].output_slot != kNoSlot) value_used_[i] = true;
 }
 
 std::string Lowering::literal(uint32_t position, const KernelStatement& s) {

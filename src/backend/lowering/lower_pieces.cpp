@@ -1,6 +1,7 @@
 // A long kernel rendered as pieces (backend/kernel_split.h): each piece a noinline
 // function of its own that the packet loop calls in order, the values crossing pieces
 // passed through a per-packet frame on the stack.
+#include "backend/lowering/kernel_abi.h"
 #include "backend/lowering/lowering.h"
 
 #include <algorithm>
@@ -41,10 +42,8 @@ void Lowering::render_piece(const std::string& symbol, const KernelSplit& split,
           << frame_alignment() << "\n";
   }
   end_function();
-  pieces_ += "\ndefine internal void @" + symbol +
-             "(i64 %i, i64 %end, ptr noalias nocapture readonly %buffers, ptr noalias nocapture readonly %sizes, "
-             "ptr noalias nocapture readonly %params, ptr %check, ptr noalias nocapture %frame) #1 {\n" +
-             entry_.str() + "  br label %body\n" + body_.str();
+  pieces_ += "\ndefine internal void @" + symbol + "(" + kPieceParameters + ") #1 {\n" + entry_.str() +
+             "  br label %body\n" + body_.str();
   std::swap(entry_, kernel_entry);
   std::swap(body_, kernel_body);
   polls_interrupt_ = kernel_polls_interrupt;

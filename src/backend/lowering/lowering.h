@@ -81,8 +81,6 @@ class Lowering {
   /// Ends the latch of loop `loop_label` (%L<k>) with a read of the Ctrl-C flag: back to
   /// its head, or out of the kernel.
   void poll_interrupt(const std::string& loop_label);
-  /// Marks the statements whose value some statement or output reads (value_used_).
-  void find_value_uses();
   /// A literal, broadcast once in the entry block.
   std::string literal(uint32_t position, const KernelStatement& s);
   /// A parameter: 64 bits read once from the parameter block, narrowed, and broadcast.
@@ -179,9 +177,6 @@ class Lowering {
   void loop_end();
 
   // ---- pieces of a long kernel (lower_pieces.cpp, backend/kernel_split.h) ----
-  /// The arguments the kernel passes to each piece.
-  static constexpr const char* kPieceArguments =
-      "i64 %i, i64 %end, ptr %buffers, ptr %sizes, ptr %params, ptr %check, ptr %frame";
   /// Frames (values crossing pieces) above this size are not worth a split: the kernel
   /// compiles as one function instead (the frame lives on a worker thread's stack).
   static constexpr uint32_t kMaxFrameBytes = 256 * 1024;

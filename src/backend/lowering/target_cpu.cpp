@@ -2,6 +2,7 @@
 // last one masked), non-temporal stores for full packets of a streaming launch and the
 // fence that orders them, gathers addressed with 32-bit offsets, host calls, and
 // checked-mode reports through the function in CheckState.
+#include "backend/lowering/kernel_abi.h"
 #include "backend/lowering/lowering.h"
 #include "backend/lowering/target.h"
 
@@ -24,9 +25,7 @@ class CpuTarget final : public Target {
 
   std::string functions(const std::string& name, const PacketCode& code) const override {
     std::ostringstream out;
-    out << "define void @" << name
-        << "(i64 %start, i64 %end, ptr noalias nocapture readonly %buffers, ptr noalias nocapture "
-           "readonly %sizes, ptr noalias nocapture readonly %params, ptr %check, i64 %stream.flag) #0 {\n";
+    out << "define void @" << name << "(" << kKernelParameters << ") #0 {\n";
     out << "entry:\n" << code.entry;
     out << "  %stream = icmp ne i64 %stream.flag, 0\n";
     out << "  br label %loop\n";

@@ -5,6 +5,7 @@
 // calls the very same function. Masked stores only, 64-bit addresses, no host calls, and
 // checked-mode reports written with atomics into CheckState's fields (no function call).
 #include "backend/backend.h"
+#include "backend/lowering/kernel_abi.h"
 #include "backend/lowering/lowering.h"
 #include "backend/lowering/target.h"
 
@@ -14,15 +15,6 @@
 
 namespace kiln::detail::lowering {
 namespace {
-
-/// The arguments of the lane function, declared and passed.
-constexpr const char* kLaneParameters =
-    "i64 %i, i64 %end, ptr noalias nocapture readonly %buffers, ptr noalias nocapture readonly %sizes, "
-    "ptr noalias nocapture readonly %params, ptr %check";
-constexpr const char* kLaneArguments = "i64 %i, i64 %end, ptr %buffers, ptr %sizes, ptr %params, ptr %check";
-constexpr const char* kKernelParameters =
-    "i64 %start, i64 %end, ptr noalias nocapture readonly %buffers, ptr noalias nocapture readonly %sizes, "
-    "ptr noalias nocapture readonly %params, ptr %check, i64 %stream.flag";
 
 class NvptxTarget final : public Target {
  public:
@@ -35,7 +27,7 @@ class NvptxTarget final : public Target {
 
   std::string functions(const std::string& name, const PacketCode& code) const override {
     std::ostringstream out;
-    out << "define internal i1 @" << name << ".lane(" << kLaneParameters << ") #0 {\n";
+    out << "define internal i1 @" << name << ".lane(" << kPacketParameters << ") #0 {\n";
     out << "entry:\n" << code.entry << "  br label %loop\n" << code.body;
     out << "latch:\n  br label %exit\nexit:\n  ret i1 false\n";
     if (code.polls_interrupt) out << "interrupted:\n  ret i1 true\n";
@@ -91,7 +83,7 @@ class NvptxTarget final : public Target {
     out << "  %i = add i64 %start, %thread\n";
     out << "  %inside = icmp ult i64 %i, %end\n";
     out << "  br i1 %inside, label %run, label %done\n";
-    out << "run:\n  %stop = call i1 @" << name << ".lane(" << kLaneArguments << ")\n  br label %done\n";
+    out << "run:\n  %stop = call i1 @" << name << ".lane(" << kPacketArguments << ")\n  br label %done\n";
     out << "done:\n  ret void\n}\n\n";
     for (const char* reg : {"tid", "ntid", "ctaid"}) out << "declare i32 @llvm.nvvm.read.ptx.sreg." << reg << ".x()\n";
   }
@@ -102,7 +94,7 @@ class NvptxTarget final : public Target {
     out << "define void @" << name << "(" << kKernelParameters << ") {\n";
     out << "entry:\n  %any = icmp ult i64 %start, %end\n  br i1 %any, label %thread, label %done\n";
     out << "thread:\n  %i = phi i64 [ %start, %entry ], [ %i.next, %next ]\n";
-    out << "  %stop = call i1 @" << name << ".lane(" << kLaneArguments << ")\n";
+    out << "  %stop = call i1 @" << name << ".lane(" << kPacketArguments << ")\n";
     out << "  br i1 %stop, label %done, label %next\n";
     out << "next:\n  %i.next = add i64 %i, 1\n  %more = icmp ult i64 %i.next, %end\n";
     out << "  br i1 %more, label %thread, label %done\n";

@@ -1,7 +1,12 @@
-// The backend factory, and the checked-mode report function shared with generated code.
+// The backend factory (by device and Flag::Interpreter), the packet width and the launch
+// block size it constrains, and the checked-mode report function shared with generated code.
 #include "backend/backend.h"
 
 #include "util/settings.h"
+
+#include <kiln/errors.h>
+
+#include <string>
 
 namespace kiln::detail {
 
@@ -23,4 +28,12 @@ Backend& device_backend() { return emulated_cuda() ? cuda_emulated_backend() : l
 
 namespace kiln {
 int packet_width() { return int(detail::llvm_backend().packet_width()); }
+
+void set_block_size(size_t lanes) {
+  size_t width = size_t(packet_width());
+  if (lanes == 0 || lanes % width != 0)
+    throw SizeError("kiln: set_block_size(): " + std::to_string(lanes) +
+                    " lanes is not a positive multiple of the packet width " + std::to_string(width));
+  detail::store_block_size(lanes);
+}
 }  // namespace kiln

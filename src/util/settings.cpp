@@ -69,18 +69,12 @@ bool flag(Flag f) {
 
 namespace detail {
 bool emulated_cuda() { return settings().emulated_cuda; }
+void store_block_size(size_t lanes) { settings().block_size = lanes; }
 }  // namespace detail
 
 void set_log_level(LogLevel level) { settings().level = level; }
 LogLevel log_level() { return settings().level; }
 
-void set_block_size(size_t lanes) {
-  size_t width = size_t(packet_width());
-  if (lanes == 0 || lanes % width != 0)
-    throw SizeError("kiln: set_block_size(): " + std::to_string(lanes) +
-                    " lanes is not a positive multiple of the packet width " + std::to_string(width));
-  settings().block_size = lanes;
-}
 size_t block_size() { return settings().block_size; }
 
 void set_kernel_split(uint32_t statements) { settings().kernel_split = statements; }

@@ -84,10 +84,29 @@ std::string Lowering::gather(uint32_t position, const KernelStatement& s) {
 /// `per_lane` may return a value to insert into the result vector of `result_type`
 /// (ScatterInc); with an empty `result_type` the loop has no result. With `by_index`, one
 /// iteration serves every remaining lane whose index equals the first one's: `per_lane`
-/// gets their mask as its third argument (otherwise an empty string).
+/// gets their mask as its third argument (otherwise an empty string). At one lane per
+/// packet the loop is a branch.
 template <typename PerLane> std::string Lowering::lane_loop(uint32_t position, const std::string& mask,
                                                             const std::string& index64, const std::string& result_type,
                                                             bool by_index, PerLane per_lane) {
+  if (width_ == 1) {  // one lane (a GPU thread): a branch around its update, no loop
+    std::string before = block_, body = label(position, "lane"), done = label(position, "done");
+    std::string run = instr("extractelement " + vec("i1") + " " + mask + ", i64 0");
+    body_ << "  br i1 " << run << ", label %" << body << ", label %" << done << "\n";
+    start_block(body);
+    std::string idx = instr("extractelement " + vec("i64") + " " + index64 + ", i64 0");
+    std::string value = per_lane("0", idx, by_index ? mask : "");
+    std::string lanes =
+        result_type.empty() ? "" : instr("insertelement " + result_type + " zeroinitializer, i32 " + value + ", i64 0");
+    std::string body_end = block_;  // (per_lane may have opened blocks: a compare-exchange loop)
+    body_ << "  br label %" << done << "\n";
+    start_block(done);
+    if (result_type.empty()) return "";
+    std::string result = "%s" + std::to_string(position) + ".acc";
+    body_ << "  " << result << " = phi " << result_type << " [ " << lanes << ", %" << body_end
+          << " ], [ zeroinitializer, %" << before << " ]\n";
+    return result;
+  }
   std::string bits = instr("bitcast " + vec("i1") + " " + mask + " to i" + std::to_string(width_));
   std::string bits64 = width_ == 64 ? bits : instr("zext i" + std::to_string(width_) + " " + bits + " to i64");
   std::string before = block_, head = label(position, "head"), body = label(position, "lane"),

@@ -107,31 +107,15 @@ s6.first:
 s6.recorded:
   br label %s6.resume
 s6.resume:
-  %t45 = bitcast <1 x i1> %t29 to i1
-  %t46 = zext i1 %t45 to i64
-  br label %s6.head
-s6.head:
-  %s6.m = phi i64 [ %t46, %s6.resume ], [ %s6.mnext, %s6.next ]
-  %s6.none = icmp eq i64 %s6.m, 0
-  br i1 %s6.none, label %s6.done, label %s6.lane
+  %t45 = extractelement <1 x i1> %t29, i64 0
+  br i1 %t45, label %s6.lane, label %s6.done
 s6.lane:
-  %t47 = call i64 @llvm.cttz.i64(i64 %s6.m, i1 true)
-  %t48 = extractelement <1 x i64> %t24, i64 %t47
-  %t49 = insertelement <1 x i64> poison, i64 %t48, i64 0
-  %t50 = shufflevector <1 x i64> %t49, <1 x i64> poison, <1 x i32> zeroinitializer
-  %t51 = icmp eq <1 x i64> %t24, %t50
-  %t52 = and <1 x i1> %t51, %t29
-  %t53 = bitcast <1 x i1> %t52 to i1
-  %t54 = zext i1 %t53 to i64
-  %t55 = xor i64 %t54, -1
-  %s6.mnext = and i64 %s6.m, %t55
-  %t56 = getelementptr float, ptr %buf1, i64 %t48
-  %t57 = select <1 x i1> %t52, <1 x float> %t23, <1 x float> <float -0.0>
-  %t58 = call reassoc float @llvm.vector.reduce.fadd.v1f32(float -0.0, <1 x float> %t57)
-  %t59 = atomicrmw fadd ptr %t56, float %t58 monotonic, align 4
-  br label %s6.next
-s6.next:
-  br label %s6.head
+  %t46 = extractelement <1 x i64> %t24, i64 0
+  %t47 = getelementptr float, ptr %buf1, i64 %t46
+  %t48 = select <1 x i1> %t29, <1 x float> %t23, <1 x float> <float -0.0>
+  %t49 = call reassoc float @llvm.vector.reduce.fadd.v1f32(float -0.0, <1 x float> %t48)
+  %t50 = atomicrmw fadd ptr %t47, float %t49 monotonic, align 4
+  br label %s6.done
 s6.done:
   br label %latch
 latch:

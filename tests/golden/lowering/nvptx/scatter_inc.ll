@@ -40,28 +40,18 @@ loop:
   %t5 = or <1 x i1> %t4, %s4.empty
   %t6 = xor <1 x i1> %t5, <i1 true>
   %t7 = and <1 x i1> %t3, %t6
-  %t8 = bitcast <1 x i1> %t7 to i1
-  %t9 = zext i1 %t8 to i64
-  br label %s4.head
-s4.head:
-  %s4.m = phi i64 [ %t9, %loop ], [ %s4.mnext, %s4.next ]
-  %s4.acc = phi <1 x i32> [ zeroinitializer, %loop ], [ %s4.accnext, %s4.next ]
-  %s4.none = icmp eq i64 %s4.m, 0
-  br i1 %s4.none, label %s4.done, label %s4.lane
+  %t8 = extractelement <1 x i1> %t7, i64 0
+  br i1 %t8, label %s4.lane, label %s4.done
 s4.lane:
-  %t10 = call i64 @llvm.cttz.i64(i64 %s4.m, i1 true)
-  %t11 = extractelement <1 x i64> %t2, i64 %t10
-  %t12 = sub i64 %s4.m, 1
-  %s4.mnext = and i64 %s4.m, %t12
-  %t13 = getelementptr i32, ptr %buf0, i64 %t11
-  %t14 = atomicrmw add ptr %t13, i32 1 monotonic, align 4
-  br label %s4.next
-s4.next:
-  %s4.accnext = insertelement <1 x i32> %s4.acc, i32 %t14, i64 %t10
-  br label %s4.head
+  %t9 = extractelement <1 x i64> %t2, i64 0
+  %t10 = getelementptr i32, ptr %buf0, i64 %t9
+  %t11 = atomicrmw add ptr %t10, i32 1 monotonic, align 4
+  %t12 = insertelement <1 x i32> zeroinitializer, i32 %t11, i64 0
+  br label %s4.done
 s4.done:
-  %t15 = getelementptr inbounds i32, ptr %buf2, i64 %i
-  call void @llvm.masked.store.v1i32.p0(<1 x i32> %s4.acc, ptr %t15, i32 4, <1 x i1> %active)
+  %s4.acc = phi <1 x i32> [ %t12, %s4.lane ], [ zeroinitializer, %loop ]
+  %t13 = getelementptr inbounds i32, ptr %buf2, i64 %i
+  call void @llvm.masked.store.v1i32.p0(<1 x i32> %s4.acc, ptr %t13, i32 4, <1 x i1> %active)
   br label %latch
 latch:
   br label %exit
@@ -94,7 +84,6 @@ declare i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
 declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
 
 declare <1 x i8> @llvm.masked.load.v1i8.p0(ptr, i32, <1 x i1>, <1 x i8>)
-declare i64 @llvm.cttz.i64(i64, i1)
 declare void @llvm.masked.store.v1i32.p0(<1 x i32>, ptr, i32, <1 x i1>)
 
 attributes #0 = { nounwind alwaysinline }

@@ -1,4 +1,4 @@
-// A long kernel rendered as pieces (backend/kernel_split.h): each piece a noinline
+// A long kernel lowered as pieces (backend/kernel_split.h): each piece a noinline
 // function of its own that the packet loop calls in order, the values crossing pieces
 // passed through a per-packet frame on the stack.
 #include "backend/lowering/kernel_abi.h"
@@ -16,13 +16,13 @@ void Lowering::call_pieces(const std::string& name, const KernelSplit& split) {
   entry_ << "  %frame = alloca [" << split.frame_slots * width_ * 8 << " x i8], align 64\n";
   for (uint32_t k = 0; k < split.pieces(); ++k) {
     std::string symbol = name + ".p" + std::to_string(k);
-    render_piece(symbol, split, k);
+    lower_piece(symbol, split, k);
     body_ << "  call void @" << symbol << "(" << kPieceArguments << ")\n";
   }
   import_values(split, split.imports.back());
 }
 
-void Lowering::render_piece(const std::string& symbol, const KernelSplit& split, uint32_t k) {
+void Lowering::lower_piece(const std::string& symbol, const KernelSplit& split, uint32_t k) {
   std::ostringstream kernel_entry, kernel_body;
   std::swap(entry_, kernel_entry);
   std::swap(body_, kernel_body);

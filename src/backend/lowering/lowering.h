@@ -180,12 +180,12 @@ class Lowering {
   /// Frames (values crossing pieces) above this size are not worth a split: the kernel
   /// compiles as one function instead (the frame lives on a worker thread's stack).
   static constexpr uint32_t kMaxFrameBytes = 256 * 1024;
-  /// Renders each piece as a function of its own (into pieces_) and calls them in order;
+  /// Lowers each piece as a function of its own (into pieces_) and calls them in order;
   /// then loads the outputs for store_outputs().
   void call_pieces(const std::string& name, const KernelSplit& split);
   /// `define internal void @symbol(i64 %i, i64 %end, ...)`: piece k's statements for the
   /// packet at %i, with the values it imports at the top and those it exports at the end.
-  void render_piece(const std::string& symbol, const KernelSplit& split, uint32_t k);
+  void lower_piece(const std::string& symbol, const KernelSplit& split, uint32_t k);
   /// Makes the values of `positions` (defined in earlier pieces) available here: leaves
   /// are recomputed, the others loaded from the frame.
   void import_values(const KernelSplit& split, const std::vector<uint32_t>& positions);
@@ -201,7 +201,7 @@ class Lowering {
   std::string pieces_;                  ///< the functions of a split kernel's pieces
   std::vector<std::string> names_;      ///< per statement: its SSA value
   std::vector<bool> value_used_;        ///< per statement: some statement or output reads it
-  std::ostringstream entry_, body_;     ///< the function being rendered: entry block, other blocks
+  std::ostringstream entry_, body_;     ///< the function being lowered: entry block, other blocks
   std::set<std::string> declarations_;  ///< intrinsics called
   std::string block_;                   ///< the block being written
   std::vector<OpenLoop> loops_;         ///< loops whose LoopEnd is not emitted yet, innermost last

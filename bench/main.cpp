@@ -7,7 +7,8 @@
 // repetitions alternate, so a machine that gets busier slows both alike. The kernel-cache
 // groups (story, cache) live in bench/cache_bench.cpp, the control-flow group (control) in
 // bench/control_bench.cpp, the automatic-differentiation group (ad) in bench/ad_bench.cpp,
-// gathers and scatters (memory) in bench/memory_bench.cpp.
+// gathers and scatters (memory) in bench/memory_bench.cpp, PTX generation (ptx) in
+// bench/ptx_bench.cpp.
 //
 //   kiln_bench [--quick] [--json] [--threads N] [--only NAME]
 #include "ad_bench.h"
@@ -18,6 +19,7 @@
 #include "launch_log.h"
 #include "memory_bench.h"
 #include "op_chain.h"
+#include "ptx_bench.h"
 #include "report.h"
 #include "workloads.h"
 
@@ -357,7 +359,8 @@ int usage(const char* program, int code) {
                "               story (story 1's loop, Dr.Jit's too if installed), cache,\n"
                "               control (while_loop + dispatch path tracer, symbolic vs evaluated)\n"
                "               ad (reverse pass vs primal: elementwise, MLP-shaped, path tracer)\n"
-               "               memory (gather and scatter_add at random indices vs C++ loops)\n",
+               "               memory (gather and scatter_add at random indices vs C++ loops)\n"
+               "               ptx (PTX generation for CUDA vs a CPU compile; ptxas, where installed)\n",
                program);
   return code;
 }
@@ -400,6 +403,7 @@ int run(int argc, char** argv) {
   if (wanted("control")) progress("control flow"), run_control(o.quick, rows, failures);
   if (wanted("ad")) progress("automatic differentiation"), run_ad(o.quick, rows, failures);
   if (wanted("memory")) progress("gathers and scatters"), run_memory(o.quick, rows, failures);
+  if (wanted("ptx")) progress("PTX generation"), run_ptx(o.quick, rows);
 
   Facts facts = {
       {"mode", o.quick ? "quick" : "full"},

@@ -132,22 +132,28 @@ std::string run_group(const KernelGroup& group) {
 
 }  // namespace
 
-void evaluate(const Index* indices, size_t count) {
-  State& s = state();
+std::vector<Index> unevaluated_roots(const Index* indices, size_t count, const std::vector<Index>& more,
+                                     const char* what) {
   std::vector<Index> roots;
   for (size_t i = 0; i < count; ++i) {
     if (!indices[i]) continue;
-    check_live(indices[i], "eval");
-    check_evaluable(indices[i], "eval");
+    check_live(indices[i], what);
+    check_evaluable(indices[i], what);
     if (node(indices[i]).op != Op::Data) roots.push_back(indices[i]);
   }
-  std::vector<Index> scheduled = std::move(s.scheduled);
-  s.scheduled.clear();
-  for (Index i : scheduled)
+  for (Index i : more)
     if (node(i).op != Op::Data) roots.push_back(i);
   std::sort(roots.begin(), roots.end());
   roots.erase(std::unique(roots.begin(), roots.end()), roots.end());
   std::sort(roots.begin(), roots.end(), [](Index a, Index b) { return node(a).serial < node(b).serial; });
+  return roots;
+}
+
+void evaluate(const Index* indices, size_t count) {
+  State& s = state();
+  std::vector<Index> scheduled = std::move(s.scheduled);
+  s.scheduled.clear();
+  std::vector<Index> roots = unevaluated_roots(indices, count, scheduled, "eval");
 
   std::vector<Index> effects = std::move(s.side_effects);
   s.side_effects.clear();

@@ -5,15 +5,14 @@
 #include "backend/llvm/nvptx_compiler.h"
 #include "backend/lowering/lower.h"
 #include "cache/kernel_key.h"
+#include "eval/evaluate.h"
 #include "form/schedule.h"
 #include "ir/node.h"
-#include "ir/region.h"
 #include "util/settings.h"
 
 #include <kiln/detail/trace_api.h>
 #include <kiln/errors.h>
 
-#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -36,15 +35,8 @@ std::string kernel_source(const Index* indices, size_t count, const std::string&
     throw ValueError("kiln: kernel_source(): format '" + format + "' for device '" + device +
                      "'; use \"ptx\" (CUDA) or \"llvm\" (either device)");
   StateLock lock(state().mutex);
-  std::vector<Index> roots;
-  for (size_t i = 0; i < count; ++i) {
-    check_live(indices[i], "kernel_source");
-    check_evaluable(indices[i], "kernel_source");
-    if (node(indices[i]).op != Op::Data) roots.push_back(indices[i]);
-  }
-  std::sort(roots.begin(), roots.end(), [](Index a, Index b) { return node(a).serial < node(b).serial; });
-  roots.erase(std::unique(roots.begin(), roots.end()), roots.end());
-  std::vector<KernelGroup> groups = group_by_size(roots, state().side_effects);
+  std::vector<KernelGroup> groups =
+      group_by_size(unevaluated_roots(indices, count, {}, "kernel_source"), state().side_effects);
   if (groups.empty()) return "// nothing to compute: the values are evaluated and no side effect is pending\n";
 
   const uint32_t width = cuda ? 1 : llvm_backend().packet_width();

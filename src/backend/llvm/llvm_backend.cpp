@@ -160,7 +160,7 @@ class LlvmKernel final : public Kernel {
 
 /// Writes the PTX of `form` for sm_75 and sm_90 to $KILN_PTX_DIR/<symbol>.sm_<cc>.ptx when
 /// that variable is set: how the tests assemble every kernel the suites produce with ptxas
-/// (tests/ptxas_check.py) while they run on the emulated device, with the disk cache off.
+/// (ctest cuda_emulated, tests/cuda_emulated.py) while they run on the emulated device, with the disk cache off.
 void write_ptx_for_checks(const KernelForm& form, const std::string& symbol) {
   static const std::optional<std::string> directory = env_text("KILN_PTX_DIR");
   if (!directory) return;

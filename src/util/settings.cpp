@@ -25,7 +25,13 @@ bool env_interpreter() {
   return detail::env_choice("KILN_BACKEND", {{"llvm|cpu", 0}, {"interp|interpreter", 1}}, 0) == 1;
 }
 
-bool env_emulated_cuda() { return detail::env_choice("KILN_DEVICE", {{"cpu", 0}, {"cuda-emulated", 1}}, 0) == 1; }
+bool env_emulated_cuda() {
+  int device = detail::env_choice("KILN_DEVICE", {{"cpu", 0}, {"cuda-emulated", 1}, {"cuda", 2}}, 0);
+  if (device == 2)
+    std::cerr << "kiln: KILN_DEVICE=cuda: kernels cannot run on a GPU yet (Kiln's CUDA runtime is being built); "
+                 "they run on the CPU. kiln.cuda_status() says what Kiln sees of CUDA\n";
+  return device == 1;
+}
 
 struct Settings {
   std::atomic<bool> checks{detail::env_flag("KILN_CHECKS", false)};

@@ -7,7 +7,7 @@ CMAKE_FLAGS ?=
 VENV ?= $(BUILD)/venv
 PYTHON = $(abspath $(VENV))/bin/python
 
-.PHONY: all bootstrap python-env configure build install-python test demo bench sanitize format format-check clean
+.PHONY: all bootstrap python-env configure build install-python test demo bench sanitize format format-check clean device-check
 
 all: build
 
@@ -60,6 +60,10 @@ bench: install-python
 # The C++ suite under AddressSanitizer and UndefinedBehaviorSanitizer (debug build, so the
 # IR verifier also runs after every evaluation); the fuzzer runs 500 programs there.
 SANITIZE_ENV = ASAN_OPTIONS=allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1
+# Packs the check a lent GPU machine runs (scripts/device_check.sh; docs/testing.md).
+device-check: build
+	@bash scripts/device_check.sh pack $(BUILD)
+
 sanitize: bootstrap
 	@cmake -S . -B build-sanitize -G Ninja -DKILN_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug -DKILN_BUILD_BENCH=OFF > /dev/null
 	@cmake --build build-sanitize -j $(JOBS)

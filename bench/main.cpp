@@ -8,13 +8,14 @@
 // groups (story, cache) live in bench/cache_bench.cpp, the control-flow group (control) in
 // bench/control_bench.cpp, the automatic-differentiation group (ad) in bench/ad_bench.cpp,
 // gathers and scatters (memory) in bench/memory_bench.cpp, PTX generation (ptx) in
-// bench/ptx_bench.cpp.
+// bench/ptx_bench.cpp, and on a GPU (gpu) in bench/gpu_bench.cpp.
 //
 //   kiln_bench [--quick] [--json] [--threads N] [--only NAME]
 #include "ad_bench.h"
 #include "baselines.h"
 #include "cache_bench.h"
 #include "control_bench.h"
+#include "gpu_bench.h"
 #include "harness.h"
 #include "launch_log.h"
 #include "memory_bench.h"
@@ -360,7 +361,8 @@ int usage(const char* program, int code) {
                "               control (while_loop + dispatch path tracer, symbolic vs evaluated)\n"
                "               ad (reverse pass vs primal: elementwise, MLP-shaped, path tracer)\n"
                "               memory (gather and scatter_add at random indices vs C++ loops)\n"
-               "               ptx (PTX generation for CUDA vs a CPU compile; ptxas, where installed)\n",
+               "               ptx (PTX generation for CUDA vs a CPU compile; ptxas, where installed),\n"
+               "               gpu (on a GPU: triad and fused vs nvcc, compile times, round trip)\n",
                program);
   return code;
 }
@@ -404,6 +406,7 @@ int run(int argc, char** argv) {
   if (wanted("ad")) progress("automatic differentiation"), run_ad(o.quick, rows, failures);
   if (wanted("memory")) progress("gathers and scatters"), run_memory(o.quick, rows, failures);
   if (wanted("ptx")) progress("PTX generation"), run_ptx(o.quick, rows);
+  if (wanted("gpu")) progress("GPU"), run_gpu(o.quick, rows);
 
   Facts facts = {
       {"mode", o.quick ? "quick" : "full"},

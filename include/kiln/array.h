@@ -69,16 +69,19 @@ template <ArrayScalar T> class Array {
     std::swap(ad_, other.ad_);
   }
 
-  /// Copies `count` elements from host memory.
-  static Array from(const T* data, size_t count) { return steal(detail::make_copy(Type, data, count)); }
+  /// Copies `count` elements from host memory onto `device`.
+  static Array from(const T* data, size_t count, Device device = default_device()) {
+    return steal(detail::make_copy(Type, data, count, device));
+  }
   static Array from(const std::vector<T>& values)
     requires(!std::is_same_v<T, bool>)
   {
     return from(values.data(), values.size());
   }
-  /// Uses caller memory without a copy; `owner` (if given) is kept alive while needed.
-  static Array wrap(T* data, size_t count, std::shared_ptr<void> owner = nullptr) {
-    return steal(detail::make_wrapped(Type, data, count, std::move(owner)));
+  /// Uses caller memory on `device` (a GPU address for CUDA) without a copy; `owner`
+  /// (if given) is kept alive while needed.
+  static Array wrap(T* data, size_t count, std::shared_ptr<void> owner = nullptr, Device device = Device::CPU) {
+    return steal(detail::make_wrapped(Type, data, count, std::move(owner), device));
   }
   /// Takes over a reference to an existing node.
   static Array steal(detail::Index index) {
@@ -115,6 +118,17 @@ template <ArrayScalar T> class Array {
   }
   bool valid() const { return index_ != 0; }
   size_t size() const { return index_ ? detail::node_size(index_) : 0; }
+  /// The device the array is on.
+  Device device() const { return detail::node_device(index_); }
+  /// The array on `device`: this one when it is there, else an evaluated copy. Derivatives
+  /// do not cross devices yet: an array that carries them is refused (ValueError).
+  Array to(Device device) const {
+    if (ad_ && device != this->device())
+      throw ValueError(std::string("kiln: to(\"") + device_name(device) +
+                       "\"): the array carries derivatives, which do not cross devices yet; create the "
+                       "differentiated values on the device that computes with them");
+    return steal(detail::make_on_device(index_, device));
+  }
 
   /// Reads element `i` (evaluates pending work); throws IndexError when out of range.
   T read(size_t i) const {
@@ -129,18 +143,19 @@ template <ArrayScalar T> class Array {
                       " elements, expected 1; read one of them by its index");
     return read(0);
   }
-  /// Evaluates and returns a pointer to the elements (valid while the array lives).
+  /// Evaluates and returns a pointer to the elements on the array's device (valid while
+  /// the array lives; for CUDA a GPU address: read on the host with to_vector()).
   const T* data() const { return static_cast<const T*>(detail::data(index_)); }
   /// Evaluates and copies all elements to the host.
   std::vector<T> to_vector() const
     requires(!std::is_same_v<T, bool>)
   {
-    size_t n = size();
-    const T* p = data();
-    return std::vector<T>(p, p + n);
+    std::vector<T> values(size());
+    copy_to(values.data());
+    return values;
   }
-  /// Evaluates and copies all elements to `out`.
-  void copy_to(T* out) const { std::memcpy(out, data(), size() * sizeof(T)); }
+  /// Evaluates and copies all elements to host memory at `out`.
+  void copy_to(T* out) const { detail::read_all(index_, out); }
 
  private:
   detail::Index index_ = 0;
@@ -343,11 +358,11 @@ A opaque(typename A::Value value, size_t size = 1, std::source_location where = 
 /// Makes each array opaque in place: literals become launch parameters, pending
 /// computations are evaluated, evaluated arrays stay as they are.
 template <typename... As> void make_opaque(As&... arrays) { (arrays.reset(detail::make_opaque(arrays.index())), ...); }
-/// `size` uninitialized elements (memory is allocated now).
+/// `size` uninitialized elements on `device` (memory is allocated now).
 template <typename A>
   requires is_array_v<A>
-A empty(size_t size) {
-  return A::steal(detail::make_empty(A::Type, size));
+A empty(size_t size, Device device = default_device()) {
+  return A::steal(detail::make_empty(A::Type, size, device));
 }
 /// 0, 1, ..., size-1.
 template <typename A> A arange(size_t size) {

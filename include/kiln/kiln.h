@@ -5,6 +5,7 @@
 #include <kiln/autodiff.h>
 #include <kiln/construct.h>
 #include <kiln/control.h>
+#include <kiln/device.h>
 #include <kiln/elementwise.h>
 #include <kiln/errors.h>
 #include <kiln/host_call.h>

@@ -186,7 +186,9 @@ typename V::Component flatten(const V& value) {
                       std::to_string(array.size()) + " lanes; all must have the same size (or 1)");
     lanes = std::max(lanes, array.size());
   });
-  T flat = empty<T>(lanes * K);
+  Device device = default_device();
+  for_each_array(value, [&](const T& array) { device = array.device(); });  // they must agree: the scatters check
+  T flat = empty<T>(lanes * K, device);
   UInt32 first = arange<UInt32>(lanes) * uint32_t(K);
   uint32_t j = 0;
   for_each_array(value, [&](const T& array) { scatter(flat, array, first + j++); });

@@ -1,6 +1,8 @@
 // Process-wide settings and statistics: flags, logging, memory counters, evaluation.
 #pragma once
 
+#include <kiln/device.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -12,7 +14,7 @@ namespace kiln {
 /// Behaviour switches. Each is also read once from the environment at start-up.
 enum class Flag : uint8_t {
   Checks,       ///< KILN_CHECKS=1: bounds-check gathers and scatters, raise on violation.
-  Interpreter,  ///< KILN_BACKEND=interp: run kernels on the reference interpreter.
+  Interpreter,  ///< KILN_BACKEND=interp: run kernels on the reference interpreter (host memory only: not a GPU's).
   Generalize,   ///< on unless KILN_GENERALIZE=0: literals that change become parameters.
   DiskCache,    ///< on unless KILN_DISK_CACHE=0: keep compiled kernels on disk.
   Symbolic,     ///< on unless KILN_SYMBOLIC=0: loops, conditionals and calls default to symbolic mode.
@@ -28,21 +30,21 @@ enum class LogLevel : uint8_t { Error, Warn, Info, Debug };
 void set_log_level(LogLevel level);
 LogLevel log_level();
 
-/// Bytes of memory Kiln's arrays use (wrapped caller memory is not counted), and bytes
-/// of freed blocks held for reuse.
+/// Bytes of memory Kiln's arrays use on one device (wrapped caller memory is not counted),
+/// and bytes of freed blocks held there for reuse.
 struct MemoryStats {
   size_t current_bytes = 0;  ///< in use by live arrays
   size_t peak_bytes = 0;     ///< highest current_bytes since start-up or reset_peak_memory()
   size_t allocations = 0;    ///< allocations served since start-up
   size_t cached_bytes = 0;   ///< freed blocks kept for reuse (not in use)
 };
-MemoryStats memory_stats();
+MemoryStats memory_stats(Device device = default_device());
 /// Sets the peak counter to the current usage.
-void reset_peak_memory();
-/// Returns every cached block to the system.
-void flush_memory_cache();
-/// Caps the bytes of freed blocks kept for reuse (default 4 GiB; 0 disables the cache).
-void set_memory_cache_limit(size_t bytes);
+void reset_peak_memory(Device device = default_device());
+/// Returns every cached block to the device.
+void flush_memory_cache(Device device = default_device());
+/// Caps the bytes of freed blocks kept for reuse (default 4 GiB per device; 0 disables the cache).
+void set_memory_cache_limit(size_t bytes, Device device = default_device());
 
 /// Where a launched kernel came from.
 enum class KernelSource : uint8_t {
@@ -93,10 +95,12 @@ struct LaunchListing;
 
 /// One kernel launch, as recorded by kernel_history().
 struct KernelLaunch {
-  std::string hash;        ///< identity of the kernel that ran (32 hex digits)
-  std::string shape_hash;  ///< its shape: the same kernel with literal values as placeholders
-  size_t size = 0;         ///< lanes launched
-  size_t ops = 0;          ///< operations in the kernel (leaves not counted)
+  std::string hash;             ///< identity of the kernel that ran (32 hex digits)
+  std::string shape_hash;       ///< its shape: the same kernel with literal values as placeholders
+  size_t size = 0;              ///< lanes launched
+  Device device = Device::CPU;  ///< where it ran
+  std::string backend;          ///< what ran it: "llvm", "interpreter", "cuda", "cuda-emulated" or the library
+  size_t ops = 0;               ///< operations in the kernel (leaves not counted)
   size_t inputs = 0, outputs = 0, side_effects = 0;
   size_t parameters = 0;  ///< literal slots passed at launch instead of baked in
   KernelSource source = KernelSource::Compiled;
@@ -118,8 +122,7 @@ std::vector<KernelLaunch> kernel_history(bool clear = false);
 int packet_width();
 /// What Kiln sees of CUDA: "NVIDIA driver 13.0, 1 device" where a driver and a device are
 /// found, else one sentence saying why not (no driver, too old, no device). Loads the
-/// driver on first use (KILN_LIBCUDA_PATH, else libcuda.so.1). Kernels still run on the CPU
-/// (or, for testing, KILN_DEVICE=cuda-emulated): launching on the GPU is being built.
+/// driver on first use (KILN_LIBCUDA_PATH, else libcuda.so.1).
 std::string cuda_status();
 /// Number of lanes each parallel task runs (a multiple of the packet width).
 void set_block_size(size_t lanes);

@@ -29,6 +29,9 @@ from .autodiff import (enable_grad, grad, set_grad, accumulate_grad, clear_grad,
 from .tensor import TENSOR_TYPES, tensor  # noqa: F401  (also adds indexing, numpy(), DLPack and repr)
 from .map import chunked_map, checkpoint  # noqa: F401
 from . import nn  # noqa: F401
+from . import tree as _tree
+from ._kiln import _is_gpu_memory
+import contextlib as _contextlib
 
 __version__ = "0.1.0"
 
@@ -38,6 +41,7 @@ MATRIX_TYPES = (Matrix2f, Matrix3f, Matrix4f)
 
 _REPR_LIMIT = 20  # elements shown before "..."
 _DLPACK_CPU = (1, 0)  # (kDLCPU, device 0)
+_DLPACK_CUDA = (2, 0)  # (kDLCUDA, device 0)
 
 
 def _format(values):
@@ -74,7 +78,34 @@ def _dlpack(self, **kwargs):
 
 
 def _dlpack_device(self):
-    return _DLPACK_CPU
+    """CUDA for arrays in a GPU's memory, else the host (the emulated device exports host copies)."""
+    return _DLPACK_CUDA if _is_gpu_memory(self.device) else _DLPACK_CPU
+
+
+def _device(self):
+    """'cpu' or 'cuda': where the value's arrays are."""
+    arrays = []
+    _tree.flatten(self, "value", arrays, "device")
+    return arrays[0].device if arrays else default_device()
+
+
+def _to(self, device):
+    """The value with its arrays on ``device`` ('cpu' or 'cuda'): copies where they are elsewhere."""
+    arrays = []
+    structure = _tree.flatten(self, "value", arrays, "to()")
+    return _tree.unflatten(structure, [a.to(device) for a in arrays])
+
+
+@_contextlib.contextmanager
+def device_scope(device):
+    """``with kl.device_scope("cuda"):`` creates new arrays on ``device``, then restores the
+    previous default device (kl.set_device changes it for good)."""
+    previous = default_device()
+    set_device(device)
+    try:
+        yield
+    finally:
+        set_device(previous)
 
 
 def wrap_torch(fn):
@@ -107,4 +138,7 @@ for _type in ARRAY_TYPES + VECTOR_TYPES + MATRIX_TYPES:
     _type.__dlpack__ = _dlpack
     _type.__dlpack_device__ = _dlpack_device
     _type.torch = _torch
+for _type in VECTOR_TYPES + MATRIX_TYPES + TENSOR_TYPES:
+    _type.device = property(_device)
+    _type.to = _to
 del _type

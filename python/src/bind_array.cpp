@@ -5,6 +5,7 @@
 #include "binding.h"
 
 #include <nanobind/operators.h>
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -77,22 +78,36 @@ template <typename A> void bind_array_type(nb::module_& m, const char* name, con
   nb::class_<A> cls(m, name, doc);
   cls.def(nb::init<>(), "An array without a value (assign one before use).")
       .def(
-          "__init__", [](A* self, T value) { new (self) A(literal<A>(value)); }, nb::arg("value"),
-          "A size-1 array holding `value`; it broadcasts against arrays of any size.")
+          "__init__",
+          [](A* self, T value, const std::optional<std::string>& device) {
+            DeviceScope scope(device_argument(device));
+            new (self) A(literal<A>(value));
+          },
+          nb::arg("value"), nb::arg("device") = nb::none(),
+          "A size-1 array holding `value`; it broadcasts against arrays of any size (and, needing no "
+          "memory, joins arrays on any device).")
       .def(nb::init<const A&>(), nb::arg("other"), "Shares the value of `other` (no copy).");
   for_each_array_type([&](auto from) { bind_conversion_constructor<A, typename decltype(from)::type>(cls, name); });
   bind_array_interop(cls);  // after the Kiln types (which speak DLPack too), before the list constructor
   cls.def(
       "__init__",
-      [](A* self, const std::vector<Value>& values) {
+      [](A* self, const std::vector<Value>& values, const std::optional<std::string>& device) {
         if constexpr (std::is_same_v<Value, bool>) {
           std::vector<uint8_t> bytes(values.begin(), values.end());
-          new (self) A(A::steal(detail::make_copy(A::Type, bytes.data(), bytes.size())));
+          new (self) A(A::steal(detail::make_copy(A::Type, bytes.data(), bytes.size(), device_argument(device))));
         } else {
-          new (self) A(A::from(values));
+          new (self) A(A::from(values.data(), values.size(), device_argument(device)));
         }
       },
-      nb::arg("values"), "An evaluated copy of a list or tuple of values.");
+      nb::arg("values"), nb::arg("device") = nb::none(),
+      "An evaluated copy of a list or tuple of values on `device` ('cpu' or 'cuda'; default: the "
+      "default device, kl.set_device()).");
+  cls.def_prop_ro(
+         "device", [](const A& a) { return std::string(device_name(a.device())); },
+         "The device the array is on: 'cpu' or 'cuda'.")
+      .def(
+          "to", [](const A& a, const std::string& device) { return a.to(parse_device(device)); }, nb::arg("device"),
+          "The array on `device` ('cpu' or 'cuda'): this array when it is there, else an evaluated copy.");
 
   KILN_BIND_BINARY("__add__", "__radd__", +)
   KILN_BIND_BINARY("__sub__", "__rsub__", -)

@@ -5,6 +5,8 @@
 // could change a value is refused with a TypeError naming the explicit ways.
 #include "host_values.h"
 
+#include <nanobind/stl/optional.h>
+
 #include <optional>
 #include <utility>
 
@@ -75,17 +77,21 @@ template <typename A, typename Handle> A wrap_host_array(const Handle& array, si
                  python_owner(array));
 }
 
-/// The memory of `flat` (evaluated now) as a host array of `shape`, owned by a capsule
-/// holding a reference to the array. As a Python object it speaks the array API
-/// (__dlpack__ with its keywords, the buffer protocol).
-template <typename A> nb::ndarray<nb::array_api> export_memory(const A& flat, std::initializer_list<size_t> shape) {
+/// The memory of `flat` (evaluated now) as an array of `shape` owned by a capsule holding a
+/// reference to the array: host memory, or a GPU's for an array there (`host`: a host copy
+/// of a GPU array instead). As a Python object it speaks the array API (__dlpack__ with
+/// its keywords, the buffer protocol for host memory).
+template <typename A>
+nb::ndarray<nb::array_api> export_memory(const A& flat, std::initializer_list<size_t> shape, bool host) {
   if (!flat.valid())
     throw ValueError("kiln: numpy() / __dlpack__(): the array has no value (default-constructed); assign one first");
-  A* kept = new A(flat);
+  bool gpu = is_gpu_memory(flat.device()) && !host;
+  A* kept = new A(gpu ? flat : flat.to(Device::CPU));
   nb::capsule owner(kept, [](void* p) noexcept { delete static_cast<A*>(p); });
   void* data = const_cast<void*>(static_cast<const void*>(kept->data()));
+  if (gpu) synchronize(Device::CUDA);  // the consumer's streams then see the values
   return nb::ndarray<nb::array_api>(data, shape.size(), shape.begin(), owner, nullptr, nb::dtype<typename A::Value>(),
-                                    nb::device::cpu::value);
+                                    gpu ? nb::device::cuda::value : nb::device::cpu::value, 0);
 }
 
 }  // namespace
@@ -122,8 +128,11 @@ template <typename C> std::string constructor_call(const nb::class_<C>&) { retur
 template <typename A> void bind_array_interop(nb::class_<A>& cls) {
   std::string what = constructor_call(cls);
   cls.def(
-      "__init__", [what](A* self, const AnyHostArray<nb::ndim<1>>& array) { new (self) A(host_array<A>(array, what)); },
-      nb::arg("array"),
+      "__init__",
+      [what](A* self, const AnyHostArray<nb::ndim<1>>& array, const std::optional<std::string>& device) {
+        new (self) A(host_array<A>(array, what).to(device_argument(device)));
+      },
+      nb::arg("array"), nb::arg("device") = nb::none(),
       (std::string("Wraps a 1-D C-contiguous NumPy array or DLPack tensor of the same dtype without a copy "
                    "(it stays alive while Kiln uses it); another layout is copied first. NumPy's writes are "
                    "seen by the kernels that read the array. Kiln's writes (x[i] = v, kl.scatter) go into "
@@ -131,14 +140,15 @@ template <typename A> void bind_array_interop(nb::class_<A>& cls) {
                    "array sharing it (kl.Float(x)), no pending computation reading it, no exported view "
                    "(x.numpy(), np.asarray(x), DLPack) alive. Otherwise they write a copy (Kiln arrays are "
                    "values), and the NumPy array no longer sees them.") +
-       kConversionRule)
+       kConversionRule + " With `device`='cuda' (or a CUDA default device) the values are copied to the GPU.")
           .c_str());
   cls.def(
       "__init__",
-      [what](A* self, const AnyHostArray<nb::ro, nb::ndim<1>>& array) {
-        new (self) A(host_values<A>(AnyHostValues(array), what));
+      [what](A* self, const AnyHostArray<nb::ro, nb::ndim<1>>& array, const std::optional<std::string>& device) {
+        new (self) A(host_values<A>(AnyHostValues(array), what).to(device_argument(device)));
       },
-      nb::arg("array"), "Copies a read-only 1-D array (Kiln may write an array's memory in place).");
+      nb::arg("array"), nb::arg("device") = nb::none(),
+      "Copies a read-only 1-D array (Kiln may write an array's memory in place).");
   cls.def(
       "__init__",
       [what](A*, const nb::ndarray<nb::ro, nb::device::cpu>& array) {
@@ -151,24 +161,24 @@ template <typename A> void bind_array_interop(nb::class_<A>& cls) {
       },
       nb::arg("array"), "Raises TypeError: arrays of other than one axis convert to tensors (kl.tensor).");
   cls.def(
-      "_export", [](const A& a) { return export_memory(a, {a.size()}); },
-      "The memory (evaluated now) as an array-API object sharing it.");
+      "_export", [](const A& a) { return export_memory(a, {a.size()}, false); },
+      "The memory (evaluated now) as an array-API object sharing it (a GPU's for arrays there).");
   cls.def(
-      "numpy", [](const A& a) { return nb::ndarray<nb::numpy>(export_memory(a, {a.size()})); },
-      "Evaluates and returns a NumPy array sharing the memory (no copy).");
+      "numpy", [](const A& a) { return nb::ndarray<nb::numpy>(export_memory(a, {a.size()}, true)); },
+      "Evaluates and returns a NumPy array sharing the memory (no copy; a copy for arrays on a GPU).");
 }
 
 template <typename V> void bind_composite_interop(nb::class_<V>& cls) {
   using Component = typename V::Component;
   std::string what = constructor_call(cls);
   constexpr size_t K = component_count_v<V>;
-  auto exported = [](const V& value) {
+  auto exported = [](const V& value, bool host) {
     typename V::Component flat = flatten(value);
     size_t lanes = flat.size() / K;
     if constexpr (is_matrix_v<V>)
-      return export_memory(flat, {lanes, V::Size, V::Size});
+      return export_memory(flat, {lanes, V::Size, V::Size}, host);
     else
-      return export_memory(flat, {lanes, V::Size});
+      return export_memory(flat, {lanes, V::Size}, host);
   };
   using Shaped = std::conditional_t<is_matrix_v<V>, nb::shape<-1, V::Size, V::Size>, nb::shape<-1, V::Size>>;
   cls.def(
@@ -188,9 +198,11 @@ template <typename V> void bind_composite_interop(nb::class_<V>& cls) {
         new (self) V(unflatten<V>(host_values<Component>(AnyHostValues(array), what)));
       },
       nb::arg("array"), "Copies a read-only (n, N) / (n, N, N) array.");
-  cls.def("_export", exported, "The lanes (evaluated now) as one (n, N) / (n, N, N) nb.ndarray.");
   cls.def(
-      "numpy", [=](const V& value) { return nb::ndarray<nb::numpy>(exported(value)); },
+      "_export", [=](const V& value) { return exported(value, false); },
+      "The lanes (evaluated now) as one (n, N) / (n, N, N) nb.ndarray.");
+  cls.def(
+      "numpy", [=](const V& value) { return nb::ndarray<nb::numpy>(exported(value, true)); },
       "Evaluates into one flat buffer and returns it as an (n, N) / (n, N, N) NumPy array.");
 }
 
@@ -219,25 +231,47 @@ KILN_INSTANTIATE(Matrix3f);
 KILN_INSTANTIATE(Matrix4f);
 #undef KILN_INSTANTIATE
 
+/// The Kiln array over a 1-D DLPack tensor's memory on `device`, the type following the dtype.
+template <typename Tensor> nb::object wrap_tensor(const Tensor& tensor, Device device) {
+  nb::object result;
+  for_each_array_type([&](auto type) {
+    using A = typename decltype(type)::type;
+    using T = typename A::Value;
+    if (!result.is_valid() && tensor.dtype() == nb::dtype<T>())
+      result = nb::cast(A::wrap(static_cast<T*>(const_cast<void*>(static_cast<const void*>(tensor.data()))),
+                                tensor.size(), python_owner(tensor), device));
+  });
+  if (!result.is_valid())
+    throw TypeError("kiln: from_dlpack(): the tensor's dtype (code " + std::to_string(tensor.dtype().code) + ", " +
+                    std::to_string(tensor.dtype().bits) +
+                    " bits) has no Kiln array type; convert it to bool, int32/64, uint32/64 or float32/64");
+  return result;
+}
+
 void bind_interop(nb::module_& m) {
   m.def(
       "from_dlpack",
-      [](const nb::ndarray<nb::c_contig, nb::device::cpu, nb::ndim<1>>& array) -> nb::object {
-        nb::object result;
-        for_each_array_type([&](auto type) {
-          using A = typename decltype(type)::type;
-          if (!result.is_valid() && array.dtype() == nb::dtype<typename A::Value>())
-            result = nb::cast(wrap_host_array<A>(array, array.size()));
-        });
-        if (!result.is_valid())
-          throw TypeError("kiln: from_dlpack(): the tensor's dtype (code " + std::to_string(array.dtype().code) + ", " +
-                          std::to_string(array.dtype().bits) +
-                          " bits) has no Kiln array type; convert it to bool, int32/64, uint32/64 or float32/64");
-        return result;
+      [](const nb::ndarray<nb::c_contig, nb::device::cpu, nb::ndim<1>>& array) {
+        return wrap_tensor(array, Device::CPU);
       },
       nb::arg("tensor"),
-      "The Kiln array over any 1-D C-contiguous CPU DLPack tensor or NumPy array, without a copy; "
-      "the array type follows the dtype.");
+      "The Kiln array over any 1-D C-contiguous DLPack tensor or NumPy array, without a copy: host memory "
+      "gives a CPU array, CUDA memory (device 0) a CUDA one; the array type follows the dtype.");
+  m.def(
+      "from_dlpack",
+      [](const nb::ndarray<nb::c_contig, nb::device::cuda, nb::ndim<1>>& tensor) {
+        if (!is_gpu_memory(Device::CUDA))
+          throw ValueError(
+              "kiln: from_dlpack(): the tensor is in CUDA memory, but Kiln's CUDA device is " +
+              std::string(device_available(Device::CUDA) ? "the emulated one (host memory)" : "not available") +
+              ". kiln.cuda_status() says what Kiln sees of CUDA");
+        if (tensor.device_id() != 0)
+          throw ValueError("kiln: from_dlpack(): the tensor is on cuda:" + std::to_string(tensor.device_id()) +
+                           "; Kiln uses cuda:0 for now");
+        synchronize(Device::CUDA);  // the producer's pending writes land first
+        return wrap_tensor(tensor, Device::CUDA);
+      },
+      nb::arg("tensor"));
 }
 
 }  // namespace kiln::python

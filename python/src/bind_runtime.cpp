@@ -69,6 +69,8 @@ nb::dict launch_record(const KernelLaunch& launch) {
   record["hash"] = launch.hash;
   record["shape_hash"] = launch.shape_hash;
   record["size"] = launch.size;
+  record["device"] = device_name(launch.device);
+  record["backend"] = launch.backend;
   record["ops"] = launch.ops;
   record["inputs"] = launch.inputs;
   record["outputs"] = launch.outputs;
@@ -159,12 +161,33 @@ void bind_runtime(nb::module_& m) {
       .def_ro("peak_bytes", &MemoryStats::peak_bytes, "Highest current_bytes since start-up or reset_peak_memory().")
       .def_ro("allocations", &MemoryStats::allocations, "Allocations served since start-up.")
       .def_ro("cached_bytes", &MemoryStats::cached_bytes, "Freed blocks kept for reuse.");
-  m.def("memory_stats", &memory_stats, "Current and peak memory use.");
-  m.def("reset_peak_memory", &reset_peak_memory, "Sets the peak counter to the current usage.");
-  m.def("flush_memory_cache", &flush_memory_cache, "Returns every cached block to the system.");
+  auto on = [](const std::optional<std::string>& device) { return device ? parse_device(*device) : default_device(); };
   m.def(
-      "set_memory_cache_limit", [](int64_t bytes) { set_memory_cache_limit(to_size(bytes, "set_memory_cache_limit")); },
-      nb::arg("bytes"), "Caps the bytes of freed blocks kept for reuse (0 disables the cache).");
+      "memory_stats", [on](const std::optional<std::string>& device) { return memory_stats(on(device)); },
+      nb::arg("device") = nb::none(), "Current and peak memory use on a device (default: the default device).");
+  m.def(
+      "reset_peak_memory", [on](const std::optional<std::string>& device) { reset_peak_memory(on(device)); },
+      nb::arg("device") = nb::none(), "Sets the peak counter to the current usage.");
+  m.def(
+      "flush_memory_cache", [on](const std::optional<std::string>& device) { flush_memory_cache(on(device)); },
+      nb::arg("device") = nb::none(), "Returns every cached block to the device.");
+  m.def(
+      "set_memory_cache_limit",
+      [on](int64_t bytes, const std::optional<std::string>& device) {
+        set_memory_cache_limit(to_size(bytes, "set_memory_cache_limit"), on(device));
+      },
+      nb::arg("bytes"), nb::arg("device") = nb::none(),
+      "Caps the bytes of freed blocks kept for reuse on a device (0 disables the cache).");
+  m.def(
+      "set_device", [](const std::string& device) { set_device(parse_device(device)); }, nb::arg("device"),
+      "Makes 'cpu' or 'cuda' the device new arrays are created on (arrays already made stay where they "
+      "are). ValueError saying why when the device cannot be used.");
+  m.def(
+      "default_device", [] { return std::string(device_name(default_device())); },
+      "The device new arrays are created on: 'cpu' or 'cuda' (KILN_DEVICE at start-up, else 'cpu').");
+  m.def(
+      "_is_gpu_memory", [](const std::string& device) { return is_gpu_memory(parse_device(device)); },
+      nb::arg("device"), "Whether arrays on the device live in GPU memory (DLPack hands that out, not a host copy).");
 
   nb::class_<CacheStats>(m, "CacheStats", "Statistics of the kernel caches.")
       .def_ro("memory_hits", &CacheStats::memory_hits, "Launches served by the in-memory cache.")
@@ -196,7 +219,8 @@ void bind_runtime(nb::module_& m) {
         return records;
       },
       nb::arg("clear") = false,
-      "The most recent kernel launches, oldest first, as dicts: hash, shape_hash, size, ops, "
+      "The most recent kernel launches, oldest first, as dicts: hash, shape_hash, size, device "
+      "('cpu', 'cuda'), backend ('llvm', 'interpreter', 'cuda', ...), ops, "
       "inputs, outputs, side_effects, parameters, source ('compiled', 'generalized', 'memory', "
       "'disk'), reason (None for cache hits), codegen_ms, compile_ms, run_ms, lookup_ms, ir.");
   m.def("packet_width", &packet_width, "SIMD lanes of the host's LLVM backend.");

@@ -11,6 +11,7 @@
 #include <nanobind/nanobind.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -114,6 +115,11 @@ template <typename T> nb::object python_int(T value) {
 }
 
 /// An optional mask argument (None: every lane active).
+/// The device a `device=` argument names: the default device when None.
+inline Device device_argument(const std::optional<std::string>& device) {
+  return device ? parse_device(*device) : default_device();
+}
+
 inline Bool mask_or_all(const Bool* mask) { return mask ? *mask : Bool(true, std::source_location()); }
 
 /// The flat lists of plain arrays that the runtime-typed cores take (bind_control.cpp): a

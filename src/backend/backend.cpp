@@ -2,6 +2,7 @@
 // block size it constrains, and the checked-mode report function shared with generated code.
 #include "backend/backend.h"
 
+#include "memory/device_memory.h"
 #include "util/settings.h"
 
 #include <kiln/errors.h>
@@ -20,9 +21,12 @@ void record_check_failure(CheckState* self, uint32_t statement, uint64_t index, 
   }
 }
 
-Backend& active_backend() { return flag(Flag::Interpreter) ? interpreter_backend() : device_backend(); }
-
-Backend& device_backend() { return emulated_cuda() ? cuda_emulated_backend() : llvm_backend(); }
+Backend& backend_for(Device device) {
+  bool host_memory = device == Device::CPU || emulated_cuda();  // what the interpreter can read
+  if (flag(Flag::Interpreter) && host_memory) return interpreter_backend();
+  if (device == Device::CUDA) return emulated_cuda() ? cuda_emulated_backend() : cuda_backend();
+  return llvm_backend();
+}
 
 }  // namespace kiln::detail
 

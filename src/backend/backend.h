@@ -4,6 +4,8 @@
 
 #include "form/kernel_form.h"
 
+#include <kiln/device.h>
+
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -34,7 +36,8 @@ void record_check_failure(CheckState* self, uint32_t statement, uint64_t index, 
 /// Everything one launch needs. Buffers: input slots first, then outputs.
 struct LaunchArgs {
   size_t size = 0;
-  void* const* buffers = nullptr;
+  size_t buffer_count = 0, param_count = 0;
+  void* const* buffers = nullptr;          ///< addresses on the kernel's device
   const uint64_t* buffer_sizes = nullptr;  ///< elements per slot (used by checks)
   const uint64_t* params = nullptr;        ///< literal parameter block (for generalized kernels)
   CheckState* check = nullptr;
@@ -75,13 +78,15 @@ class Backend {
   }
 };
 
-/// The backend selected by Flag::Interpreter, else by KILN_DEVICE (the LLVM CPU backend
-/// by default).
-Backend& active_backend();
-/// The backend of the device KILN_DEVICE selects, whatever Flag::Interpreter says.
-Backend& device_backend();
+/// The backend that runs kernels on `device`: on the CPU, LLVM's; on CUDA, the CUDA
+/// runtime (the emulated device under KILN_DEVICE=cuda-emulated). Flag::Interpreter runs
+/// the kernels of devices whose memory is the host's (the CPU, the emulated device) on the
+/// reference interpreter; a GPU's kernels run on the GPU whatever it says.
+Backend& backend_for(Device device);
 Backend& llvm_backend();
 Backend& interpreter_backend();
+/// Kernels on the GPU through the CUDA driver (src/backend/cuda/).
+Backend& cuda_backend();
 /// The emulated CUDA device (KILN_DEVICE=cuda-emulated): kernels lowered for NVPTX, run
 /// on the host. A test device for the GPU lowering, not a user feature.
 Backend& cuda_emulated_backend();

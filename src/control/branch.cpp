@@ -166,11 +166,11 @@ Values symbolic_statement(std::vector<Choice>& choices, const Values& args, size
 }
 
 /// Evaluated: each choice on its compacted lanes, one kernel per choice.
-Values evaluated_choices(std::vector<Choice>& choices, const Values& args, size_t lanes, const std::string& what,
-                         const char* statement, const std::string& name) {
+Values evaluated_choices(std::vector<Choice>& choices, const Values& args, size_t lanes, Device device,
+                         const std::string& what, const char* statement, const std::string& name) {
   Values result;
   for (Choice& choice : choices) {
-    Handle indices = Handle::steal(make_copy(VarType::UInt32, choice.lanes.data(), choice.lanes.size()));
+    Handle indices = Handle::steal(make_copy(VarType::UInt32, choice.lanes.data(), choice.lanes.size(), device));
     Values out;
     {
       // Every compacted lane is active (side effects of size-1 values run once per lane).
@@ -204,9 +204,9 @@ Values evaluated_choices(std::vector<Choice>& choices, const Values& args, size_
 /// The lanes where `mask` (and the enclosing mask) hold, on the host.
 std::vector<uint32_t> lanes_where(const Handle& mask) {
   Handle lanes = active_lanes(within_enclosing(mask));
-  size_t count = node_size(lanes.index());
-  const uint32_t* p = static_cast<const uint32_t*>(data(lanes.index()));
-  return std::vector<uint32_t>(p, p + count);
+  std::vector<uint32_t> host(node_size(lanes.index()));
+  read_all(lanes.index(), host.data());
+  return host;
 }
 
 }  // namespace
@@ -230,7 +230,7 @@ Values if_stmt(Index cond_index, const BodyFn& true_fn, const BodyFn& false_fn, 
   }
   eval_values(all);
   for (Choice& choice : choices) choice.lanes = lanes_where(choice.lanes_mask);
-  return evaluated_choices(choices, args, lanes, what, "if_stmt", name);
+  return evaluated_choices(choices, args, lanes, node_device(cond.index()), what, "if_stmt", name);
 }
 
 Values dispatch(Index ids_index, const std::vector<uint32_t>& instances, const InstanceFn& fn, const Values& args,
@@ -263,13 +263,14 @@ Values dispatch(Index ids_index, const std::vector<uint32_t>& instances, const I
   eval_values({effective});
   std::unordered_map<uint32_t, size_t> choice_of;
   for (size_t k = 0; k < instances.size(); ++k) choice_of.emplace(instances[k], k);
-  const uint32_t* id_of = static_cast<const uint32_t*>(data(effective.index()));
-  bool broadcast = node_size(effective.index()) == 1;
+  std::vector<uint32_t> id_of(node_size(effective.index()));  // on the host (a copy when on a GPU)
+  read_all(effective.index(), id_of.data());
+  bool broadcast = id_of.size() == 1;
   for (size_t lane = 0; lane < lanes; ++lane) {
     auto it = choice_of.find(id_of[broadcast ? 0 : lane]);
     if (it != choice_of.end()) choices[it->second].lanes.push_back(uint32_t(lane));
   }
-  return evaluated_choices(choices, args, lanes, what, "dispatch", name);
+  return evaluated_choices(choices, args, lanes, node_device(ids.index()), what, "dispatch", name);
 }
 
 }  // namespace kiln::detail

@@ -53,7 +53,7 @@ struct Line {
 /// Prints the records of `prints` merged: by array size, lane, then program order.
 void print_merged(const std::vector<PendingPrint>& prints) {
   std::vector<std::vector<Handle>> columns(prints.size());
-  std::vector<std::vector<const uint8_t*>> column_data(prints.size());
+  std::vector<std::vector<std::vector<uint8_t>>> column_data(prints.size());  // on the host
   std::vector<Line> lines;
   std::string overflow;
   for (size_t i = 0; i < prints.size(); ++i) {
@@ -61,10 +61,12 @@ void print_merged(const std::vector<PendingPrint>& prints) {
     size_t count = records.count(), kept = std::min(count, records.capacity());
     for (size_t k = 0; k < records.columns().size(); ++k) {
       columns[i].push_back(records.stored(k));
-      column_data[i].push_back(static_cast<const uint8_t*>(data(columns[i].back().index())));
+      Index stored = columns[i].back().index();
+      column_data[i].emplace_back(node_size(stored) * type_size(node_type(stored)));
+      read_all(stored, column_data[i].back().data());
     }
-    const uint32_t* lane = reinterpret_cast<const uint32_t*>(column_data[i][0]);
-    const uint32_t* sequence = reinterpret_cast<const uint32_t*>(column_data[i][1]);
+    const uint32_t* lane = reinterpret_cast<const uint32_t*>(column_data[i][0].data());
+    const uint32_t* sequence = reinterpret_cast<const uint32_t*>(column_data[i][1].data());
     for (size_t r = 0; r < kept; ++r) lines.push_back(Line{prints[i].lanes, lane[r], sequence[r], i, r});
     if (count > kept)
       overflow += "... " + std::to_string(count - kept) + " more lines of print_async() were not kept (a call holds " +
@@ -79,7 +81,7 @@ void print_merged(const std::vector<PendingPrint>& prints) {
     out += p.pieces[0];
     for (size_t k = 2; k < p.records->columns().size(); ++k) {
       VarType t = p.records->columns()[k];
-      out += format_value(p.specs[k - 2], t, column_data[line.print][k] + line.record * type_size(t));
+      out += format_value(p.specs[k - 2], t, column_data[line.print][k].data() + line.record * type_size(t));
       out += p.pieces[k - 1];
     }
     out += '\n';

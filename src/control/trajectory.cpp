@@ -42,7 +42,8 @@ void check_deferred_trajectories() {
       ++k;
       continue;
     }
-    uint32_t longest = *static_cast<const uint32_t*>(n.buffer->data());
+    uint32_t longest = 0;
+    n.buffer->to_host(&longest, sizeof longest);
     DeferredCheck check = std::move(checks[k]);
     checks.erase(checks.begin() + long(k));
     if (longest > check.max_iterations) throw ValueError(overflow_message(check.what, longest, check.max_iterations));

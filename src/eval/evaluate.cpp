@@ -67,7 +67,7 @@ bool may_run_long(const KernelForm& form, size_t lanes) {
 /// Runs one group's kernel and turns its outputs into Data nodes. Returns the error of a
 /// failed bounds check (empty when none) so the caller can finish collapsing first.
 std::string run_group(const KernelGroup& group) {
-  Backend& backend = active_backend();
+  Backend& backend = backend_for(group.device);
   ScheduledKernel k = schedule_kernel(group, flag(Flag::Checks), backend.packet_width());
   const KernelForm& form = k.form;
   if (log_enabled(LogLevel::Debug))
@@ -84,7 +84,7 @@ std::string run_group(const KernelGroup& group) {
   }
   for (uint32_t i = 0; i < form.output_count; ++i) {
     const Node& n = node(k.outputs[i]);
-    results[i] = Buffer::allocate(group.size * type_size(n.type));
+    results[i] = Buffer::allocate(group.size * type_size(n.type), group.device);
     buffers[form.input_count + i] = results[i]->data();
     sizes[form.input_count + i] = group.size;
   }
@@ -99,6 +99,8 @@ std::string run_group(const KernelGroup& group) {
     double lookup_ms = lookup.elapsed_ms() - cached.times.codegen_ms - cached.times.compile_ms;
     LaunchArgs args;
     args.size = group.size;
+    args.buffer_count = buffers.size();
+    args.param_count = cached.parameters.size();
     args.buffers = buffers.data();
     args.buffer_sizes = sizes.data();
     args.params = cached.parameters.data();
@@ -110,7 +112,7 @@ std::string run_group(const KernelGroup& group) {
     if (may_run_long(form, group.size)) interrupt.emplace();
     Stopwatch launch;
     cached.kernel->launch(args);
-    record_launch(form, cached, group.size, lookup_ms, launch.elapsed_ms());
+    record_launch(form, cached, group.size, group.device, backend.name(), lookup_ms, launch.elapsed_ms());
     throw_if_interrupted();  // the outputs are incomplete: their nodes stay unevaluated
   }
 
@@ -230,8 +232,22 @@ void read(Index index, size_t i, void* out) {
     std::memcpy(out, &n.literal, type_size(n.type));
     return;
   }
-  const uint8_t* p = static_cast<const uint8_t*>(data(index));
-  std::memcpy(out, p + i * type_size(node(index).type), type_size(node(index).type));
+  data(index);
+  size_t width = type_size(node(index).type);
+  node(index).buffer->to_host(out, width, i * width);
+}
+
+void read_all(Index index, void* out) {
+  StateLock lock(state().mutex);
+  check_live(index, "read");
+  const Node& n = node(index);
+  if (n.op == Op::Literal || n.op == Op::Param) {
+    for (size_t i = 0; i < n.size; ++i)
+      std::memcpy(static_cast<char*>(out) + i * type_size(n.type), &n.literal, type_size(n.type));
+    return;
+  }
+  data(index);
+  node(index).buffer->to_host(out, node(index).size * type_size(node(index).type));
 }
 
 }  // namespace kiln::detail

@@ -18,9 +18,10 @@ std::vector<KernelLaunch>& history() {
 
 void log_launch(const KernelLaunch& launch) {
   char line[320];
-  int n = std::snprintf(line, sizeof(line), "launch %s n=%zu ops=%zu in=%zu out=%zu se=%zu params=%zu %s",
-                        launch.hash.c_str(), launch.size, launch.ops, launch.inputs, launch.outputs,
-                        launch.side_effects, launch.parameters, source_name(launch.source));
+  int n =
+      std::snprintf(line, sizeof(line), "launch %s on %s (%s) n=%zu ops=%zu in=%zu out=%zu se=%zu params=%zu %s",
+                    launch.hash.c_str(), device_name(launch.device), launch.backend.c_str(), launch.size, launch.ops,
+                    launch.inputs, launch.outputs, launch.side_effects, launch.parameters, source_name(launch.source));
   bool compiled = launch.source == KernelSource::Compiled || launch.source == KernelSource::Generalized;
   if (compiled)
     std::snprintf(line + n, sizeof(line) - n, " codegen=%.3f ms compile=%.3f ms run=%.3f ms", launch.codegen_ms,
@@ -38,11 +39,14 @@ void append(KernelLaunch launch) {
 
 }  // namespace
 
-void record_launch(const KernelForm& form, const CachedKernel& cached, size_t size, double lookup_ms, double run_ms) {
+void record_launch(const KernelForm& form, const CachedKernel& cached, size_t size, Device device, const char* backend,
+                   double lookup_ms, double run_ms) {
   KernelLaunch launch;
   launch.hash = cached.key.hex();
   launch.shape_hash = cached.shape.hex();
   launch.size = size;
+  launch.device = device;
+  launch.backend = backend;
   launch.ops = form.op_count();
   launch.inputs = form.input_count;
   launch.outputs = form.output_count;
@@ -59,9 +63,11 @@ void record_launch(const KernelForm& form, const CachedKernel& cached, size_t si
   append(std::move(launch));
 }
 
-void record_library_call(const std::string& what, size_t size, size_t inputs, double run_ms) {
+void record_library_call(const std::string& what, size_t size, size_t inputs, Device device, double run_ms) {
   KernelLaunch launch;
   launch.size = size;
+  launch.device = device;
+  launch.backend = "library";
   launch.ops = 1;
   launch.inputs = inputs;
   launch.outputs = 1;

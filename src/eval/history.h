@@ -8,9 +8,10 @@
 namespace kiln::detail {
 
 /// Records a launch of `cached` over `size` lanes in kernel_history() and logs it.
-void record_launch(const KernelForm& form, const CachedKernel& cached, size_t size, double lookup_ms, double run_ms);
+void record_launch(const KernelForm& form, const CachedKernel& cached, size_t size, Device device, const char* backend,
+                   double lookup_ms, double run_ms);
 /// Records a library call that stands between kernels (matmul's GEMM) in kernel_history():
 /// source Library, `what` as its reason, `size` output elements.
-void record_library_call(const std::string& what, size_t size, size_t inputs, double run_ms);
+void record_library_call(const std::string& what, size_t size, size_t inputs, Device device, double run_ms);
 
 }  // namespace kiln::detail

@@ -1,5 +1,6 @@
 // Horizontal operations (sum, prod, min, max, any, all, prefix_sum, compress, block_sum):
-// they evaluate their input and run on the host over fixed-size blocks with oneTBB.
+// they evaluate their input and run on the host over fixed-size blocks with oneTBB (an
+// array on a GPU is copied to the host and the result back: not yet device kernels).
 // Blocks have a fixed size and partial results combine in block order, so results do
 // not depend on the number of threads.
 #include <kiln/detail/trace_api.h>
@@ -21,18 +22,34 @@ namespace {
 
 constexpr size_t kBlock = 1 << 14;
 
-/// Evaluates `index` and returns its elements and count.
-template <typename T> std::pair<const T*, size_t> input(Index index, const char* what) {
-  check_live(index, what);
-  if (node(index).op != Op::Data || node(index).dirty_size) evaluate(&index, 1);
-  return {static_cast<const T*>(node(index).buffer->data()), node(index).size};
-}
+/// Evaluates `index`; its elements readable on the host (a copy when on a GPU).
+template <typename T> struct Input {
+  Input(Index index, const char* what) : index(evaluated(index, what)), view(*node(this->index).buffer) {}
+  static Index evaluated(Index index, const char* what) {
+    check_live(index, what);
+    if (node(index).op != Op::Data || node(index).dirty_size) evaluate(&index, 1);
+    return index;
+  }
+  const T* data() const { return static_cast<const T*>(view.data()); }
+  size_t size() const { return node(index).size; }
+  Device device() const { return node(index).device; }
+  Index index;
+  HostView view;
+};
 
-template <typename T> Index output(VarType type, size_t count, T*& data) {
-  Index index = make_empty(type, count);
-  data = static_cast<T*>(node(index).buffer->data());
-  return index;
-}
+/// A result of `count` elements written on the host, then placed on `device`.
+template <typename T> class Output {
+ public:
+  Output(VarType type, size_t count, Device device)
+      : type_(type), count_(count), staged_(count * type_size(type), device) {}
+  T* data() { return static_cast<T*>(staged_.data()); }
+  Index finish() { return make_data(type_, count_, staged_.finish()); }
+
+ private:
+  VarType type_;
+  size_t count_;
+  StagedBuffer staged_;
+};
 
 /// Applies `combine` over blocks in parallel, then over block results in order.
 template <typename T, typename Combine> T fold(const T* data, size_t n, T identity, Combine combine) {
@@ -95,11 +112,10 @@ Index reduce(Reduction kind, Index index) {
   VarType type = node(index).type;
   return dispatch_type(type, [&](auto tag) -> Index {
     using T = decltype(tag);
-    auto [data, n] = input<T>(index, reduction_name(kind));
-    T* out;
-    Index result = output<T>(type, 1, out);
-    *out = reduce_values<T>(kind, data, n);
-    return result;
+    Input<T> in(index, reduction_name(kind));
+    Output<T> out(type, 1, in.device());
+    *out.data() = reduce_values<T>(kind, in.data(), in.size());
+    return out.finish();
   });
 }
 
@@ -135,10 +151,13 @@ std::vector<Index> sum_each(const Index* indices, size_t count) {
     for (size_t i = 0; i < n; i += kBlock) tasks.push_back({k, i, std::min(kBlock, n - i)});
   }
   first_task[count] = tasks.size();
+  std::vector<HostView> views;
+  views.reserve(count);
+  for (size_t k = 0; k < count; ++k) views.emplace_back(*node(indices[k]).buffer);
   std::vector<double> partial(tasks.size());
   tbb::parallel_for(size_t(0), tasks.size(), [&](size_t t) {
     const Node& n = node(indices[tasks[t].array]);
-    const void* data = n.buffer->data();
+    const void* data = views[tasks[t].array].data();
     partial[t] = n.type == VarType::Float64
                      ? sum_interleaved(static_cast<const double*>(data) + tasks[t].first, tasks[t].count)
                      : double(sum_interleaved(static_cast<const float*>(data) + tasks[t].first, tasks[t].count));
@@ -146,16 +165,17 @@ std::vector<Index> sum_each(const Index* indices, size_t count) {
   std::vector<Index> results;
   for (size_t k = 0; k < count; ++k) {
     VarType type = node(indices[k]).type;
+    Device device = node(indices[k]).device;
     if (type == VarType::Float64) {
-      double total = 0, *out;
+      Output<double> out(type, 1, device);
+      double& total = *out.data() = 0;
       for (size_t t = first_task[k]; t < first_task[k + 1]; ++t) total += partial[t];
-      results.push_back(output<double>(type, 1, out));
-      *out = total;
+      results.push_back(out.finish());
     } else {
-      float total = 0, *out;
+      Output<float> out(type, 1, device);
+      float& total = *out.data() = 0;
       for (size_t t = first_task[k]; t < first_task[k + 1]; ++t) total = total + float(partial[t]);
-      results.push_back(output<float>(type, 1, out));
-      *out = total;
+      results.push_back(out.finish());
     }
   }
   return results;
@@ -171,9 +191,11 @@ Index prefix_sum(Index index, bool exclusive) {
     if constexpr (std::is_same_v<T, bool>)
       return 0;
     else {
-      auto [data, n] = input<T>(index, "prefix_sum");
-      T* out;
-      Index result = output<T>(type, n, out);
+      Input<T> in(index, "prefix_sum");
+      const T* data = in.data();
+      size_t n = in.size();
+      Output<T> result(type, n, in.device());
+      T* out = result.data();
       size_t blocks = (n + kBlock - 1) / kBlock;
       std::vector<T> offsets(blocks + 1, T(0));
       tbb::parallel_for(size_t(0), blocks, [&](size_t b) {
@@ -191,7 +213,7 @@ Index prefix_sum(Index index, bool exclusive) {
           if (exclusive) acc = T(acc + value);
         }
       });
-      return result;
+      return result.finish();
     }
   });
 }
@@ -200,7 +222,9 @@ Index compress(Index mask) {
   StateLock lock(state().mutex);
   check_live(mask, "compress");
   if (node(mask).type != VarType::Bool) throw TypeError("kiln: compress(): the mask must be a Bool array");
-  auto [data, n] = input<bool>(mask, "compress");
+  Input<bool> in(mask, "compress");
+  const bool* data = in.data();
+  size_t n = in.size();
   if (n > UINT32_MAX) throw SizeError("kiln: compress(): more than 2^32 lanes");
   size_t blocks = (n + kBlock - 1) / kBlock;
   std::vector<uint32_t> offsets(blocks + 1, 0);
@@ -210,14 +234,14 @@ Index compress(Index mask) {
     offsets[b + 1] = count;
   });
   for (size_t b = 0; b < blocks; ++b) offsets[b + 1] += offsets[b];
-  uint32_t* out;
-  Index result = output<uint32_t>(VarType::UInt32, offsets[blocks], out);
+  Output<uint32_t> result(VarType::UInt32, offsets[blocks], in.device());
+  uint32_t* out = result.data();
   tbb::parallel_for(size_t(0), blocks, [&](size_t b) {
     uint32_t slot = offsets[b];
     for (size_t i = b * kBlock, end = std::min(n, i + kBlock); i < end; ++i)
       if (data[i]) out[slot++] = uint32_t(i);
   });
-  return result;
+  return result.finish();
 }
 
 Index block_sum(Index index, size_t block) {
@@ -231,16 +255,18 @@ Index block_sum(Index index, size_t block) {
     if constexpr (std::is_same_v<T, bool>)
       return 0;
     else {
-      auto [data, n] = input<T>(index, "block_sum");
+      Input<T> in(index, "block_sum");
+      const T* data = in.data();
+      size_t n = in.size();
       size_t groups = (n + block - 1) / block;
-      T* out;
-      Index result = output<T>(type, groups, out);
+      Output<T> result(type, groups, in.device());
+      T* out = result.data();
       tbb::parallel_for(size_t(0), groups, [&](size_t g) {
         T acc = T(0);
         for (size_t i = g * block, end = std::min(n, i + block); i < end; ++i) acc = T(acc + data[i]);
         out[g] = acc;
       });
-      return result;
+      return result.finish();
     }
   });
 }

@@ -9,14 +9,14 @@ namespace kiln::detail {
 
 std::vector<KernelGroup> group_by_size(const std::vector<Index>& roots, const std::vector<Index>& effects) {
   std::vector<KernelGroup> groups;
-  auto group_for = [&](size_t size) -> KernelGroup& {
+  auto group_for = [&](const Node& n) -> KernelGroup& {
     for (KernelGroup& g : groups)
-      if (g.size == size) return g;
-    groups.push_back(KernelGroup{size, {}, {}});
+      if (g.size == n.size && g.device == n.device) return g;
+    groups.push_back(KernelGroup{n.size, n.device, {}, {}});
     return groups.back();
   };
-  for (Index e : effects) group_for(node(e).size).effects.push_back(e);
-  for (Index r : roots) group_for(node(r).size).roots.push_back(r);
+  for (Index e : effects) group_for(node(e)).effects.push_back(e);
+  for (Index r : roots) group_for(node(r)).roots.push_back(r);
   std::stable_partition(groups.begin(), groups.end(), [](const KernelGroup& g) { return !g.effects.empty(); });
   return groups;
 }

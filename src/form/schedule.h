@@ -13,6 +13,7 @@ namespace kiln::detail {
 /// One kernel's worth of work: nodes of one size.
 struct KernelGroup {
   size_t size = 0;
+  Device device = Device::CPU;
   std::vector<Index> effects;  ///< side effects in program order
   std::vector<Index> roots;    ///< nodes to evaluate
 };
@@ -27,6 +28,7 @@ struct ScheduledKernel {
 
 /// Splits roots and pending side effects into groups by size. Groups with side effects
 /// come first, in program order of their first effect; then root-only groups.
+/// Groups work by size and device, side effects first.
 std::vector<KernelGroup> group_by_size(const std::vector<Index>& roots, const std::vector<Index>& effects);
 
 /// Builds the canonical form of one group's kernel.

@@ -17,6 +17,7 @@
 
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <source_location>
 #include <string>
 #include <unordered_map>
@@ -40,6 +41,13 @@ struct Node {
   uint64_t literal = 0;
   size_t size = 0;
   uint32_t ref_ext = 0, ref_int = 0;
+  /// Where the node's memory lives and its kernel runs. create_node() derives it from the
+  /// operands; a prototype without operands sets it.
+  Device device = Device::CPU;
+  /// The node holds memory or is computed from memory (Data somewhere below it). Unplaced
+  /// nodes — literals, parameters, lane indices and what is computed from them alone —
+  /// need no memory and join operations on any device.
+  bool placed = false;
   /// Creation order, for deterministic scheduling and printing.
   uint64_t serial = 0;
   std::shared_ptr<Buffer> buffer;  ///< Data nodes only
@@ -106,10 +114,15 @@ inline State& state() { return *global_state; }
 using StateLock = std::lock_guard<std::recursive_mutex>;
 
 inline Node& node(Index index) { return state().nodes[index]; }
+/// The device of the placed operands among `operands` (checked to agree: ValueError naming
+/// both devices and `what` otherwise), or nothing when none is placed.
+std::optional<Device> placed_device(const Index* operands, int count, const char* what);
 /// Creates a node (value-numbered when its op is pure); returns it with one external ref.
 Index create_node(const Node& prototype);
 void inc_ref_int(Index index);
 void dec_ref_int(Index index);
+/// A Data node over `buffer` (on the buffer's device), with one external reference.
+Index make_data(VarType type, size_t count, std::shared_ptr<Buffer> buffer);
 /// Turns an evaluated node into Data over `buffer`, dropping its operands.
 void collapse_to_data(Index index, std::shared_ptr<Buffer> buffer);
 /// Checks that an index names a live node; throws with `what` otherwise.

@@ -93,9 +93,31 @@ void release_operands(const Index (&operands)[4]) {
 
 }  // namespace
 
+std::optional<Device> placed_device(const Index* operands, int count, const char* what) {
+  Index placed = 0;
+  for (int i = 0; i < count; ++i) {
+    if (!operands[i] || !node(operands[i]).placed) continue;
+    Device device = node(operands[i]).device;
+    if (!placed) {
+      placed = operands[i];
+    } else if (device != node(placed).device) {
+      const char* first = device_name(node(placed).device);
+      throw ValueError(std::string("kiln: ") + what + "(): the operands are on two devices, " + first + " and " +
+                       device_name(device) + "; move one with x.to(\"" + first + "\") or x.to(\"" +
+                       device_name(device) + "\")");
+    }
+  }
+  if (!placed) return std::nullopt;
+  return node(placed).device;
+}
+
 Index create_node(const Node& prototype) {
   State& s = state();
   uint32_t scope = scope_of_operands(prototype.operands, 4, op_name(prototype.op));
+  // Placed where the operands that hold or derive from memory are; a node computed from
+  // literals, parameters and lane indices alone is placed by its first operand's device.
+  std::optional<Device> placed = placed_device(prototype.operands, 4, op_name(prototype.op));
+  Device device = placed ? *placed : prototype.operands[0] ? node(prototype.operands[0]).device : prototype.device;
   if (s.creation_watch) s.creation_watch->creating(prototype);
   bool numbered = value_numbered(prototype.op);
   if (numbered) {
@@ -120,6 +142,8 @@ Index create_node(const Node& prototype) {
   n.ref_int = 0;
   n.serial = s.next_serial++;
   n.scope = scope;
+  n.device = device;
+  n.placed = placed || n.op == Op::Data;
   if (n.op != Op::Data) s.pending_nodes++;
   for (Index op : n.operands)
     if (op) s.nodes[op].ref_int++;
@@ -144,6 +168,7 @@ void collapse_to_data(Index index, std::shared_ptr<Buffer> buffer) {
   if (n.op != Op::Data) state().pending_nodes--;
   n.op = Op::Data;
   n.literal = 0;
+  n.placed = true;
   std::fill(n.operands, n.operands + 4, 0);
   n.buffer = std::move(buffer);
   release_operands(operands);

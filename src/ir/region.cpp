@@ -95,12 +95,19 @@ std::vector<Index> close_region(uint32_t id, const std::vector<Index>& updates) 
     r.updates.push_back(unchanged ? 0 : next);
     if (!unchanged) inc_ref_int(next);
   }
+  // The loop runs where its state and the arrays it writes are (it has no operands).
+  std::vector<Index> placing(r.targets);
+  for (size_t i = 0; i < r.phis.size(); ++i)
+    placing.push_back(r.updates[i] ? r.updates[i] : node(r.phis[i]).operands[0]);
+  std::optional<Device> device = placed_device(placing.data(), int(placing.size()), "while_loop");
   Node n;
   n.op = Op::Loop;
   n.size = r.size;
   n.literal = id;
+  n.device = device.value_or(default_device());
   Index loop = create_node(n);
   node(loop).scope = r.parent;
+  node(loop).placed = device.has_value();
   for (size_t i = 0; i < r.phis.size(); ++i) {
     if (!r.updates[i]) {
       results[i] = node(r.phis[i]).operands[0];

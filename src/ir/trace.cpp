@@ -9,6 +9,7 @@
 #include "ir/op_info.h"
 #include "ir/read_barrier.h"
 #include "ir/scalar_ops.h"
+#include "memory/device_memory.h"
 
 #include <algorithm>
 #include <cstring>
@@ -128,27 +129,39 @@ void label_folded(Index folded, const Index* operands, int arity) {
   node(folded).labelled = true;
 }
 
-/// A Data node of `count` copies of a literal's bits.
-Index make_filled(VarType type, uint64_t bits, size_t count) {
-  Index index = make_empty(type, count);
-  auto* bytes = static_cast<uint8_t*>(node(index).buffer->data());
-  size_t width = type_size(type);
-  if (bits == 0) {
+/// A Data node of `count` copies of a literal's bits, on `device`.
+Index make_filled(const Node& literal, Device device) {
+  size_t count = literal.size, width = type_size(literal.type);
+  StagedBuffer staged(count * width, device);
+  auto* bytes = static_cast<uint8_t*>(staged.data());
+  if (literal.literal == 0) {
     std::memset(bytes, 0, count * width);
   } else {
-    for (size_t i = 0; i < count; ++i) std::memcpy(bytes + i * width, &bits, width);  // the low bytes: little endian
+    for (size_t i = 0; i < count; ++i)
+      std::memcpy(bytes + i * width, &literal.literal, width);  // the low bytes: little endian
   }
-  return index;
+  return make_data(literal.type, count, staged.finish());
+}
+
+/// An evaluated copy of a Data node, on its device.
+Index make_duplicate(Index index) {
+  VarType type = node(index).type;
+  size_t count = node(index).size;
+  Device device = node(index).device;
+  Index copy = make_empty(type, count, device);
+  if (count)
+    device_memory(device).within(node(copy).buffer->data(), node(index).buffer->data(), count * type_size(type));
+  return copy;
 }
 
 /// Materializes `target` as a Data node that only this array uses, so that a scatter may
 /// write it in place (copy on write). While a node is dirty, its internal references come
 /// only from the pending scatters into it (any other use flushes them first).
-Index writable_target(Index target, size_t scatter_size) {
+Index writable_target(Index target, size_t scatter_size, std::optional<Device> device) {
   // A constant (zeros for a gradient or a histogram) is filled here rather than by a kernel,
   // whose grouping with pending work of the same size would make the kernels' shapes depend
   // on whether the sizes happen to match.
-  if (node(target).op == Op::Literal) return make_filled(node(target).type, node(target).literal, node(target).size);
+  if (node(target).op == Op::Literal) return make_filled(node(target), device.value_or(node(target).device));
   if (node(target).op != Op::Data) evaluate_for_read(&target, 1);
   const Node& n = node(target);
   bool shared = n.dirty_size ? n.ref_ext > 1 : n.ref_ext + n.ref_int > 1 || n.buffer.use_count() > 1;
@@ -163,13 +176,14 @@ Index writable_target(Index target, size_t scatter_size) {
   // Pending scatters of another size would land in another kernel: keep program order.
   if ((shared || n.dirty_size != scatter_size) && n.dirty_size) evaluate_for_read(nullptr, 0);
   if (!shared) return target;
-  const Node& data = node(target);
-  return make_copy(data.type, data.buffer->data(), data.size);
+  return make_duplicate(target);
 }
 
 /// Replaces `target` by its writable version and records the scatter node on it.
 Index record_scatter(Index& target, Node prototype) {
-  target = writable_target(target, prototype.size);  // the caller releases the old one
+  // A constant target is filled where the values, indices or mask are.
+  std::optional<Device> device = placed_device(prototype.operands + 1, 3, op_name(prototype.op));
+  target = writable_target(target, prototype.size, device);  // the caller releases the old one
   prototype.operands[0] = target;
   prototype.type = node(target).type;
   Index index = create_node(prototype);
@@ -193,12 +207,14 @@ void check_array_size(size_t count, const char* op) {
                     " elements is more than the supported 2^40; split the work into smaller arrays");
 }
 
-Index make_scalar(Op op, VarType type, uint64_t bits, size_t size, std::source_location where) {
+Index make_scalar(Op op, VarType type, uint64_t bits, size_t size, std::source_location where,
+                  Device device = default_device()) {
   StateLock lock(state().mutex);
   check_array_size(size, op == Op::Param ? "opaque" : "full");
   Node n;
   n.op = op;
   n.type = type;
+  n.device = device;
   n.literal = type == VarType::Bool ? (bits & 1) : bits;
   n.size = size;
   n.created = where;
@@ -218,39 +234,61 @@ Index make_opaque(Index index) {
   StateLock lock(state().mutex);
   check_live(index, "make_opaque");
   const Node& n = node(index);
-  if (n.op == Op::Literal) return make_param(n.type, n.literal, n.size, n.created);
+  if (n.op == Op::Literal) return make_scalar(Op::Param, n.type, n.literal, n.size, n.created, n.device);
   if (n.op != Op::Data || n.dirty_size) evaluate_for_read(&index, 1);
   inc_ref(index);
   return index;
 }
 
-Index make_empty(VarType type, size_t count) {
-  StateLock lock(state().mutex);
-  check_array_size(count, "empty");
+Index make_data(VarType type, size_t count, std::shared_ptr<Buffer> buffer) {
   Node n;
   n.op = Op::Data;
   n.type = type;
   n.size = count;
-  n.buffer = Buffer::allocate(count * type_size(type));
+  n.device = buffer->device();
+  n.buffer = std::move(buffer);
   return create_node(n);
 }
 
-Index make_copy(VarType type, const void* data, size_t count) {
+Index make_empty(VarType type, size_t count, Device device) {
   StateLock lock(state().mutex);
-  Index index = make_empty(type, count);
-  if (count) std::memcpy(node(index).buffer->data(), data, count * type_size(type));
+  check_array_size(count, "empty");
+  return make_data(type, count, Buffer::allocate(count * type_size(type), device));
+}
+
+Index make_copy(VarType type, const void* data, size_t count, Device device) {
+  StateLock lock(state().mutex);
+  Index index = make_empty(type, count, device);
+  node(index).buffer->from_host(data, count * type_size(type));
   return index;
 }
 
-Index make_wrapped(VarType type, void* data, size_t count, std::shared_ptr<void> owner) {
+Index make_wrapped(VarType type, void* data, size_t count, std::shared_ptr<void> owner, Device device) {
   StateLock lock(state().mutex);
   if (!data && count) throw SizeError("kiln: wrap(): null pointer for " + std::to_string(count) + " elements");
-  Node n;
-  n.op = Op::Data;
-  n.type = type;
-  n.size = count;
-  n.buffer = Buffer::wrap(data, count * type_size(type), std::move(owner));
-  return create_node(n);
+  return make_data(type, count, Buffer::wrap(data, count * type_size(type), std::move(owner), device));
+}
+
+Index make_on_device(Index index, Device device) {
+  StateLock lock(state().mutex);
+  check_live(index, "to");
+  const Node& n = node(index);
+  if (n.device == device) {
+    inc_ref(index);
+    return index;
+  }
+  if (n.op == Op::Literal || n.op == Op::Param) return make_scalar(n.op, n.type, n.literal, n.size, n.created, device);
+  if (n.op != Op::Data || n.dirty_size) evaluate_for_read(&index, 1);
+  VarType type = node(index).type;
+  size_t count = node(index).size;
+  std::shared_ptr<Buffer> source = node(index).buffer;
+  if (device == Device::CPU) {  // straight into host memory
+    Index copy = make_empty(type, count, device);
+    source->to_host(node(copy).buffer->data(), count * type_size(type));
+    return copy;
+  }
+  HostView host(*source);
+  return make_copy(type, host.data(), count, device);
 }
 
 Index make_prefix(Index index, size_t count) {
@@ -262,7 +300,7 @@ Index make_prefix(Index index, size_t count) {
     throw SizeError("kiln: make_prefix(): " + std::to_string(count) + " elements of an array of " +
                     std::to_string(source.size));
   std::shared_ptr<Buffer> owner = source.buffer;
-  return make_wrapped(source.type, owner->data(), count, owner);
+  return make_wrapped(source.type, owner->data(), count, owner, source.device);
 }
 
 Index make_counter(size_t size) {
@@ -276,6 +314,7 @@ Index make_counter(size_t size) {
   n.op = Op::Counter;
   n.type = VarType::UInt32;
   n.size = size;
+  n.device = default_device();
   return create_node(n);
 }
 
@@ -324,7 +363,7 @@ Index trace(Op op, Index a, Index b, Index c, VarType type) {
     for (int i = 0; i < arity; ++i) lanes[i] = node(operands[i]).literal;
     VarType in = node(operands[op == Op::Select ? 1 : 0]).type;
     uint64_t value = eval_scalar(op, n.type, in, lanes[0], lanes[1], lanes[2]);
-    Index folded = make_literal(n.type, value, n.size, node(operands[0]).created);
+    Index folded = make_scalar(Op::Literal, n.type, value, n.size, node(operands[0]).created, node(operands[0]).device);
     label_folded(folded, operands, arity);
     return folded;
   }
@@ -460,6 +499,12 @@ bool node_is_literal(Index index) {
   StateLock lock(state().mutex);
   check_live(index, "is_literal");
   return node(index).op == Op::Literal;
+}
+
+Device node_device(Index index) {
+  StateLock lock(state().mutex);
+  check_live(index, "device");
+  return node(index).device;
 }
 
 void set_label(Index index, const std::string& label, std::source_location where) {

@@ -65,7 +65,7 @@ template <typename T> void product(const T* a, const T* b, T* c, size_t m, size_
     });
     return;
   }
-  std::shared_ptr<Buffer> partial = Buffer::allocate((tasks - 1) * m * n * sizeof(T));
+  std::shared_ptr<Buffer> partial = Buffer::allocate((tasks - 1) * m * n * sizeof(T), Device::CPU);
   T* parts = static_cast<T*>(partial->data());
   tbb::parallel_for(size_t(0), tasks, [&](size_t t) {
     size_t first = t * per, count = std::min(per, k - std::min(k, first));
@@ -103,18 +103,25 @@ Index multiply(Index a, Index b, size_t m, size_t k, size_t n, bool transpose_a,
                     std::to_string(m * k) + " elements and a " + dims(transpose_b ? n : k, transpose_b ? k : n) +
                     " one " + std::to_string(k * n) + ", but the arrays hold " + std::to_string(node_size(a)) +
                     " and " + std::to_string(node_size(b)) + "; check the shapes");
-  const void* pa = data(a);
-  const void* pb = data(b);
-  Index c = make_empty(type, m * n);
-  void* pc = const_cast<void*>(data(c));  // a fresh buffer that only `c` references
+  Device device = node_device(a);
+  if (device != node_device(b))
+    throw ValueError(std::string("kiln: matmul(): the operands are on two devices, ") + device_name(device) + " and " +
+                     device_name(node_device(b)) + "; move one with .to()");
+  // On a GPU the operands are copied to the host and the product back (cuBLAS is not
+  // loaded yet).
+  data(a);
+  data(b);
+  StateLock lock(state().mutex);
+  HostView pa(*node(a).buffer), pb(*node(b).buffer);
+  StagedBuffer pc(m * n * type_size(type), device);
   Stopwatch stopwatch;
-  fill_product(type, pa, pb, pc, m, k, n, transpose_a, transpose_b);
+  fill_product(type, pa.data(), pb.data(), pc.data(), m, k, n, transpose_a, transpose_b);
+  Index c = make_data(type, m * n, pc.finish());
   double ms = stopwatch.elapsed_ms();
   std::string what = std::string("matmul ") + dims(m, k) + (transpose_a ? "ᵀ" : "") + " · " + dims(k, n) +
                      (transpose_b ? "ᵀ" : "") + " (OpenBLAS " + (type == VarType::Float32 ? "sgemm" : "dgemm") +
                      "): operands evaluated, result materialized";
-  StateLock lock(state().mutex);
-  record_library_call(what, m * n, 2, ms);
+  record_library_call(what, m * n, 2, device, ms);
   return c;
 }
 

@@ -25,18 +25,9 @@ bool env_interpreter() {
   return detail::env_choice("KILN_BACKEND", {{"llvm|cpu", 0}, {"interp|interpreter", 1}}, 0) == 1;
 }
 
-bool env_emulated_cuda() {
-  int device = detail::env_choice("KILN_DEVICE", {{"cpu", 0}, {"cuda-emulated", 1}, {"cuda", 2}}, 0);
-  if (device == 2)
-    std::cerr << "kiln: KILN_DEVICE=cuda: kernels cannot run on a GPU yet (Kiln's CUDA runtime is being built); "
-                 "they run on the CPU. kiln.cuda_status() says what Kiln sees of CUDA\n";
-  return device == 1;
-}
-
 struct Settings {
   std::atomic<bool> checks{detail::env_flag("KILN_CHECKS", false)};
   std::atomic<bool> interpreter{env_interpreter()};
-  const bool emulated_cuda = env_emulated_cuda();
   std::atomic<bool> generalize{detail::env_flag("KILN_GENERALIZE", true)};
   std::atomic<bool> disk_cache{detail::env_flag("KILN_DISK_CACHE", true)};
   std::atomic<bool> symbolic{detail::env_flag("KILN_SYMBOLIC", true)};
@@ -74,7 +65,6 @@ bool flag(Flag f) {
 }
 
 namespace detail {
-bool emulated_cuda() { return settings().emulated_cuda; }
 void store_block_size(size_t lanes) { settings().block_size = lanes; }
 }  // namespace detail
 

@@ -11,8 +11,6 @@ namespace kiln::detail {
 /// Prints a log line to stderr when `level` is enabled.
 void log(LogLevel level, const std::string& message);
 bool log_enabled(LogLevel level);
-/// KILN_DEVICE=cuda-emulated: kernels run on the emulated CUDA device (a test device).
-bool emulated_cuda();
 /// Sets block_size() (set_block_size(), in the backend, checks it against the packet width).
 void store_block_size(size_t lanes);
 

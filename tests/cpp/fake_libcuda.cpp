@@ -1,12 +1,19 @@
 // A stand-in for libcuda.so.1 that fails on request, for the driver loader's failure paths
-// (test_cuda_driver.cpp). FAKE_LIBCUDA selects the behaviour: "ok" (one device, sm_90),
-// "no_device" (cuInit fails), "zero_devices", "out_of_memory" (cuMemAlloc fails),
-// "launch_error" (cuLaunchKernel fails). Built twice: fake_libcuda_old lacks
-// cuMemAlloc_v2, as a driver older than Kiln's oldest would.
+// and the CUDA runtime's memory, copies and launch bookkeeping (test_cuda_driver.cpp,
+// test_cuda_runtime.cpp). Its "device memory" is host memory, so copies keep their bytes;
+// kernels are not run (nothing here runs PTX), only counted. FAKE_LIBCUDA selects the
+// behaviour: "ok" (one device, sm_90), "no_device" (cuInit fails), "zero_devices",
+// "out_of_memory" (every cuMemAlloc fails), "launch_error" (cuLaunchKernel fails),
+// "old_gpu" (compute capability 7.0); FAKE_LIBCUDA_MEMORY caps the bytes allocated at once.
+// Built twice: fake_libcuda_old lacks cuMemAlloc_v2, as a driver older than Kiln's oldest would.
 #include "backend/cuda/driver_api.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <mutex>
 
 using namespace kiln::detail::cuda;
 
@@ -18,6 +25,22 @@ bool mode(const char* name) {
 }
 
 constexpr CUresult kLaunchFailed = 719;
+
+struct Memory {
+  std::mutex mutex;
+  std::map<CUdeviceptr, size_t> blocks;
+  size_t in_use = 0;
+  size_t limit() const {
+    const char* value = std::getenv("FAKE_LIBCUDA_MEMORY");
+    return value ? std::strtoull(value, nullptr, 10) : SIZE_MAX;
+  }
+};
+Memory& memory() {
+  static Memory* instance = new Memory();
+  return *instance;
+}
+
+int launches = 0;
 
 }  // namespace
 
@@ -48,7 +71,10 @@ CUresult cuDeviceGetName(char* name, int length, CUdevice) {
   return CUDA_SUCCESS;
 }
 CUresult cuDeviceGetAttribute(int* value, int attribute, CUdevice) {
-  *value = attribute == CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR ? 9 : 0;
+  if (attribute == CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)
+    *value = mode("old_gpu") ? 7 : 9;
+  else
+    *value = 0;
   return CUDA_SUCCESS;
 }
 CUresult cuDeviceTotalMem_v2(size_t* bytes, CUdevice) { return *bytes = size_t(1) << 30, CUDA_SUCCESS; }
@@ -59,25 +85,51 @@ CUresult cuCtxSynchronize() { return CUDA_SUCCESS; }
 CUresult cuStreamCreate(CUstream* stream, unsigned) { return *stream = nullptr, CUDA_SUCCESS; }
 CUresult cuStreamDestroy_v2(CUstream) { return CUDA_SUCCESS; }
 CUresult cuStreamSynchronize(CUstream) { return CUDA_SUCCESS; }
-CUresult cuMemGetInfo_v2(size_t* free, size_t* total) { return *free = *total = size_t(1) << 30, CUDA_SUCCESS; }
+CUresult cuStreamQuery(CUstream) { return CUDA_SUCCESS; }
+CUresult cuMemGetInfo_v2(size_t* free, size_t* total) {
+  std::lock_guard<std::mutex> lock(memory().mutex);
+  *total = std::min<size_t>(memory().limit(), size_t(1) << 30);
+  *free = *total - std::min(*total, memory().in_use);
+  return CUDA_SUCCESS;
+}
 #ifndef FAKE_LIBCUDA_OLD
 CUresult cuMemAlloc_v2(CUdeviceptr* pointer, size_t bytes) {
-  if (mode("out_of_memory")) return CUDA_ERROR_OUT_OF_MEMORY;
+  std::lock_guard<std::mutex> lock(memory().mutex);
+  if (mode("out_of_memory") || memory().in_use + bytes > memory().limit()) return CUDA_ERROR_OUT_OF_MEMORY;
   *pointer = CUdeviceptr(reinterpret_cast<uintptr_t>(std::malloc(bytes)));
+  memory().blocks[*pointer] = bytes;
+  memory().in_use += bytes;
   return CUDA_SUCCESS;
 }
 #endif
 CUresult cuMemAlloc(CUdeviceptr*, unsigned) { return CUDA_ERROR_NOT_INITIALIZED; }  // the pre-_v2 symbol
 CUresult cuMemFree_v2(CUdeviceptr pointer) {
+  std::lock_guard<std::mutex> lock(memory().mutex);
+  auto it = memory().blocks.find(pointer);
+  if (it == memory().blocks.end()) return 1;  // CUDA_ERROR_INVALID_VALUE: not a block of ours
+  memory().in_use -= it->second;
+  memory().blocks.erase(it);
   std::free(reinterpret_cast<void*>(uintptr_t(pointer)));
   return CUDA_SUCCESS;
 }
 CUresult cuMemAllocHost_v2(void** pointer, size_t bytes) { return *pointer = std::malloc(bytes), CUDA_SUCCESS; }
 CUresult cuMemFreeHost(void* pointer) { return std::free(pointer), CUDA_SUCCESS; }
-CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr, const void*, size_t, CUstream) { return CUDA_SUCCESS; }
-CUresult cuMemcpyDtoHAsync_v2(void*, CUdeviceptr, size_t, CUstream) { return CUDA_SUCCESS; }
-CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr, CUdeviceptr, size_t, CUstream) { return CUDA_SUCCESS; }
-CUresult cuMemsetD8Async(CUdeviceptr, unsigned char, size_t, CUstream) { return CUDA_SUCCESS; }
+CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr to, const void* from, size_t bytes, CUstream) {
+  std::memcpy(reinterpret_cast<void*>(uintptr_t(to)), from, bytes);
+  return CUDA_SUCCESS;
+}
+CUresult cuMemcpyDtoHAsync_v2(void* to, CUdeviceptr from, size_t bytes, CUstream) {
+  std::memcpy(to, reinterpret_cast<const void*>(uintptr_t(from)), bytes);
+  return CUDA_SUCCESS;
+}
+CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr to, CUdeviceptr from, size_t bytes, CUstream) {
+  std::memmove(reinterpret_cast<void*>(uintptr_t(to)), reinterpret_cast<const void*>(uintptr_t(from)), bytes);
+  return CUDA_SUCCESS;
+}
+CUresult cuMemsetD8Async(CUdeviceptr to, unsigned char value, size_t bytes, CUstream) {
+  std::memset(reinterpret_cast<void*>(uintptr_t(to)), value, bytes);
+  return CUDA_SUCCESS;
+}
 CUresult cuModuleLoadDataEx(CUmodule* module, const void*, unsigned, int*, void**) {
   return *module = nullptr, CUDA_SUCCESS;
 }
@@ -85,13 +137,20 @@ CUresult cuModuleUnload(CUmodule) { return CUDA_SUCCESS; }
 CUresult cuModuleGetFunction(CUfunction* function, CUmodule, const char*) { return *function = nullptr, CUDA_SUCCESS; }
 CUresult cuLinkCreate_v2(unsigned, int*, void**, CUlinkState* state) { return *state = nullptr, CUDA_SUCCESS; }
 CUresult cuLinkAddData_v2(CUlinkState, int, void*, size_t, const char*, unsigned, int*, void**) { return CUDA_SUCCESS; }
-CUresult cuLinkComplete(CUlinkState, void** image, size_t* bytes) { return *image = nullptr, *bytes = 0, CUDA_SUCCESS; }
+CUresult cuLinkComplete(CUlinkState, void** image, size_t* bytes) {
+  static char binary[] = "fake cubin";
+  return *image = binary, *bytes = sizeof binary, CUDA_SUCCESS;
+}
 CUresult cuLinkDestroy(CUlinkState) { return CUDA_SUCCESS; }
 CUresult cuOccupancyMaxPotentialBlockSize(int* grid, int* block, CUfunction, CUoccupancyB2DSize, size_t, int) {
   return *grid = 132, *block = 768, CUDA_SUCCESS;
 }
 CUresult cuLaunchKernel(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, CUstream,
                         void**, void**) {
-  return mode("launch_error") ? kLaunchFailed : CUDA_SUCCESS;
+  if (mode("launch_error")) return kLaunchFailed;
+  ++launches;
+  return CUDA_SUCCESS;
 }
+/// Not a driver function: kernels launched so far (the tests read it).
+int fake_cuda_launches() { return launches; }
 }

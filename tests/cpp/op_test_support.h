@@ -98,20 +98,32 @@ inline Index upload(VarType type, const std::vector<uint64_t>& lanes) {
 inline std::vector<uint64_t> download(Index index) {
   VarType type = detail::node_type(index);
   size_t n = detail::node_size(index);
-  const uint8_t* p = static_cast<const uint8_t*>(detail::data(index));
+  std::vector<uint8_t> host(n * type_size(type));
+  detail::read_all(index, host.data());
   std::vector<uint64_t> out(n, 0);
-  for (size_t i = 0; i < n; ++i) std::memcpy(&out[i], p + i * type_size(type), type_size(type));
+  for (size_t i = 0; i < n; ++i) std::memcpy(&out[i], host.data() + i * type_size(type), type_size(type));
   return out;
 }
 
+/// Sets a Flag for its lifetime, then restores it.
+class FlagScope {
+ public:
+  FlagScope(Flag f, bool value) : flag_(f), before_(flag(f)) { set_flag(f, value); }
+  ~FlagScope() { set_flag(flag_, before_); }
+  FlagScope(const FlagScope&) = delete;
+  FlagScope& operator=(const FlagScope&) = delete;
+
+ private:
+  Flag flag_;
+  bool before_;
+};
+
 /// Runs `program` with kernels on the interpreter (true) or the LLVM backend (false).
 template <typename Fn> auto run_on(bool interpreter, Fn&& program) {
-  bool before = flag(Flag::Interpreter);
-  set_flag(Flag::Interpreter, interpreter);
-  struct Restore {
-    bool value;
-    ~Restore() { set_flag(Flag::Interpreter, value); }
-  } restore{before};
+  FlagScope backend(Flag::Interpreter, interpreter);
+  // The reference interpreter reads host memory: on a GPU, the program runs there for the
+  // JIT and on the CPU for the reference (the emulated device's memory is the host's).
+  DeviceScope device(interpreter && is_gpu_memory(default_device()) ? Device::CPU : default_device());
   return program();
 }
 

@@ -248,9 +248,14 @@ TEST_F(Eval, ScatterCopiesASharedTarget) {
   EXPECT_EQ(c.to_vector(), (std::vector<float>{10, 20, 30}));
 }
 
+/// Where host memory can be wrapped: the default device when its memory is the host's (the
+/// CPU, the emulated CUDA device), else the CPU.
+Device host_memory_device() { return is_gpu_memory(default_device()) ? Device::CPU : default_device(); }
+
 TEST_F(Eval, WrapSharesCallerMemory) {
+  DeviceScope scope(host_memory_device());
   std::vector<float> host = {1.f, 2.f, 3.f, 4.f};
-  Float w = Float::wrap(host.data(), host.size());
+  Float w = Float::wrap(host.data(), host.size(), nullptr, default_device());
   EXPECT_EQ(w.data(), host.data());
   host[2] = 30.f;
   EXPECT_EQ((w * 1.f).read(2), 30.f);
@@ -328,11 +333,12 @@ TEST_F(Eval, CheckedModeCountsTheLanesOutOfRange) {
 
 TEST_F(Eval, FastModeOutOfRangeScattersWriteNothing) {
   // The targets wrap the first 16 elements of 32: a write past them would show in the rest.
+  DeviceScope scope(host_memory_device());
   on_both_backends([] {
     std::vector<float> floats(32, 7.f);
     std::vector<uint32_t> counts(32, 7u);
-    Float f = Float::wrap(floats.data(), 16);
-    UInt32 c = UInt32::wrap(counts.data(), 16);
+    Float f = Float::wrap(floats.data(), 16, nullptr, default_device());
+    UInt32 c = UInt32::wrap(counts.data(), 16, nullptr, default_device());
     UInt32 index{3, 16, 17, 1u << 30, 3};
     set_log_level(LogLevel::Error);
     scatter(f, Float(1.f), index);

@@ -568,10 +568,10 @@ def test_cuda_status_says_what_kiln_sees_of_cuda():
     assert isinstance(kl.cuda_status(), str) and kl.cuda_status()
 
 
-def test_kiln_device_cuda_says_that_kernels_still_run_on_the_cpu():
+def test_kiln_device_cuda_without_a_gpu_says_why_and_creates_arrays_on_the_cpu():
     import sys
-    env = dict(os.environ, KILN_DEVICE="cuda")
-    out = subprocess.run([sys.executable, "-c", "import kiln as kl; print((kl.Float([1, 2]) + 1.0).numpy())"],
-                         env=env, capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "[2. 3.]"
-    assert "KILN_DEVICE=cuda: kernels cannot run on a GPU yet" in out.stderr and "cuda_status()" in out.stderr
+    env = dict(os.environ, KILN_DEVICE="cuda", KILN_LIBCUDA_PATH="/nonexistent/libcuda.so.1")
+    code = "import kiln as kl; print((kl.Float([1, 2]) + 1.0).numpy(), kl.default_device())"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[2. 3.] cpu"
+    assert "KILN_DEVICE=cuda: no NVIDIA driver" in out.stderr and "arrays are created on the CPU" in out.stderr

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <kiln/detail/op_table.h>
+#include <kiln/device.h>
 #include <kiln/types.h>
 
 #include <memory>
@@ -19,8 +20,10 @@ using Index = uint32_t;
 void inc_ref(Index index);
 void dec_ref(Index index);
 
-/// A literal of `size` lanes, all holding the value whose bits are `bits`; `where` is
-/// the user code that created it (for the reasons of kernel compilations).
+/// A literal of `size` lanes, all holding the value whose bits are `bits`, on the default
+/// device; `where` is the user code that created it (for the reasons of kernel
+/// compilations). Literals and parameters need no memory: they join operations on any
+/// device.
 Index make_literal(VarType type, uint64_t bits, size_t size, std::source_location where = {});
 /// Like make_literal, but the value is passed to kernels at launch instead of being baked
 /// into their code (opaque()): changing it never compiles a new kernel.
@@ -28,16 +31,21 @@ Index make_param(VarType type, uint64_t bits, size_t size, std::source_location 
 /// make_opaque() on one node: a literal becomes a parameter, pending work is evaluated,
 /// evaluated data stays. Returns the node to use instead (with a new reference).
 Index make_opaque(Index index);
-/// An evaluated array holding a copy of `count` elements at `data`.
-Index make_copy(VarType type, const void* data, size_t count);
-/// An evaluated array over caller memory, without a copy. `owner` is kept alive as long
-/// as any node uses the memory (pass nullptr when the caller guarantees the lifetime).
-Index make_wrapped(VarType type, void* data, size_t count, std::shared_ptr<void> owner);
+/// An evaluated array on `device` holding a copy of `count` elements at host address `data`.
+Index make_copy(VarType type, const void* data, size_t count, Device device = default_device());
+/// An evaluated array over caller memory on `device`, without a copy. `owner` is kept
+/// alive as long as any node uses the memory (pass nullptr when the caller guarantees the
+/// lifetime).
+Index make_wrapped(VarType type, void* data, size_t count, std::shared_ptr<void> owner,
+                   Device device = default_device());
 /// An evaluated array over the first `count` elements of `index`'s memory (evaluated
 /// first), without a copy: the memory stays alive while either array uses it.
 Index make_prefix(Index index, size_t count);
-/// An evaluated array of `count` uninitialized elements.
-Index make_empty(VarType type, size_t count);
+/// An evaluated array of `count` uninitialized elements on `device`.
+Index make_empty(VarType type, size_t count, Device device = default_device());
+/// The array on `device`: the same node when it is there (or a literal), else an evaluated
+/// copy (a new reference either way).
+Index make_on_device(Index index, Device device);
 /// The lane index 0..size-1 as UInt32.
 Index make_counter(size_t size);
 
@@ -55,13 +63,17 @@ VarType node_type(Index index);
 size_t node_size(Index index);
 /// True when the node is a literal (a constant that needs no memory).
 bool node_is_literal(Index index);
+Device node_device(Index index);
 
 /// Evaluates the given nodes and every pending side effect.
 void eval(const Index* indices, size_t count);
 /// Marks nodes for evaluation at the next eval().
 void schedule(Index index);
-/// Evaluates the node if needed and returns its memory (valid while the node lives).
+/// Evaluates the node if needed and returns its memory on its device (valid while the
+/// node lives; on a GPU, a device address).
 const void* data(Index index);
+/// Evaluates the node if needed and copies its elements into host memory at `out`.
+void read_all(Index index, void* out);
 /// Reads one element (evaluates if needed); throws when `i` is out of range.
 void read(Index index, size_t i, void* out);
 

@@ -70,6 +70,7 @@ constexpr unsigned CU_STREAM_NON_BLOCKING = 1;
   X(cuStreamCreate, cuStreamCreate, (CUstream*, unsigned))                                                   \
   X(cuStreamDestroy, cuStreamDestroy_v2, (CUstream))                                                         \
   X(cuStreamSynchronize, cuStreamSynchronize, (CUstream))                                                    \
+  X(cuStreamQuery, cuStreamQuery, (CUstream))                                                                \
   X(cuMemGetInfo, cuMemGetInfo_v2, (size_t*, size_t*))                                                       \
   X(cuMemAlloc, cuMemAlloc_v2, (CUdeviceptr*, size_t))                                                       \
   X(cuMemFree, cuMemFree_v2, (CUdeviceptr))                                                                  \

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# The device check: Kiln's C++ suite, the fuzzer against the interpreter and the GPU
+# benchmarks, run on a lent NVIDIA GPU (docs/testing.md, "On a real GPU").
+#
+#   scripts/device_check.sh pack [BUILD]   here: packs the test binaries, kiln_bench, libkiln
+#                                          and every library they load (glibc's loader too, so
+#                                          the bundle runs on the GPU machine's older or newer
+#                                          Ubuntu) into device-check/kiln-device-check.tar.xz
+#                                          (git-ignored; at most 64 MiB, what a run carries)
+#   scripts/device_check.sh run            there (the repository root, $OUT set): unpacks, runs
+#                                          everything with KILN_DEVICE=cuda within 8 minutes,
+#                                          writes summary.txt (with the benchmark table) and
+#                                          logs.txt to $OUT
+#
+# With the device tool: run(command="bash scripts/device_check.sh run", carry=["device-check"]).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SUITES="ops eval errors math vector random elementwise construct reduce control record control_errors
+control_buffers autodiff_rules autodiff_singular autodiff autodiff_control tensor map nn deep_graphs
+quaternion texture kernel_split shared_bodies"
+BUNDLE=device-check/kiln-device-check.tar.xz
+LIMIT=$((64 << 20))
+
+pack() {
+  local build=${1:-build}
+  cmake --build "$build" -j 2 >/dev/null
+  local stage
+  stage=$(mktemp -d)
+  mkdir -p "$stage/bin" "$stage/lib"
+  for suite in $SUITES fuzz; do cp "$build/tests/test_$suite" "$stage/bin/"; done
+  cp "$build/bench/kiln_bench" "$stage/bin/"
+  cp "$build/libkiln.so" "$stage/lib/"
+  # Every library the binaries load, the loader included (resolved through symbolic links).
+  for file in "$stage"/bin/* "$stage/lib/libkiln.so"; do
+    ldd "$file" | awk '/=> \// { print $3 } /^\s*\/.*ld-linux/ { print $1 }'
+  done | sort -u | while read -r library; do
+    cp -L "$library" "$stage/lib/$(basename "$library")"
+  done
+  strip --strip-unneeded "$stage"/bin/* "$stage"/lib/* 2>/dev/null || true
+  mkdir -p device-check
+  tar -C "$stage" -cf - bin lib | xz -9 -T2 >"$BUNDLE"
+  rm -rf "$stage"
+  local bytes
+  bytes=$(stat -c %s "$BUNDLE")
+  echo "device check: $BUNDLE, $((bytes >> 20)) MiB ($bytes bytes)"
+  if [ "$bytes" -gt "$LIMIT" ]; then
+    echo "device check: the bundle is over the 64 MiB a run carries" >&2
+    exit 1
+  fi
+}
+
+run() {
+  local out=${OUT:?run on the GPU machine, where \$OUT is set}
+  local root=/tmp/kiln-device-check
+  local summary=$out/summary.txt logs=$out/logs.txt
+  local started=$SECONDS
+  rm -rf "$root" && mkdir -p "$root" && tar -xJf "$BUNDLE" -C "$root"
+  local lib=$root/lib loader
+  loader=$(ls "$lib"/ld-linux-x86-64.so.*)
+  local libcuda
+  libcuda=$(ldconfig -p | awk '/libcuda\.so\.1 / { print $NF; exit }')
+  [ -n "$libcuda" ] || libcuda=$(ls /usr/local/nvidia/lib64/libcuda.so.1 /usr/lib/x86_64-linux-gnu/libcuda.so.1 2>/dev/null | head -1)
+  export KILN_LIBCUDA_PATH=$libcuda KILN_DEVICE=cuda KILN_CACHE_DIR=$root/cache KILN_BENCH_DIR=$PWD/bench
+  {
+    echo "Kiln device check, $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+    nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 || true
+    echo "libcuda: ${libcuda:-not found}"
+  } >"$summary"
+  : >"$logs"
+  local failed=0
+  for suite in $SUITES; do
+    local status=passed
+    if ! timeout 60 "$loader" --library-path "$lib" "$root/bin/test_$suite" --gtest_brief=1 >"$root/$suite.log" 2>&1; then
+      status=FAILED
+      failed=$((failed + 1))
+    fi
+    echo "suite $suite: $status ($(grep -c '^\[  FAILED  \] .*\.' "$root/$suite.log" || true) failing tests)" >>"$summary"
+    { echo "=== $suite: $status"; grep -A12 'Failure\|FAILED\|what()' "$root/$suite.log" | head -60; } >>"$logs"
+  done
+  local fuzz=passed
+  KILN_FUZZ_PROGRAMS=1000 timeout 150 "$loader" --library-path "$lib" "$root/bin/test_fuzz" \
+    --gtest_filter=Fuzz.JitMatchesInterpreter:Fuzz.SymbolicLoopsMatchInterpreter --gtest_brief=1 \
+    >"$root/fuzz.log" 2>&1 || fuzz=FAILED
+  echo "fuzzer (1,000 programs and the loop programs, CUDA against the CPU interpreter): $fuzz" >>"$summary"
+  { echo "=== fuzz: $fuzz"; head -c 20000 "$root/fuzz.log"; } >>"$logs"
+  local remaining=$((470 - (SECONDS - started)))
+  if [ "$remaining" -gt 30 ]; then
+    timeout "$remaining" "$loader" --library-path "$lib" "$root/bin/kiln_bench" --only gpu \
+      >>"$summary" 2>"$root/bench.log" || echo "benchmarks: FAILED or cut short (see logs.txt)" >>"$summary"
+    { echo "=== bench"; tail -c 4000 "$root/bench.log"; } >>"$logs"
+  else
+    echo "benchmarks: skipped, the 8 minutes were spent" >>"$summary"
+  fi
+  echo "suites failed: $failed; fuzzer: $fuzz; $((SECONDS - started)) s" >>"$summary"
+  cat "$summary"
+}
+
+case "${1:-}" in
+  pack) pack "${2:-build}" ;;
+  run) run ;;
+  *) echo "usage: $0 pack [BUILD] | run" >&2; exit 2 ;;
+esac

@@ -1,0 +1,93 @@
+"""Devices in the Python API: every array on 'cpu' or 'cuda', kl.set_device and device=,
+x.to(), the error naming both devices, memory_stats per device, kernel_history's device,
+NumPy and DLPack of arrays on a GPU. Without a GPU, 'cuda' is refused with the reason; the
+emulated CUDA device (KILN_DEVICE=cuda-emulated, a test device whose memory the host
+reaches only through copies) runs the rest in a subprocess."""
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import kiln as kl
+
+
+def run_emulated(code):
+    """Runs `code` with the emulated CUDA device; returns its stdout."""
+    env = dict(os.environ, KILN_DEVICE="cuda-emulated")
+    out = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=env, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    return out.stdout
+
+
+def test_device_names():
+    assert kl.Float([1, 2]).device in ("cpu", "cuda")
+    with pytest.raises(ValueError, match="unknown device 'tpu'"):
+        kl.set_device("tpu")
+    with pytest.raises(ValueError, match="one GPU per process"):
+        kl.Float([1.0], device="cuda:1")
+
+
+@pytest.mark.skipif(kl.default_device() != "cpu" or "device" in kl.cuda_status(),
+                    reason="a CUDA device is in use or available")
+def test_cuda_without_a_gpu_is_refused_with_the_reason():
+    for attempt in (lambda: kl.set_device("cuda"), lambda: kl.Float([1.0, 2.0], device="cuda"),
+                    lambda: kl.Float([1.0]).to("cuda"), lambda: kl.Float(1.0, device="cuda")):
+        with pytest.raises(ValueError, match="the cuda device cannot be used: .*cuda_status"):
+            attempt()
+    assert kl.default_device() == "cpu"
+    assert kl.memory_stats("cuda").current_bytes == 0
+
+
+def test_arrays_move_between_devices_and_refuse_mixing():
+    out = run_emulated("""
+        import numpy as np, kiln as kl
+        assert kl.default_device() == "cuda"
+        x = kl.Float([1.0, 2.0, 4.0])
+        assert x.device == "cuda"
+        host = kl.Float([1.0, 2.0, 4.0], device="cpu")
+        assert host.device == "cpu" and host.to("cuda").device == "cuda"
+        y = kl.sqrt(x) * 2.0 + 1.0                  # a literal joins any device
+        assert y.device == "cuda"
+        print(np.allclose(y.numpy(), 2 * np.sqrt([1, 2, 4]) + 1), y.to("cpu").device)
+        try:
+            x + host
+        except ValueError as e:
+            print("refused:", "cuda and cpu" in str(e), ".to(" in str(e))
+        v = kl.Array3f(x, x, x)
+        print(v.device, v.to("cpu").device, v.to("cpu").numpy().shape)
+        kl.set_device("cpu")
+        print(kl.Float([1.0]).device, kl.Float(np.arange(3, dtype=np.float32), device="cuda").device)
+        with kl.device_scope("cuda"):
+            print(kl.zeros(kl.Float, 4).device)
+        print(kl.default_device())
+    """)
+    assert out.split("\n")[:6] == ["True cpu", "refused: True True", "cuda cpu (3, 3)", "cpu cuda", "cuda", "cpu"]
+
+
+def test_memory_stats_and_history_per_device():
+    out = run_emulated("""
+        import kiln as kl
+        before = kl.memory_stats("cuda").current_bytes, kl.memory_stats("cpu").current_bytes
+        x = kl.arange(kl.Float, 1 << 20) * 2.0
+        kl.kernel_history(clear=True)
+        kl.eval(x)
+        record = kl.kernel_history()[-1]
+        print(record["device"], record["backend"])
+        print(kl.memory_stats("cuda").current_bytes - before[0] >= 4 << 20,
+              kl.memory_stats("cpu").current_bytes - before[1] < 4 << 20)
+        print(float(kl.sum(x).item()) == float(sum(2.0 * i for i in range(1 << 20))))
+    """)
+    assert out.split("\n")[:3] == ["cuda cuda-emulated", "True True", "True"]
+
+
+def test_numpy_and_dlpack_of_the_emulated_device_are_host_copies():
+    out = run_emulated("""
+        import numpy as np, kiln as kl
+        x = kl.Float([1.0, 2.0])
+        print(x.__dlpack_device__(), np.from_dlpack(x).tolist(), x.numpy().tolist())
+        print(kl.from_dlpack(np.arange(3, dtype=np.float32)).device)
+    """)
+    assert out.split("\n")[:2] == ["(1, 0) [1.0, 2.0] [1.0, 2.0]", "cpu"]

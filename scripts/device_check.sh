@@ -33,13 +33,13 @@ pack() {
   cp "$build/libkiln.so" "$stage/lib/"
   # Every library the binaries load, the loader included (resolved through symbolic links).
   for file in "$stage"/bin/* "$stage/lib/libkiln.so"; do
-    ldd "$file" | awk '/=> \// { print $3 } /^\s*\/.*ld-linux/ { print $1 }'
+    ldd "$file" | awk '/=> \// { print $3 } $1 ~ /^\/.*ld-linux/ { print $1 }'
   done | sort -u | while read -r library; do
     cp -L "$library" "$stage/lib/$(basename "$library")"
   done
   strip --strip-unneeded "$stage"/bin/* "$stage"/lib/* 2>/dev/null || true
   mkdir -p device-check
-  tar -C "$stage" -cf - bin lib | xz -9 -T2 >"$BUNDLE"
+  tar -C "$stage" -cf - bin lib | xz -6 -T2 >"$BUNDLE"
   rm -rf "$stage"
   local bytes
   bytes=$(stat -c %s "$BUNDLE")
@@ -52,6 +52,7 @@ pack() {
 
 run() {
   local out=${OUT:?run on the GPU machine, where \$OUT is set}
+  set +e +o pipefail  # a failing suite is reported, and the rest still run
   local root=/tmp/kiln-device-check
   local summary=$out/summary.txt logs=$out/logs.txt
   local started=$SECONDS
@@ -78,6 +79,9 @@ run() {
     echo "suite $suite: $status ($(grep -c '^\[  FAILED  \] .*\.' "$root/$suite.log" || true) failing tests)" >>"$summary"
     { echo "=== $suite: $status"; grep -A12 'Failure\|FAILED\|what()' "$root/$suite.log" | head -60; } >>"$logs"
   done
+  if grep -q "KILN_DEVICE=cuda:" "$root/ops.log"; then
+    echo "NO GPU USED: $(grep -m1 'KILN_DEVICE=cuda:' "$root/ops.log") (everything above ran on the CPU)" >>"$summary"
+  fi
   local fuzz=passed
   KILN_FUZZ_PROGRAMS=1000 timeout 150 "$loader" --library-path "$lib" "$root/bin/test_fuzz" \
     --gtest_filter=Fuzz.JitMatchesInterpreter:Fuzz.SymbolicLoopsMatchInterpreter --gtest_brief=1 \

@@ -19,8 +19,8 @@ const char* device_name(Device device);
 Device parse_device(std::string_view name);
 
 /// Whether arrays on `device` live in a GPU's memory: true for CUDA, false for the CPU and
-/// for the emulated CUDA device (a test device whose memory is the host's), which DLPack
-/// and NumPy therefore see as host copies.
+/// for the emulated CUDA device (a test device whose memory is the host's, which DLPack and
+/// NumPy therefore share as host memory).
 bool is_gpu_memory(Device device);
 
 /// Whether `device` can be used now (device_status() says why not).

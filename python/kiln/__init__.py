@@ -78,7 +78,7 @@ def _dlpack(self, **kwargs):
 
 
 def _dlpack_device(self):
-    """CUDA for arrays in a GPU's memory, else the host (the emulated device exports host copies)."""
+    """CUDA for arrays in a GPU's memory, else the host (the emulated device's memory is the host's)."""
     return _DLPACK_CUDA if _is_gpu_memory(self.device) else _DLPACK_CPU
 
 

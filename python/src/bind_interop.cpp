@@ -69,29 +69,31 @@ template <typename Handle> std::shared_ptr<void> python_owner(const Handle& hand
   });
 }
 
-/// An array over the memory of a C-contiguous host array, without a copy; read-only
-/// memory is copied, since scatters may write an array's memory in place.
-template <typename A, typename Handle> A wrap_host_array(const Handle& array, size_t count) {
+/// An array on `device` over the memory of a C-contiguous host array: without a copy where
+/// the device's memory is the host's (the CPU, the emulated device), else copied there.
+template <typename A, typename Handle> A wrap_host_array(const Handle& array, size_t count, Device device) {
   using T = typename A::Value;
-  return A::wrap(static_cast<T*>(const_cast<void*>(static_cast<const void*>(array.data()))), count,
-                 python_owner(array));
+  A wrapped = A::wrap(static_cast<T*>(const_cast<void*>(static_cast<const void*>(array.data()))), count,
+                      python_owner(array), is_gpu_memory(device) ? Device::CPU : device);
+  return wrapped.to(device);
 }
 
 /// The memory of `flat` (evaluated now) as an array of `shape` owned by a capsule holding a
-/// reference to the array: host memory, or a GPU's for an array there (`host`: a host copy
-/// of a GPU array instead). As a Python object it speaks the array API (__dlpack__ with
-/// its keywords, the buffer protocol for host memory).
+/// reference to the array: host memory (the CPU's, or the emulated device's, which is the
+/// host's), or a GPU's (`host`: a host copy of a GPU array instead). As a Python object it
+/// speaks the array API (__dlpack__ with its keywords, the buffer protocol for host memory).
 template <typename A>
 nb::ndarray<nb::array_api> export_memory(const A& flat, std::initializer_list<size_t> shape, bool host) {
   if (!flat.valid())
     throw ValueError("kiln: numpy() / __dlpack__(): the array has no value (default-constructed); assign one first");
-  bool gpu = is_gpu_memory(flat.device()) && !host;
-  A* kept = new A(gpu ? flat : flat.to(Device::CPU));
+  bool gpu = is_gpu_memory(flat.device());
+  A* kept = new A(gpu && host ? A::borrow(flat.index()).to(Device::CPU) : flat);  // values only: no derivatives
   nb::capsule owner(kept, [](void* p) noexcept { delete static_cast<A*>(p); });
   void* data = const_cast<void*>(static_cast<const void*>(kept->data()));
-  if (gpu) synchronize(Device::CUDA);  // the consumer's streams then see the values
+  bool on_gpu = gpu && !host;
+  if (on_gpu) synchronize(Device::CUDA);  // the consumer's streams then see the values
   return nb::ndarray<nb::array_api>(data, shape.size(), shape.begin(), owner, nullptr, nb::dtype<typename A::Value>(),
-                                    gpu ? nb::device::cuda::value : nb::device::cpu::value, 0);
+                                    on_gpu ? nb::device::cuda::value : nb::device::cpu::value, 0);
 }
 
 }  // namespace
@@ -116,9 +118,9 @@ template <typename A> A host_values(const AnyHostValues& array, const std::strin
 namespace {
 /// The elements of a writable host array as an A: its memory (no copy) when the dtype is A's,
 /// else converted by host_values().
-template <typename A, typename Host> A host_array(const Host& array, const std::string& what) {
-  if (array.dtype() == nb::dtype<typename A::Value>()) return wrap_host_array<A>(array, array.size());
-  return host_values<A>(AnyHostValues(array), what);
+template <typename A, typename Host> A host_array(const Host& array, const std::string& what, Device device) {
+  if (array.dtype() == nb::dtype<typename A::Value>()) return wrap_host_array<A>(array, array.size(), device);
+  return host_values<A>(AnyHostValues(array), what).to(device);
 }
 
 /// "Float(array)": how errors name a constructor call.
@@ -130,7 +132,7 @@ template <typename A> void bind_array_interop(nb::class_<A>& cls) {
   cls.def(
       "__init__",
       [what](A* self, const AnyHostArray<nb::ndim<1>>& array, const std::optional<std::string>& device) {
-        new (self) A(host_array<A>(array, what).to(device_argument(device)));
+        new (self) A(host_array<A>(array, what, device_argument(device)));
       },
       nb::arg("array"), nb::arg("device") = nb::none(),
       (std::string("Wraps a 1-D C-contiguous NumPy array or DLPack tensor of the same dtype without a copy "
@@ -184,7 +186,7 @@ template <typename V> void bind_composite_interop(nb::class_<V>& cls) {
   cls.def(
       "__init__",
       [what](V* self, const AnyHostArray<Shaped>& array) {
-        new (self) V(unflatten<V>(host_array<Component>(array, what)));
+        new (self) V(unflatten<V>(host_array<Component>(array, what, default_device())));
       },
       nb::arg("array"),
       (std::string("Reads an (n, N) (vectors) or (n, N, N) (matrices) C-contiguous array: the components "
@@ -195,7 +197,7 @@ template <typename V> void bind_composite_interop(nb::class_<V>& cls) {
   cls.def(
       "__init__",
       [what](V* self, const AnyHostArray<nb::ro, Shaped>& array) {
-        new (self) V(unflatten<V>(host_values<Component>(AnyHostValues(array), what)));
+        new (self) V(unflatten<V>(host_values<Component>(AnyHostValues(array), what).to(default_device())));
       },
       nb::arg("array"), "Copies a read-only (n, N) / (n, N, N) array.");
   cls.def(
@@ -252,11 +254,13 @@ void bind_interop(nb::module_& m) {
   m.def(
       "from_dlpack",
       [](const nb::ndarray<nb::c_contig, nb::device::cpu, nb::ndim<1>>& array) {
-        return wrap_tensor(array, Device::CPU);
+        // Host memory: on the default device where that memory is the host's, else the CPU.
+        return wrap_tensor(array, is_gpu_memory(default_device()) ? Device::CPU : default_device());
       },
       nb::arg("tensor"),
       "The Kiln array over any 1-D C-contiguous DLPack tensor or NumPy array, without a copy: host memory "
-      "gives a CPU array, CUDA memory (device 0) a CUDA one; the array type follows the dtype.");
+      "gives a CPU array (with a GPU default device too), CUDA memory (device 0) a CUDA one; the array type "
+      "follows the dtype.");
   m.def(
       "from_dlpack",
       [](const nb::ndarray<nb::c_contig, nb::device::cuda, nb::ndim<1>>& tensor) {

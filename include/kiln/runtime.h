@@ -99,7 +99,7 @@ struct KernelLaunch {
   std::string shape_hash;       ///< its shape: the same kernel with literal values as placeholders
   size_t size = 0;              ///< lanes launched
   Device device = Device::CPU;  ///< where it ran
-  std::string backend;          ///< what ran it: "llvm", "interpreter", "cuda", "cuda-emulated" or the library
+  std::string backend;          ///< what ran it: "llvm", "interp", "cuda", "cuda-emulated" or "library"
   size_t ops = 0;               ///< operations in the kernel (leaves not counted)
   size_t inputs = 0, outputs = 0, side_effects = 0;
   size_t parameters = 0;  ///< literal slots passed at launch instead of baked in

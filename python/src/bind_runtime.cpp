@@ -220,7 +220,7 @@ void bind_runtime(nb::module_& m) {
       },
       nb::arg("clear") = false,
       "The most recent kernel launches, oldest first, as dicts: hash, shape_hash, size, device "
-      "('cpu', 'cuda'), backend ('llvm', 'interpreter', 'cuda', ...), ops, "
+      "('cpu', 'cuda'), backend ('llvm', 'interp', 'cuda', 'cuda-emulated', 'library'), ops, "
       "inputs, outputs, side_effects, parameters, source ('compiled', 'generalized', 'memory', "
       "'disk'), reason (None for cache hits), codegen_ms, compile_ms, run_ms, lookup_ms, ir.");
   m.def("packet_width", &packet_width, "SIMD lanes of the host's LLVM backend.");

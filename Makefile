@@ -60,15 +60,15 @@ bench: install-python
 # The C++ suite under AddressSanitizer and UndefinedBehaviorSanitizer (debug build, so the
 # IR verifier also runs after every evaluation); the fuzzer runs 500 programs there.
 SANITIZE_ENV = ASAN_OPTIONS=allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1
-# Packs the check a lent GPU machine runs (scripts/device_check.sh; docs/testing.md).
-device-check: build
-	@bash scripts/device_check.sh pack $(BUILD)
-
 sanitize: bootstrap
 	@cmake -S . -B build-sanitize -G Ninja -DKILN_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug -DKILN_BUILD_BENCH=OFF > /dev/null
 	@cmake --build build-sanitize -j $(JOBS)
 	@cd build-sanitize && $(SANITIZE_ENV) ctest --output-on-failure -j $(JOBS) -E fuzz
 	@$(SANITIZE_ENV) KILN_FUZZ_PROGRAMS=500 build-sanitize/tests/test_fuzz
+
+# Packs the check a lent GPU machine runs (scripts/device_check.sh; docs/testing.md).
+device-check: build
+	@bash scripts/device_check.sh pack $(BUILD)
 
 # The C++ tree follows .clang-format (clang-format pinned in the environment).
 format: python-env

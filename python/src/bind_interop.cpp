@@ -6,6 +6,7 @@
 #include "host_values.h"
 
 #include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
 
 #include <optional>
 #include <utility>

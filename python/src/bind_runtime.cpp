@@ -161,20 +161,20 @@ void bind_runtime(nb::module_& m) {
       .def_ro("peak_bytes", &MemoryStats::peak_bytes, "Highest current_bytes since start-up or reset_peak_memory().")
       .def_ro("allocations", &MemoryStats::allocations, "Allocations served since start-up.")
       .def_ro("cached_bytes", &MemoryStats::cached_bytes, "Freed blocks kept for reuse.");
-  auto on = [](const std::optional<std::string>& device) { return device ? parse_device(*device) : default_device(); };
   m.def(
-      "memory_stats", [on](const std::optional<std::string>& device) { return memory_stats(on(device)); },
+      "memory_stats", [](const std::optional<std::string>& device) { return memory_stats(device_argument(device)); },
       nb::arg("device") = nb::none(), "Current and peak memory use on a device (default: the default device).");
   m.def(
-      "reset_peak_memory", [on](const std::optional<std::string>& device) { reset_peak_memory(on(device)); },
+      "reset_peak_memory", [](const std::optional<std::string>& device) { reset_peak_memory(device_argument(device)); },
       nb::arg("device") = nb::none(), "Sets the peak counter to the current usage.");
   m.def(
-      "flush_memory_cache", [on](const std::optional<std::string>& device) { flush_memory_cache(on(device)); },
+      "flush_memory_cache",
+      [](const std::optional<std::string>& device) { flush_memory_cache(device_argument(device)); },
       nb::arg("device") = nb::none(), "Returns every cached block to the device.");
   m.def(
       "set_memory_cache_limit",
-      [on](int64_t bytes, const std::optional<std::string>& device) {
-        set_memory_cache_limit(to_size(bytes, "set_memory_cache_limit"), on(device));
+      [](int64_t bytes, const std::optional<std::string>& device) {
+        set_memory_cache_limit(to_size(bytes, "set_memory_cache_limit"), device_argument(device));
       },
       nb::arg("bytes"), nb::arg("device") = nb::none(),
       "Caps the bytes of freed blocks kept for reuse on a device (0 disables the cache).");

@@ -91,6 +91,7 @@ std::string device_unavailable(Device device) {
 }
 
 DeviceMemory& device_memory(Device device) {
+  if (device == Device::CPU) return cpu_memory();  // every allocation asks: no sentence to build
   if (std::string reason = device_unavailable(device); !reason.empty())
     throw ValueError(std::string("kiln: the ") + device_name(device) + " device cannot be used: " + reason +
                      ". kiln.cuda_status() says what Kiln sees of CUDA");

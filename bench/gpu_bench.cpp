@@ -1,8 +1,9 @@
 // kiln_bench's `gpu` group, run by the device check on a lent GPU: triad and the fused
 // 10-op expression over 2^28 floats on the CUDA device against the same kernels written
 // in CUDA C++ and compiled by nvcc in the same run (bench/cuda_baseline.cu; goal 0.9x its
-// bandwidth), the compile time of a kernel (LLVM NVPTX and the driver's JIT) at 10/100/1000
-// ops against a cold CPU compile, and a cached round trip (launch and read one value back).
+// bandwidth); sum, prefix_sum and compress (Kiln's device kernels) against CUB; the
+// compile time of a kernel (LLVM NVPTX and the driver's JIT) at 10/100/1000 ops against a
+// cold CPU compile, and a cached round trip (launch and read one value back).
 #include "gpu_bench.h"
 
 #include "cache_bench.h"
@@ -31,23 +32,39 @@ template <typename Make> double gpu_seconds(Make make) {
   });
 }
 
-/// The nvcc baseline's (triad, fused) seconds over n floats, or NaNs (with the reason in `why`).
-std::pair<double, double> nvcc_baseline(size_t n, std::string& why) {
+/// Seconds of the nvcc baseline's kernels (NaN where it did not run).
+struct Baseline {
+  double triad = kNone, fused = kNone, sum = kNone, scan = kNone, compress = kNone;
+};
+
+/// The nvcc baseline over n floats (with the reason in `why` when it did not run).
+Baseline nvcc_baseline(size_t n, std::string& why) {
   const char* nvcc = "/usr/local/cuda/bin/nvcc";
-  if (access(nvcc, X_OK) != 0) return why = "nvcc not installed", std::pair{kNone, kNone};
+  if (access(nvcc, X_OK) != 0) return why = "nvcc not installed", Baseline{};
   std::filesystem::path binary =
       std::filesystem::temp_directory_path() / ("kiln_cuda_baseline_" + std::to_string(getpid()));
   const char* sources = std::getenv("KILN_BENCH_DIR");  // the device check's copy of bench/
   std::string build = std::string(nvcc) + " -O3 -arch=native -o " + binary.string() + " " +
                       (sources ? sources : KILN_BENCH_DIR) + "/cuda_baseline.cu 2>&1";
-  if (std::system(build.c_str()) != 0) return why = "nvcc failed to build the baseline", std::pair{kNone, kNone};
+  if (std::system(build.c_str()) != 0) return why = "nvcc failed to build the baseline", Baseline{};
   std::string run = binary.string() + " " + std::to_string(n);
   FILE* pipe = popen(run.c_str(), "r");
-  double triad = kNone, fused = kNone;
-  if (!pipe || std::fscanf(pipe, "%lf %lf", &triad, &fused) != 2) why = "the nvcc baseline did not run";
+  Baseline b;
+  if (!pipe || std::fscanf(pipe, "%lf %lf %lf %lf %lf", &b.triad, &b.fused, &b.sum, &b.scan, &b.compress) != 5)
+    why = "the nvcc baseline did not run", b = Baseline{};
   if (pipe) pclose(pipe);
   std::filesystem::remove(binary);
-  return {triad, fused};
+  return b;
+}
+
+/// Seconds of `op` on the GPU, waited for.
+template <typename Op> double gpu_op_seconds(Op op) {
+  return alternate(3, 10, {[&] {
+                     return time_once([&] {
+                       op();
+                       kiln::synchronize(kiln::Device::CUDA);
+                     });
+                   }})[0];
 }
 
 }  // namespace
@@ -62,17 +79,30 @@ void run_gpu(bool quick, std::vector<Row>& rows) {
   kiln::Float x = kiln::arange<kiln::Float>(n) * 1e-6f, y = kiln::sqrt(x + 1.f), z = x * 0.25f;
   kiln::eval(x, y, z);
   std::string why;
-  auto [nvcc_triad, nvcc_fused] = nvcc_baseline(n, why);
+  Baseline nvcc = nvcc_baseline(n, why);
+  const std::string size = "2^" + std::to_string(quick ? 24 : 28);
   const double gib = double(n) * 4 / double(1 << 30);
   double triad_s = alternate(3, 10, {[&] { return gpu_seconds([&] { return triad(x, 3.0f, y); }); }})[0];
-  rows.push_back({"GPU triad over 2^" + std::to_string(quick ? 24 : 28) + " floats vs nvcc", triad_s, nvcc_triad,
-                  Goal::RatioAtLeast, 0.9,
+  rows.push_back({"GPU triad over " + size + " floats vs nvcc", triad_s, nvcc.triad, Goal::RatioAtLeast, 0.9,
                   std::to_string(3 * gib / triad_s) + " GiB/s (3 arrays moved); baseline: CUDA C++ by nvcc " +
                       (why.empty() ? "(events)" : why)});
   double fused_s = alternate(3, 10, {[&] { return gpu_seconds([&] { return fused10(x, y, z); }); }})[0];
-  rows.push_back({"GPU fused 10-op over 2^" + std::to_string(quick ? 24 : 28) + " floats vs nvcc", fused_s, nvcc_fused,
-                  Goal::RatioAtLeast, 0.9,
+  rows.push_back({"GPU fused 10-op over " + size + " floats vs nvcc", fused_s, nvcc.fused, Goal::RatioAtLeast, 0.9,
                   std::to_string(4 * gib / fused_s) + " GiB/s (4 arrays moved); baseline: CUDA C++ by nvcc"});
+  // The horizontal operations' device kernels against CUB, on the baseline's data
+  // (i % 1000 * 1e-3; flags where it is above 0.5).
+  kiln::Float ramp = kiln::cast<float>(kiln::arange<kiln::UInt32>(n) % 1000u) * 1e-3f;
+  kiln::Bool flags = ramp > 0.5f;
+  kiln::eval(ramp, flags);
+  rows.push_back({"GPU sum over " + size + " floats vs CUB", gpu_op_seconds([&] { (void)kiln::sum(ramp); }), nvcc.sum,
+                  Goal::None, 0, "strided passes of one symbolic loop per lane vs cub::DeviceReduce::Sum"});
+  rows.push_back({"GPU prefix_sum over " + size + " floats vs CUB",
+                  gpu_op_seconds([&] { (void)kiln::prefix_sum(ramp); }), nvcc.scan, Goal::None, 0,
+                  "run totals, scanned recursively, then each run again vs cub::DeviceScan::InclusiveSum"});
+  rows.push_back({"GPU compress over " + size + " flags vs CUB", gpu_op_seconds([&] { (void)kiln::compress(flags); }),
+                  nvcc.compress, Goal::None, 0,
+                  "counts, their scan, the count read by the host, the indices written vs "
+                  "cub::DeviceSelect::Flagged (count left on the GPU)"});
 
   ScopedFlag no_disk(kiln::Flag::DiskCache, false);
   kiln::Float cx = kiln::arange<kiln::Float>(1024), cy = kiln::sqrt(cx + 1.0f);
@@ -100,7 +130,7 @@ void run_gpu(bool quick, std::vector<Row>& rows) {
   kiln::eval(small);
   double trip = alternate(3, 20, {[&] { return time_once([&] { (void)kiln::sum(small * 2.0f + 1.0f).item(); }); }})[0];
   rows.push_back({"GPU cached round trip (1024 lanes, sum, item)", trip, kNone, Goal::None, 0,
-                  "trace, find in the in-memory cache, launch, reduce (host: not yet a device kernel), copy back"});
+                  "trace, find in the in-memory cache, launch, reduce (device kernels), copy back"});
 }
 
 }  // namespace bench

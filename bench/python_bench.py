@@ -16,6 +16,8 @@
             sum vs Dr.Jit's (same PCG32 streams and operations; equal unless rounding differs)
 
     python bench/python_bench.py [--json] [--quick]
+    python bench/python_bench.py --drjit-cuda   the path tracer on Dr.Jit's CUDA backend only,
+                                                one JSON line (the device check runs it)
 
 Ratio = baseline time / Kiln time (> 1: Kiln is faster); for the path tracer's Kiln evaluated
 rows, evaluated / symbolic (time and peak memory). Dr.Jit rows appear when `drjit`
@@ -33,7 +35,10 @@ from types import SimpleNamespace
 
 import numpy as np
 
-import kiln as kl
+try:
+    import kiln as kl
+except ImportError:  # --drjit-cuda runs Dr.Jit alone (the device check's GPU machine has no Kiln for its Python)
+    kl = None
 
 QUICK = "--quick" in sys.argv
 TRACE_OPS = 1000
@@ -377,7 +382,21 @@ def path_rows(kiln_path, drjit_path, version):
     return rows
 
 
+def drjit_cuda_path():
+    """--drjit-cuda: the path tracer on Dr.Jit's CUDA backend, as one JSON line (the device
+    check compares it with `kiln_bench --only control` on the GPU)."""
+    import drjit as dr
+    import drjit.cuda as drc
+
+    lib = drjit_lib(dr, drc)
+    timed = measure_path(lib, make_start(lib, PATH_LANES))
+    print(json.dumps({"drjit": dr.__version__, "lanes": PATH_LANES,
+                      **{f"{mode}_s": seconds for mode, (seconds, _) in timed.items()}}))
+
+
 def main():
+    if "--drjit-cuda" in sys.argv:
+        return drjit_cuda_path()
     global REFERENCE
     REFERENCE = fused_expression(DATA, np.sqrt, np.abs)
     kiln_trace, kiln_fused, kiln_path = kiln_phase()

@@ -18,7 +18,7 @@ cd "$(dirname "$0")/.."
 
 SUITES="ops eval errors math vector random elementwise construct reduce control record control_errors
 control_buffers autodiff_rules autodiff_singular autodiff autodiff_control tensor map nn deep_graphs
-quaternion texture kernel_split shared_bodies"
+quaternion texture kernel_split shared_bodies horizontal"
 BUNDLE=device-check/kiln-device-check.tar.xz
 LIMIT=$((64 << 20))
 
@@ -38,8 +38,15 @@ pack() {
     cp -L "$library" "$stage/lib/$(basename "$library")"
   done
   strip --strip-unneeded "$stage"/bin/* "$stage"/lib/* 2>/dev/null || true
+  # Dr.Jit for the GPU machine's Python 3.12 (no package registry there): the path tracer's peer.
+  mkdir -p "$stage/wheels"
+  local python=python3
+  [ -x "$build/venv/bin/python" ] && python=$build/venv/bin/python
+  "$python" -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 \
+    --platform manylinux_2_28_x86_64 -d "$stage/wheels" drjit==1.5.0 ||
+    echo "device check: the drjit wheel could not be downloaded; the run will skip Dr.Jit's CUDA path tracer" >&2
   mkdir -p device-check
-  tar -C "$stage" -cf - bin lib | xz -6 -T2 >"$BUNDLE"
+  tar -C "$stage" -cf - bin lib wheels | xz -6 -T2 >"$BUNDLE"
   rm -rf "$stage"
   local bytes
   bytes=$(stat -c %s "$BUNDLE")
@@ -62,11 +69,17 @@ run() {
   local libcuda
   libcuda=$(ldconfig -p | awk '/libcuda\.so\.1 / { print $NF; exit }')
   [ -n "$libcuda" ] || libcuda=$(ls /usr/local/nvidia/lib64/libcuda.so.1 /usr/lib/x86_64-linux-gnu/libcuda.so.1 2>/dev/null | head -1)
+  local libcublas  # the toolkit's, else pip's nvidia-cublas (the machine's Python environments)
+  libcublas=$(ls /usr/local/cuda/lib64/libcublas.so.1[23] /usr/local/cuda/targets/x86_64-linux/lib/libcublas.so.1[23] \
+    /opt/*/.venv/lib/python3*/site-packages/nvidia/{cu13,cublas}/lib/libcublas.so.1[23] \
+    /usr/local/lib/python3*/dist-packages/nvidia/{cu13,cublas}/lib/libcublas.so.1[23] 2>/dev/null | head -1)
   export KILN_LIBCUDA_PATH=$libcuda KILN_DEVICE=cuda KILN_CACHE_DIR=$root/cache KILN_BENCH_DIR=$PWD/bench
+  [ -z "$libcublas" ] || export KILN_LIBCUBLAS_PATH=$libcublas
   {
     echo "Kiln device check, $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
     nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 || true
     echo "libcuda: ${libcuda:-not found}"
+    echo "libcublas: ${libcublas:-not found (matmul on the GPU will say so)}"
   } >"$summary"
   : >"$logs"
   local failed=0
@@ -95,6 +108,25 @@ run() {
     { echo "=== bench"; tail -c 4000 "$root/bench.log"; } >>"$logs"
   else
     echo "benchmarks: skipped, the 8 minutes were spent" >>"$summary"
+  fi
+  # The path tracer on the GPU: Kiln's (kiln_bench's control group) against Dr.Jit's CUDA
+  # backend on the same workload (bench/python_bench.py --drjit-cuda; goal: Kiln at least as fast).
+  remaining=$((470 - (SECONDS - started)))
+  if [ "$remaining" -gt 60 ]; then
+    timeout $((remaining / 2)) "$loader" --library-path "$lib" "$root/bin/kiln_bench" --only control \
+      >>"$summary" 2>>"$root/bench.log" || echo "control benchmark: FAILED or cut short" >>"$summary"
+    local wheel
+    wheel=$(ls "$root"/wheels/drjit-*.whl 2>/dev/null | head -1)
+    if [ -n "$wheel" ] && python3 -m pip install -q --no-index --no-deps --target "$root/py" "$wheel" >>"$root/bench.log" 2>&1; then
+      remaining=$((470 - (SECONDS - started)))
+      DRJIT_LIBCUDA_PATH=$libcuda PYTHONPATH=$root/py timeout "$remaining" python3 bench/python_bench.py --drjit-cuda \
+        >>"$summary" 2>>"$root/bench.log" || echo "Dr.Jit CUDA path tracer: FAILED or cut short" >>"$summary"
+    else
+      echo "Dr.Jit CUDA path tracer: skipped (no drjit wheel in the bundle, or it did not install)" >>"$summary"
+    fi
+    { echo "=== bench (control, Dr.Jit)"; tail -c 4000 "$root/bench.log"; } >>"$logs"
+  else
+    echo "path tracer against Dr.Jit: skipped, the 8 minutes were spent" >>"$summary"
   fi
   echo "suites failed: $failed; fuzzer: $fuzz; $((SECONDS - started)) s" >>"$summary"
   cat "$summary"

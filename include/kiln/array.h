@@ -121,14 +121,8 @@ template <ArrayScalar T> class Array {
   /// The device the array is on.
   Device device() const { return detail::node_device(index_); }
   /// The array on `device`: this one when it is there, else an evaluated copy. Derivatives
-  /// do not cross devices yet: an array that carries them is refused (ValueError).
-  Array to(Device device) const {
-    if (ad_ && device != this->device())
-      throw ValueError(std::string("kiln: to(\"") + device_name(device) +
-                       "\"): the array carries derivatives, which do not cross devices yet; create the "
-                       "differentiated values on the device that computes with them");
-    return steal(detail::make_on_device(index_, device));
-  }
+  /// cross with it: tangents are copied forward, adjoints back to this array's device.
+  Array to(Device device) const { return steal(detail::ad_to_device(operand(), device)); }
 
   /// Reads element `i` (evaluates pending work); throws IndexError when out of range.
   T read(size_t i) const {

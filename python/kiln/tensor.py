@@ -75,12 +75,13 @@ def tensor(values):
 
 
 def _dlpack(self, **kwargs):
-    """DLPack export of the evaluated memory with this shape (no copy)."""
-    return _numpy(self).__dlpack__(**kwargs)
+    """DLPack export of the evaluated memory with this shape (no copy: a GPU's memory as CUDA memory)."""
+    return self.array._export(list(self.shape)).__dlpack__(**kwargs)
 
 
 def _dlpack_device(self):
-    return (1, 0)  # kDLCPU, device 0
+    """CUDA for tensors in a GPU's memory, else the host (as the tensor's array says)."""
+    return self.array.__dlpack_device__()
 
 
 def _torch(self):

@@ -7,6 +7,7 @@
 
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
 
 #include <optional>
 #include <utility>
@@ -84,7 +85,7 @@ template <typename A, typename Handle> A wrap_host_array(const Handle& array, si
 /// host's), or a GPU's (`host`: a host copy of a GPU array instead). As a Python object it
 /// speaks the array API (__dlpack__ with its keywords, the buffer protocol for host memory).
 template <typename A>
-nb::ndarray<nb::array_api> export_memory(const A& flat, std::initializer_list<size_t> shape, bool host) {
+nb::ndarray<nb::array_api> export_memory(const A& flat, const std::vector<size_t>& shape, bool host) {
   if (!flat.valid())
     throw ValueError("kiln: numpy() / __dlpack__(): the array has no value (default-constructed); assign one first");
   bool gpu = is_gpu_memory(flat.device());
@@ -93,7 +94,7 @@ nb::ndarray<nb::array_api> export_memory(const A& flat, std::initializer_list<si
   void* data = const_cast<void*>(static_cast<const void*>(kept->data()));
   bool on_gpu = gpu && !host;
   if (on_gpu) synchronize(Device::CUDA);  // the consumer's streams then see the values
-  return nb::ndarray<nb::array_api>(data, shape.size(), shape.begin(), owner, nullptr, nb::dtype<typename A::Value>(),
+  return nb::ndarray<nb::array_api>(data, shape.size(), shape.data(), owner, nullptr, nb::dtype<typename A::Value>(),
                                     on_gpu ? nb::device::cuda::value : nb::device::cpu::value, 0);
 }
 
@@ -164,8 +165,18 @@ template <typename A> void bind_array_interop(nb::class_<A>& cls) {
       },
       nb::arg("array"), "Raises TypeError: arrays of other than one axis convert to tensors (kl.tensor).");
   cls.def(
-      "_export", [](const A& a) { return export_memory(a, {a.size()}, false); },
-      "The memory (evaluated now) as an array-API object sharing it (a GPU's for arrays there).");
+      "_export",
+      [](const A& a, std::optional<std::vector<size_t>> shape) {
+        size_t count = 1;
+        for (size_t extent : shape.value_or(std::vector<size_t>{a.size()})) count *= extent;
+        if (count != a.size())
+          throw ValueError("kiln: _export(): a shape of " + std::to_string(count) + " elements for an array of " +
+                           std::to_string(a.size()));
+        return export_memory(a, shape.value_or(std::vector<size_t>{a.size()}), false);
+      },
+      nb::arg("shape").none() = nb::none(),
+      "The memory (evaluated now) as an array-API object of `shape` (default: 1-D) sharing it (a GPU's for arrays "
+      "there).");
   cls.def(
       "numpy", [](const A& a) { return nb::ndarray<nb::numpy>(export_memory(a, {a.size()}, true)); },
       "Evaluates and returns a NumPy array sharing the memory (no copy; a copy for arrays on a GPU).");

@@ -28,6 +28,11 @@ Backend& backend_for(Device device) {
   return llvm_backend();
 }
 
+DeviceGemm gemm_for(Device device) {
+  if (device == Device::CUDA && !emulated_cuda()) return cuda_gemm();
+  return nullptr;
+}
+
 }  // namespace kiln::detail
 
 namespace kiln {

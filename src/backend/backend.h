@@ -91,4 +91,14 @@ Backend& cuda_backend();
 /// on the host. A test device for the GPU lowering, not a user feature.
 Backend& cuda_emulated_backend();
 
+/// Row-major matrix products C = op(A)·op(B) (Float32 or Float64; C of m×n, m·n > 0) on
+/// a device's memory, queued on the device's stream.
+using DeviceGemm = void (*)(VarType type, bool transpose_a, bool transpose_b, size_t m, size_t n, size_t k,
+                            const void* a, const void* b, void* c);
+/// The GEMM of `device`; nullptr where the host computes products (the CPU; the emulated
+/// device, whose memory is the host's). On a GPU without cuBLAS, ValueError saying why.
+DeviceGemm gemm_for(Device device);
+/// cuBLAS's (src/backend/cuda/cublas.cpp).
+DeviceGemm cuda_gemm();
+
 }  // namespace kiln::detail

@@ -18,8 +18,8 @@ namespace {
 
 /// One way through the statement: the lanes that take it and the function they run.
 struct Choice {
-  Handle lanes_mask;            ///< where the choice applies (symbolic mode)
-  std::vector<uint32_t> lanes;  ///< or its lanes (evaluated mode)
+  Handle lanes_mask;  ///< where the choice applies (symbolic mode)
+  Handle lanes;       ///< or the indices of its lanes (evaluated mode)
   std::function<Values(const Values&)> run;
 };
 
@@ -166,15 +166,16 @@ Values symbolic_statement(std::vector<Choice>& choices, const Values& args, size
 }
 
 /// Evaluated: each choice on its compacted lanes, one kernel per choice.
-Values evaluated_choices(std::vector<Choice>& choices, const Values& args, size_t lanes, Device device,
-                         const std::string& what, const char* statement, const std::string& name) {
+Values evaluated_choices(std::vector<Choice>& choices, const Values& args, size_t lanes, const std::string& what,
+                         const char* statement, const std::string& name) {
   Values result;
   for (Choice& choice : choices) {
-    Handle indices = Handle::steal(make_copy(VarType::UInt32, choice.lanes.data(), choice.lanes.size(), device));
+    const Handle& indices = choice.lanes;
+    size_t taken = node_size(indices.index());
     Values out;
     {
       // Every compacted lane is active (side effects of size-1 values run once per lane).
-      MaskScope scope(literal(VarType::Bool, 1, choice.lanes.size()).index());
+      MaskScope scope(literal(VarType::Bool, 1, taken).index());
       // Fresh nodes: a one-lane argument passes ungathered and would be the caller's own array.
       Values inputs = fresh_values(gather_values(args, indices, lanes));
       InputWatchScope watch(statement, name, /*loop_state=*/false, inputs);
@@ -182,7 +183,7 @@ Values evaluated_choices(std::vector<Choice>& choices, const Values& args, size_
         out = choice.run(inputs);
       } catch (const SizeError& e) {
         throw SizeError(std::string(e.what()) + " (inside " + what + ", evaluated: each branch runs on the " +
-                        std::to_string(choice.lanes.size()) +
+                        std::to_string(taken) +
                         " lanes that take it, so per-lane arrays must be "
                         "passed as arguments rather than captured)");
       }
@@ -199,14 +200,6 @@ Values evaluated_choices(std::vector<Choice>& choices, const Values& args, size_
     eval_values(result);
   }
   return result;
-}
-
-/// The lanes where `mask` (and the enclosing mask) hold, on the host.
-std::vector<uint32_t> lanes_where(const Handle& mask) {
-  Handle lanes = active_lanes(within_enclosing(mask));
-  std::vector<uint32_t> host(node_size(lanes.index()));
-  read_all(lanes.index(), host.data());
-  return host;
 }
 
 }  // namespace
@@ -229,8 +222,8 @@ Values if_stmt(Index cond_index, const BodyFn& true_fn, const BodyFn& false_fn, 
     return symbolic_statement(choices, args, lanes, what, "if_stmt", name);
   }
   eval_values(all);
-  for (Choice& choice : choices) choice.lanes = lanes_where(choice.lanes_mask);
-  return evaluated_choices(choices, args, lanes, node_device(cond.index()), what, "if_stmt", name);
+  for (Choice& choice : choices) choice.lanes = active_lanes(within_enclosing(choice.lanes_mask));
+  return evaluated_choices(choices, args, lanes, what, "if_stmt", name);
 }
 
 Values dispatch(Index ids_index, const std::vector<uint32_t>& instances, const InstanceFn& fn, const Values& args,
@@ -255,22 +248,13 @@ Values dispatch(Index ids_index, const std::vector<uint32_t>& instances, const I
       choices[k].lanes_mask = traced(Op::Eq, ids, literal(VarType::UInt32, instances[k]));
     return symbolic_statement(choices, args, lanes, what, "dispatch", name);
   }
-  // Group the lanes by instance in one pass over the ids (lanes outside the enclosing mask
-  // and unknown ids take no choice).
+  // The lanes of each instance (lanes outside the enclosing mask and unknown ids take no choice).
   Handle enclosing = enclosing_mask();
   Handle effective = enclosing ? select_values(enclosing, ids, literal(VarType::UInt32, 0)) : ids;
   eval_values(all);
-  eval_values({effective});
-  std::unordered_map<uint32_t, size_t> choice_of;
-  for (size_t k = 0; k < instances.size(); ++k) choice_of.emplace(instances[k], k);
-  std::vector<uint32_t> id_of(node_size(effective.index()));  // on the host (a copy when on a GPU)
-  read_all(effective.index(), id_of.data());
-  bool broadcast = id_of.size() == 1;
-  for (size_t lane = 0; lane < lanes; ++lane) {
-    auto it = choice_of.find(id_of[broadcast ? 0 : lane]);
-    if (it != choice_of.end()) choices[it->second].lanes.push_back(uint32_t(lane));
-  }
-  return evaluated_choices(choices, args, lanes, node_device(ids.index()), what, "dispatch", name);
+  std::vector<Index> taken = lanes_by_value(effective.index(), instances, lanes);
+  for (size_t k = 0; k < instances.size(); ++k) choices[k].lanes = Handle::steal(taken[k]);
+  return evaluated_choices(choices, args, lanes, what, "dispatch", name);
 }
 
 }  // namespace kiln::detail

@@ -1,20 +1,24 @@
-// Horizontal operations (sum, prod, min, max, any, all, prefix_sum, compress, block_sum):
-// they evaluate their input and run on the host over fixed-size blocks with oneTBB (an
-// array on a GPU is copied to the host and the result back: not yet device kernels).
-// Blocks have a fixed size and partial results combine in block order, so results do
-// not depend on the number of threads.
+// Horizontal operations (sum, prod, min, max, any, all, prefix_sum, compress, block_sum,
+// lanes_by_value): they evaluate their input; on memory the host reads (the CPU's) they
+// run on the host over fixed-size blocks with oneTBB, elsewhere as kernels on the array's
+// device (horizontal_kernels.h). Blocks have a fixed size and partial results combine in
+// block order, so results do not depend on the number of threads.
 #include <kiln/detail/trace_api.h>
 #include <kiln/errors.h>
 
 #include "eval/evaluate.h"
+#include "eval/horizontal_kernels.h"
 #include "ir/node.h"
 #include "ir/type_dispatch.h"
+#include "memory/device_memory.h"
 
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace kiln::detail {
@@ -22,14 +26,26 @@ namespace {
 
 constexpr size_t kBlock = 1 << 14;
 
-/// Evaluates `index`; its elements readable on the host (a copy when on a GPU).
+/// Evaluates `index` for the operation `what`.
+Index evaluated(Index index, const char* what) {
+  check_live(index, what);
+  if (node(index).op != Op::Data || node(index).dirty_size) evaluate(&index, 1);
+  return index;
+}
+
+/// True when the operation runs as kernels on the array's device: the host cannot read
+/// its memory (a GPU's, the emulated device's). Gathers index such arrays with UInt32.
+bool on_device(Index index, const char* what) {
+  const Node& n = node(index);
+  if (device_memory(n.device).host_accessible()) return false;
+  if (n.size > UINT32_MAX)
+    throw SizeError(std::string("kiln: ") + what + "(): more than 2^32 - 1 elements on " + device_name(n.device));
+  return true;
+}
+
+/// An evaluated array's elements, read on the host.
 template <typename T> struct Input {
-  Input(Index index, const char* what) : index(evaluated(index, what)), view(*node(this->index).buffer) {}
-  static Index evaluated(Index index, const char* what) {
-    check_live(index, what);
-    if (node(index).op != Op::Data || node(index).dirty_size) evaluate(&index, 1);
-    return index;
-  }
+  explicit Input(Index index) : index(index), view(*node(index).buffer) {}
   const T* data() const { return static_cast<const T*>(view.data()); }
   size_t size() const { return node(index).size; }
   Device device() const { return node(index).device; }
@@ -66,11 +82,10 @@ template <typename T, typename Combine> T fold(const T* data, size_t n, T identi
 }
 
 template <typename T> T reduce_values(Reduction kind, const T* data, size_t n) {
-  if constexpr (std::is_same_v<T, bool>) {
-    if (kind == Reduction::Any) return fold<bool>(data, n, false, [](bool a, bool b) { return a || b; });
-    if (kind == Reduction::All) return fold<bool>(data, n, true, [](bool a, bool b) { return a && b; });
-    throw TypeError("kiln: sum/prod/min/max(): not defined for Bool arrays; use any()/all() or cast first");
-  } else {
+  if constexpr (std::is_same_v<T, bool>)
+    return kind == Reduction::Any ? fold<bool>(data, n, false, [](bool a, bool b) { return a || b; })
+                                  : fold<bool>(data, n, true, [](bool a, bool b) { return a && b; });
+  else {
     switch (kind) {
       case Reduction::Sum: return fold<T>(data, n, T(0), [](T a, T b) { return T(a + b); });
       case Reduction::Prod: return fold<T>(data, n, T(1), [](T a, T b) { return T(a * b); });
@@ -84,7 +99,7 @@ template <typename T> T reduce_values(Reduction kind, const T* data, size_t n) {
               else
                 return std::min(a, b);
             });
-      case Reduction::Max:
+      default:
         return fold<T>(data, n,
                        std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity()
                                                             : std::numeric_limits<T>::lowest(),
@@ -94,7 +109,6 @@ template <typename T> T reduce_values(Reduction kind, const T* data, size_t n) {
                          else
                            return std::max(a, b);
                        });
-      default: throw TypeError("kiln: any()/all(): need a Bool array");
     }
   }
 }
@@ -110,9 +124,15 @@ Index reduce(Reduction kind, Index index) {
   StateLock lock(state().mutex);
   check_live(index, reduction_name(kind));
   VarType type = node(index).type;
+  bool logical = kind == Reduction::Any || kind == Reduction::All;
+  if (type == VarType::Bool && !logical)
+    throw TypeError("kiln: sum/prod/min/max(): not defined for Bool arrays; use any()/all() or cast first");
+  if (type != VarType::Bool && logical) throw TypeError("kiln: any()/all(): need a Bool array");
+  index = evaluated(index, reduction_name(kind));
+  if (on_device(index, reduction_name(kind))) return reduce_on_device(kind, index);
   return dispatch_type(type, [&](auto tag) -> Index {
     using T = decltype(tag);
-    Input<T> in(index, reduction_name(kind));
+    Input<T> in(index);
     Output<T> out(type, 1, in.device());
     *out.data() = reduce_values<T>(kind, in.data(), in.size());
     return out.finish();
@@ -129,17 +149,10 @@ template <typename T> T sum_interleaved(const T* data, size_t n) {
   for (int k = 0; i < n; ++i, ++k) acc[k] = T(acc[k] + data[i]);
   return T(T(T(acc[0] + acc[4]) + T(acc[1] + acc[5])) + T(T(acc[2] + acc[6]) + T(acc[3] + acc[7])));
 }
-}  // namespace
 
-std::vector<Index> sum_each(const Index* indices, size_t count) {
-  StateLock lock(state().mutex);
-  std::vector<Index> pending;
-  for (size_t k = 0; k < count; ++k) {
-    check_live(indices[k], "sum");
-    if (!is_float(node(indices[k]).type)) throw TypeError("kiln: sum_each(): needs Float or Float64 arrays");
-    if (node(indices[k]).op != Op::Data || node(indices[k]).dirty_size) pending.push_back(indices[k]);
-  }
-  if (!pending.empty()) evaluate(pending.data(), pending.size());  // one kernel per size
+/// The sums of evaluated Float/Float64 arrays on the host, in one parallel pass.
+std::vector<Index> sums_on_host(const std::vector<Index>& indices) {
+  size_t count = indices.size();
   struct Task {
     size_t array, first, count;
   };
@@ -181,6 +194,29 @@ std::vector<Index> sum_each(const Index* indices, size_t count) {
   return results;
 }
 
+}  // namespace
+
+std::vector<Index> sum_each(const Index* indices, size_t count) {
+  StateLock lock(state().mutex);
+  std::vector<Index> pending;
+  for (size_t k = 0; k < count; ++k) {
+    check_live(indices[k], "sum");
+    if (!is_float(node(indices[k]).type)) throw TypeError("kiln: sum_each(): needs Float or Float64 arrays");
+    if (node(indices[k]).op != Op::Data || node(indices[k]).dirty_size) pending.push_back(indices[k]);
+  }
+  if (!pending.empty()) evaluate(pending.data(), pending.size());  // one kernel per size
+  std::vector<Index> results(count), host;
+  for (size_t k = 0; k < count; ++k)
+    if (on_device(indices[k], "sum"))
+      results[k] = reduce_on_device(Reduction::Sum, indices[k]);
+    else
+      host.push_back(indices[k]);
+  std::vector<Index> host_sums = sums_on_host(host);
+  for (size_t k = 0, h = 0; k < count; ++k)
+    if (!results[k]) results[k] = host_sums[h++];
+  return results;
+}
+
 Index prefix_sum(Index index, bool exclusive) {
   StateLock lock(state().mutex);
   check_live(index, "prefix_sum");
@@ -191,7 +227,9 @@ Index prefix_sum(Index index, bool exclusive) {
     if constexpr (std::is_same_v<T, bool>)
       return 0;
     else {
-      Input<T> in(index, "prefix_sum");
+      index = evaluated(index, "prefix_sum");
+      if (on_device(index, "prefix_sum")) return prefix_sum_on_device(index, exclusive);
+      Input<T> in(index);
       const T* data = in.data();
       size_t n = in.size();
       Output<T> result(type, n, in.device());
@@ -222,10 +260,12 @@ Index compress(Index mask) {
   StateLock lock(state().mutex);
   check_live(mask, "compress");
   if (node(mask).type != VarType::Bool) throw TypeError("kiln: compress(): the mask must be a Bool array");
-  Input<bool> in(mask, "compress");
+  if (node(mask).size > UINT32_MAX) throw SizeError("kiln: compress(): more than 2^32 - 1 lanes");
+  mask = evaluated(mask, "compress");
+  if (on_device(mask, "compress")) return compress_on_device(mask);
+  Input<bool> in(mask);
   const bool* data = in.data();
   size_t n = in.size();
-  if (n > UINT32_MAX) throw SizeError("kiln: compress(): more than 2^32 lanes");
   size_t blocks = (n + kBlock - 1) / kBlock;
   std::vector<uint32_t> offsets(blocks + 1, 0);
   tbb::parallel_for(size_t(0), blocks, [&](size_t b) {
@@ -255,7 +295,9 @@ Index block_sum(Index index, size_t block) {
     if constexpr (std::is_same_v<T, bool>)
       return 0;
     else {
-      Input<T> in(index, "block_sum");
+      index = evaluated(index, "block_sum");
+      if (on_device(index, "block_sum")) return block_sum_on_device(index, block);
+      Input<T> in(index);
       const T* data = in.data();
       size_t n = in.size();
       size_t groups = (n + block - 1) / block;
@@ -269,6 +311,27 @@ Index block_sum(Index index, size_t block) {
       return result.finish();
     }
   });
+}
+
+std::vector<Index> lanes_by_value(Index ids, const std::vector<uint32_t>& values, size_t lanes) {
+  StateLock lock(state().mutex);
+  check_live(ids, "dispatch");
+  ids = evaluated(ids, "dispatch");
+  if (on_device(ids, "dispatch")) return lanes_by_value_on_device(ids, values, lanes);
+  // One pass over the ids on the host.
+  std::unordered_map<uint32_t, size_t> position;
+  for (size_t k = 0; k < values.size(); ++k) position.emplace(values[k], k);
+  std::vector<std::vector<uint32_t>> taken(values.size());
+  Input<uint32_t> in(ids);
+  bool broadcast = in.size() == 1;
+  for (size_t lane = 0; lane < lanes; ++lane) {
+    auto it = position.find(in.data()[broadcast ? 0 : lane]);
+    if (it != position.end()) taken[it->second].push_back(uint32_t(lane));
+  }
+  std::vector<Index> result;
+  for (const auto& lanes_of_value : taken)
+    result.push_back(make_copy(VarType::UInt32, lanes_of_value.data(), lanes_of_value.size(), node(ids).device));
+  return result;
 }
 
 }  // namespace kiln::detail

@@ -6,6 +6,7 @@
 #include "ir/node.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace kiln::detail {
 
@@ -192,6 +193,24 @@ bool scope_open(uint32_t id) {
   for (const Region* r = find_region(id); r; r = find_region(r->parent))
     if (r->open) return true;
   return false;
+}
+
+TopLevelScope::TopLevelScope()
+    : open_regions_(std::move(state().open_regions)),
+      masks_(std::move(state().masks)),
+      creation_watch_(std::exchange(state().creation_watch, nullptr)),
+      substitutions_(std::exchange(state().substitutions, nullptr)) {
+  state().open_regions.clear();
+  state().masks.clear();
+  state().input_watches.push_back(nullptr);
+}
+
+TopLevelScope::~TopLevelScope() {
+  state().input_watches.pop_back();
+  state().open_regions = std::move(open_regions_);
+  state().masks = std::move(masks_);
+  state().creation_watch = creation_watch_;
+  state().substitutions = substitutions_;
 }
 
 void check_evaluable(Index index, const char* what) {

@@ -16,9 +16,12 @@
 
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace kiln::detail {
+
+class CreationWatch;
 
 struct Region {
   uint32_t parent = 0;  ///< enclosing region, 0 for the top level
@@ -90,6 +93,24 @@ std::string statement_title(const std::string& statement, const std::string& nam
 /// barrier: a statement's own compaction gathers). Both modes raise the same
 /// error, naming the statement and the position.
 void check_buffer_operand(Index buffer, const char* use);
+
+/// Traces at the top level while it lives, whatever statement is being recorded or traced
+/// around it: no open region, no mask, no creation watch or operand substitution, and a
+/// barrier in the input watches. Kiln's own kernels (the horizontal operations on a
+/// device) are traced and evaluated under it, so they work from inside a loop body.
+class TopLevelScope {
+ public:
+  TopLevelScope();
+  ~TopLevelScope();
+  TopLevelScope(const TopLevelScope&) = delete;
+  TopLevelScope& operator=(const TopLevelScope&) = delete;
+
+ private:
+  std::vector<uint32_t> open_regions_;
+  std::vector<Index> masks_;
+  CreationWatch* creation_watch_;
+  const std::unordered_map<Index, Index>* substitutions_;
+};
 
 /// The lanes side effects and gathers apply to now (0: all lanes).
 Index current_mask();

@@ -1,13 +1,15 @@
-// Matrix products on the CPU through OpenBLAS, and their derivatives. A product is an
-// evaluation boundary: its operands are evaluated, GEMM writes the result into a buffer
-// from Kiln's allocator (so memory_stats() counts it; transposes are GEMM flags, so no
-// other workspace is allocated by Kiln), and kernel_history() shows the call. The
+// Matrix products through OpenBLAS on the CPU and cuBLAS on a GPU (the device's GEMM,
+// backend.h), and their derivatives. A product is an evaluation boundary: its operands
+// are evaluated, GEMM writes the result into a buffer from Kiln's allocator on the
+// operands' device (so memory_stats() counts it; transposes are GEMM flags, so no other
+// workspace is allocated by Kiln), and kernel_history() shows the call. The
 // derivatives are products again, recorded as a CustomCallbacks hub:
 //   C = op(A) op(B):   dC = op(dA) op(B) + op(A) op(dB)            (forward)
 //                      d op(A) = G op(B)^T,  d op(B) = op(A)^T G    (reverse)
 #include <kiln/detail/tensor_api.h>
 #include <kiln/errors.h>
 
+#include "backend/backend.h"
 #include "eval/history.h"
 #include "ir/node.h"
 #include "memory/allocator.h"
@@ -107,19 +109,27 @@ Index multiply(Index a, Index b, size_t m, size_t k, size_t n, bool transpose_a,
   if (device != node_device(b))
     throw ValueError(std::string("kiln: matmul(): the operands are on two devices, ") + device_name(device) + " and " +
                      device_name(node_device(b)) + "; move one with .to()");
-  // On a GPU the operands are copied to the host and the product back (cuBLAS is not
-  // loaded yet).
+  DeviceGemm device_gemm = gemm_for(device);
   data(a);
   data(b);
   StateLock lock(state().mutex);
-  HostView pa(*node(a).buffer), pb(*node(b).buffer);
-  StagedBuffer pc(m * n * type_size(type), device);
   Stopwatch stopwatch;
-  fill_product(type, pa.data(), pb.data(), pc.data(), m, k, n, transpose_a, transpose_b);
-  Index c = make_data(type, m * n, pc.finish());
+  Index c;
+  if (device_gemm) {  // on the device; zeros when k is 0 (GEMM's beta = 0)
+    std::shared_ptr<Buffer> out = Buffer::allocate(m * n * type_size(type), device);
+    if (m * n)
+      device_gemm(type, transpose_a, transpose_b, m, n, k, node(a).buffer->data(), node(b).buffer->data(), out->data());
+    c = make_data(type, m * n, std::move(out));
+  } else {  // on the host (the emulated device's memory through copies)
+    HostView pa(*node(a).buffer), pb(*node(b).buffer);
+    StagedBuffer pc(m * n * type_size(type), device);
+    fill_product(type, pa.data(), pb.data(), pc.data(), m, k, n, transpose_a, transpose_b);
+    c = make_data(type, m * n, pc.finish());
+  }
   double ms = stopwatch.elapsed_ms();
+  std::string library = device_gemm ? "cuBLAS" : "OpenBLAS";
   std::string what = std::string("matmul ") + dims(m, k) + (transpose_a ? "ᵀ" : "") + " · " + dims(k, n) +
-                     (transpose_b ? "ᵀ" : "") + " (OpenBLAS " + (type == VarType::Float32 ? "sgemm" : "dgemm") +
+                     (transpose_b ? "ᵀ" : "") + " (" + library + " " + (type == VarType::Float32 ? "sgemm" : "dgemm") +
                      "): operands evaluated, result materialized";
   record_library_call(what, m * n, 2, device, ms);
   return c;

@@ -24,6 +24,9 @@ struct FuzzValue {
   Index index;
   VarType type;
   std::string label = {};  ///< its name in the listing ("%3", "phi1")
+  /// A float target of a Mul, Min or Max scatter: lanes meeting on one element combine in
+  /// the order a GPU's atomics take them (not bit for bit, and ±0 ties either way).
+  bool reordered = false;
 };
 
 /// The outcome of running one program: every value it created, and every scatter
@@ -31,6 +34,7 @@ struct FuzzValue {
 struct FuzzResult {
   std::vector<VarType> types;
   std::vector<std::vector<uint64_t>> lanes;
+  std::vector<bool> reordered;  ///< per value: FuzzValue::reordered
   std::string listing;
 };
 
@@ -83,6 +87,7 @@ class FuzzProgram {
       for (const FuzzValue& v : *list) {
         result.types.push_back(v.type);
         result.lanes.push_back(download(v.index));
+        result.reordered.push_back(v.reordered);
       }
     result.listing = listing_.str();
     for (const auto* list : {&values_, &targets_})
@@ -263,7 +268,8 @@ class FuzzProgram {
         detail::trace_scatter(reduce, target, value, index, mask);
         listing_ << "target" << targets_.size() << " = " << type_name(t) << "[13]; Scatter(reduce=" << int(reduce)
                  << ") " << name(value) << " at " << name(index) << " if " << name(mask) << "\n";
-        targets_.push_back({target, t});
+        bool reordered = is_float(t) && (reduce == ReduceOp::Mul || reduce == ReduceOp::Min || reduce == ReduceOp::Max);
+        targets_.push_back({target, t, {}, reordered});
         return;
       }
       case 9: {

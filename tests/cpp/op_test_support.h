@@ -4,6 +4,7 @@
 
 #include <kiln/kiln.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -157,6 +158,26 @@ inline bool same_value(VarType type, uint64_t a, uint64_t b, bool zero_sign_free
     return (std::isnan(x) && std::isnan(y)) || (zero_sign_free && x == 0 && y == 0);
   }
   return false;
+}
+
+/// Equality up to the order of a float reduction (a GPU's atomics combine lanes in any
+/// order): same_value with +0 = -0, or a relative difference within 1e-4 (Float32) or
+/// 1e-12 (Float64); bitwise for other types.
+inline bool close_value(VarType type, uint64_t a, uint64_t b) {
+  if (same_value(type, a, b, /*zero_sign_free=*/true)) return true;
+  if (!is_float(type)) return false;
+  double x, y;
+  if (type == VarType::Float32) {
+    float fx, fy;
+    uint32_t xa = uint32_t(a), yb = uint32_t(b);
+    std::memcpy(&fx, &xa, 4);
+    std::memcpy(&fy, &yb, 4);
+    x = fx, y = fy;
+  } else {
+    std::memcpy(&x, &a, 8);
+    std::memcpy(&y, &b, 8);
+  }
+  return std::fabs(x - y) <= (type == VarType::Float32 ? 1e-4 : 1e-12) * std::max(std::fabs(x), std::fabs(y));
 }
 
 }  // namespace kiln::test

@@ -1,12 +1,14 @@
-// Kiln's own declarations of the CUDA driver (src/backend/cuda/driver_api.h) against the
-// toolkit's cuda.h, at compile time: every function of the list has the parameters of the
-// exported symbol it is loaded from (compared structurally: integers and enums by size and
-// signedness, handles as opaque pointers), and every constant has cuda.h's value. Built
-// only where the toolkit is installed (tests/CMakeLists.txt); compiling is the test.
+// Kiln's own declarations of the CUDA driver (src/backend/cuda/driver_api.h) and of cuBLAS
+// (src/backend/cuda/cublas.h) against the toolkit's cuda.h and cublas_api.h, at compile time: every function of the
+// list has the parameters of the exported symbol it is loaded from (compared structurally: integers and enums by size
+// and signedness, handles as opaque pointers), and every constant has cuda.h's value. Built only where the toolkit is
+// installed (tests/CMakeLists.txt); compiling is the test.
+#include <cublas_api.h>
 #include <cuda.h>
 
 #include <gtest/gtest.h>
 
+#include "backend/cuda/cublas.h"
 #include "backend/cuda/driver_api.h"
 
 #include <type_traits>
@@ -41,7 +43,16 @@ template <typename Kiln, typename Toolkit> constexpr bool same_abi =
 KILN_CUDA_DRIVER_FUNCTIONS(KILN_CHECK_SIGNATURE)
 #undef KILN_CHECK_SIGNATURE
 
+#define KILN_CHECK_CUBLAS_SIGNATURE(field, symbol, parameters)                                 \
+  static_assert(same_abi<decltype(kiln::detail::cuda::CublasApi::field), decltype(&::symbol)>, \
+                #symbol ": Kiln's declaration differs from cublas_api.h's");
+KILN_CUBLAS_FUNCTIONS(KILN_CHECK_CUBLAS_SIGNATURE)
+#undef KILN_CHECK_CUBLAS_SIGNATURE
+
 namespace kc = kiln::detail::cuda;
+static_assert(kc::CUBLAS_STATUS_SUCCESS == ::CUBLAS_STATUS_SUCCESS);
+static_assert(kc::CUBLAS_OP_N == ::CUBLAS_OP_N);
+static_assert(kc::CUBLAS_OP_T == ::CUBLAS_OP_T);
 static_assert(kc::CUDA_SUCCESS == ::CUDA_SUCCESS);
 static_assert(kc::CUDA_ERROR_OUT_OF_MEMORY == ::CUDA_ERROR_OUT_OF_MEMORY);
 static_assert(kc::CUDA_ERROR_NOT_INITIALIZED == ::CUDA_ERROR_NOT_INITIALIZED);

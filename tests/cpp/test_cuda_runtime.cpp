@@ -2,15 +2,20 @@
 // memory and whose kernels do not run): arrays on the CUDA device, copies both ways, the
 // device rule for operations, the caching pool and its out-of-memory path, kernels lowered
 // for NVPTX, compiled to PTX by LLVM, handed to the driver and launched, and a failed
-// launch. Run by ctest with KILN_LIBCUDA_PATH pointing at the fake.
+// launch; matrix products through a fake cuBLAS (fake_libcublas.cpp), and the error
+// where cuBLAS is missing. Run by ctest with KILN_LIBCUDA_PATH (and KILN_LIBCUBLAS_PATH)
+// pointing at the fakes.
 #include <kiln/kiln.h>
 
 #include <gtest/gtest.h>
 
 #include <dlfcn.h>
+
+#include <algorithm>
 #include <cstdlib>
 #include <new>
 #include <string>
+#include <tuple>
 #include <vector>
 
 using namespace kiln;
@@ -22,6 +27,20 @@ int fake_launches() {
   void* library = dlopen(std::getenv("KILN_LIBCUDA_PATH"), RTLD_NOW | RTLD_NOLOAD);  // Kiln's copy
   auto* count = library ? reinterpret_cast<int (*)()>(dlsym(library, "fake_cuda_launches")) : nullptr;
   return count ? count() : -1;
+}
+
+/// Products the fake cuBLAS has computed (-1 when it is not loaded).
+int fake_cublas_products() {
+  const char* path = std::getenv("KILN_LIBCUBLAS_PATH");
+  void* library = path ? dlopen(path, RTLD_NOW | RTLD_NOLOAD) : nullptr;
+  auto* count = library ? reinterpret_cast<int (*)()>(dlsym(library, "fake_cublas_products")) : nullptr;
+  return count ? count() : -1;
+}
+
+/// op(A)·op(B) through Kiln's matmul (A is m×k, or k×m stored when transposed).
+template <typename T>
+Array<T> product(const Array<T>& a, const Array<T>& b, size_t m, size_t k, size_t n, bool ta, bool tb) {
+  return Array<T>::steal(detail::matmul(a.operand(), b.operand(), m, k, n, ta, tb).value);
 }
 
 class CudaRuntime : public ::testing::Test {
@@ -126,9 +145,57 @@ TEST_F(CudaRuntime, OutOfMemoryFlushesTheCacheThenRaisesNamingTheDevice) {
   }
 }
 
+TEST_F(CudaRuntime, MatrixProductsOnTheGpuGoThroughCublasAndAgreeWithTheCpu) {
+  for (auto [m, k, n] : {std::tuple<size_t, size_t, size_t>{3, 4, 5}, {1, 7, 2}, {6, 1, 1}, {4, 0, 3}})
+    for (bool ta : {false, true})
+      for (bool tb : {false, true}) {
+        SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n) + (ta ? " Aᵀ" : "") +
+                     (tb ? " Bᵀ" : ""));
+        std::vector<float> a(m * k), b(k * n);
+        for (size_t i = 0; i < a.size(); ++i) a[i] = float(i % 7) * 0.5f - 1.f;
+        for (size_t i = 0; i < b.size(); ++i) b[i] = float(i % 5) * 0.25f + 0.5f;
+        Float a_cpu = Float::from(a.data(), a.size()), b_cpu = Float::from(b.data(), b.size());
+        Float expected = product(a_cpu, b_cpu, m, k, n, ta, tb);
+        int before = std::max(0, fake_cublas_products());  // -1 until Kiln loads it
+        Float on_gpu = product(a_cpu.to(Device::CUDA), b_cpu.to(Device::CUDA), m, k, n, ta, tb);
+        EXPECT_EQ(on_gpu.device(), Device::CUDA);
+        EXPECT_EQ(on_gpu.to_vector(), expected.to_vector());  // small integers and halves: exact
+        EXPECT_EQ(fake_cublas_products(), before + 1);
+        std::vector<double> wide_a(a.begin(), a.end()), wide_b(b.begin(), b.end());
+        Float64 wide = product(Float64::from(wide_a.data(), wide_a.size(), Device::CUDA),
+                               Float64::from(wide_b.data(), wide_b.size(), Device::CUDA), m, k, n, ta, tb);
+        std::vector<float> narrow = expected.to_vector();
+        EXPECT_EQ(wide.to_vector(), std::vector<double>(narrow.begin(), narrow.end()));
+      }
+  auto history = kernel_history();
+  ASSERT_FALSE(history.empty());
+  EXPECT_NE(history.back().reason.find("cuBLAS"), std::string::npos) << history.back().reason;
+}
+
 }  // namespace
 
 namespace {
+
+// ctest cuda_runtime_without_cublas runs this with KILN_LIBCUBLAS_PATH naming no library.
+TEST(CudaWithoutCublas, AProductOnTheGpuSaysCublasIsMissing) {
+  const char* path = std::getenv("KILN_LIBCUBLAS_PATH");
+  if (!path || std::string(path).find("missing") == std::string::npos)
+    GTEST_SKIP() << "run by ctest cuda_runtime_without_cublas";
+  set_flag(Flag::DiskCache, false);
+  std::vector<float> values{1, 2, 3, 4};
+  Float a = Float::from(values.data(), 4, Device::CUDA);
+  try {
+    product(a, a, 2, 2, 2, false, false);
+    FAIL() << "a product without cuBLAS did not raise";
+  } catch (const ValueError& e) {
+    std::string message = e.what();
+    EXPECT_NE(message.find("needs cuBLAS"), std::string::npos) << message;
+    EXPECT_NE(message.find("KILN_LIBCUBLAS_PATH"), std::string::npos) << message;
+    EXPECT_NE(message.find(".to(\"cpu\")"), std::string::npos) << message;
+  }
+  Float on_cpu = product(a.to(Device::CPU), a.to(Device::CPU), 2, 2, 2, false, false);
+  EXPECT_EQ(on_cpu.to_vector(), (std::vector<float>{7, 10, 15, 22}));
+}
 
 // ctest cuda_runtime_old_gpu runs this with FAKE_LIBCUDA=old_gpu (compute capability 7.0).
 TEST(CudaUnavailable, AGpuOlderThanTuringIsRefusedWithTheReason) {

@@ -113,6 +113,10 @@ void ad_forward_to(const AdIndex* targets, size_t count);
 /// The sizes of the last traversal.
 TraversalStats ad_last_traversal();
 
+/// `x` on `device` (a copy, or `x` where it is): with derivatives, tangents are copied
+/// forward and adjoints back to `x`'s device.
+AdValue ad_to_device(AdOperand x, Device device);
+
 /// Whether operations record AD nodes now (false inside suspend_grad()).
 bool ad_recording();
 /// Pushes a recording state (suspend_grad / resume_grad scopes) and pops it.

@@ -101,5 +101,9 @@ std::vector<Index> sum_each(const Index* indices, size_t count);
 Index prefix_sum(Index index, bool exclusive);
 Index compress(Index mask);
 Index block_sum(Index index, size_t block);
+/// The lanes where `ids` (UInt32: `lanes` elements, or one for all) holds each of
+/// `values`: one array of ascending lane indices per value, on the ids' device (new
+/// references). What an evaluated dispatch runs each instance on.
+std::vector<Index> lanes_by_value(Index ids, const std::vector<uint32_t>& values, size_t lanes);
 
 }  // namespace kiln::detail

@@ -197,18 +197,17 @@ bool scope_open(uint32_t id) {
 
 TopLevelScope::TopLevelScope()
     : open_regions_(std::move(state().open_regions)),
-      masks_(std::move(state().masks)),
       creation_watch_(std::exchange(state().creation_watch, nullptr)),
       substitutions_(std::exchange(state().substitutions, nullptr)) {
   state().open_regions.clear();
-  state().masks.clear();
+  state().masks.push_back(0);  // all lanes (the masks below stay referenced where they are)
   state().input_watches.push_back(nullptr);
 }
 
 TopLevelScope::~TopLevelScope() {
   state().input_watches.pop_back();
+  state().masks.pop_back();
   state().open_regions = std::move(open_regions_);
-  state().masks = std::move(masks_);
   state().creation_watch = creation_watch_;
   state().substitutions = substitutions_;
 }

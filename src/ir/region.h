@@ -107,7 +107,6 @@ class TopLevelScope {
 
  private:
   std::vector<uint32_t> open_regions_;
-  std::vector<Index> masks_;
   CreationWatch* creation_watch_;
   const std::unordered_map<Index, Index>* substitutions_;
 };

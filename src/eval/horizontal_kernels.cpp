@@ -124,20 +124,24 @@ Ref evaluated(Ref value) {
 /// The lanes of a pass over `n` elements where each lane reads at least kMinRun of them.
 size_t lanes_for(size_t n) { return std::clamp<size_t>(n / kMinRun, 1, kMaxLanes); }
 
-/// The runs of contiguous elements a scan or block sum gives each lane: (first, count).
+/// The runs of contiguous elements a scan or block sum gives its lanes: each lane's first
+/// element and count.
 struct Runs {
-  size_t length, lanes;
+  size_t lanes;
   Ref first, count;
 };
 Runs contiguous_runs(size_t n, size_t length) {
   size_t lanes = (n + length - 1) / length;
   Ref first = traced(Op::Mul, Ref(make_counter(lanes)), size_param(length));
   Ref count = traced(Op::Min, size_param(length), traced(Op::Sub, size_param(n), first));
-  return {length, lanes, std::move(first), std::move(count)};
+  return {lanes, std::move(first), std::move(count)};
 }
 
-/// The run length of a scan over `n` elements: at least kMinRun, at most kMaxLanes runs.
-size_t scan_run_length(size_t n) { return std::max(kMinRun, (n + kMaxLanes - 1) / kMaxLanes); }
+/// The runs of a scan over `n` elements: one lane for at most kMinRun of them, else runs of
+/// at least kMinRun and at most kMaxLanes of them.
+Runs scan_runs(size_t n) {
+  return contiguous_runs(n, n <= kMinRun ? n : std::max(kMinRun, (n + kMaxLanes - 1) / kMaxLanes));
+}
 
 Op combining_op(Reduction kind) {
   switch (kind) {
@@ -185,7 +189,7 @@ Ref run_totals(const char* what, const Runs& runs, VarType type,
 Ref scan(const Ref& values, size_t n, bool exclusive) {
   VarType type = node_type(values.get());
   auto load = [&](const Ref& i, const Ref& active) { return gathered(values, i, active); };
-  Runs runs = contiguous_runs(n, n <= kMinRun ? n : scan_run_length(n));
+  Runs runs = scan_runs(n);
   std::vector<Ref> initial;  // each run starts from the total of the runs before it
   if (runs.lanes == 1)
     initial.push_back(constant(type, 0));
@@ -265,7 +269,7 @@ Index compress_on_device(Index mask) {
   size_t n = node_size(mask);
   Device device = node_device(mask);
   if (n == 0) return make_empty(VarType::UInt32, 0, device);
-  Runs runs = contiguous_runs(n, n <= kMinRun ? n : scan_run_length(n));
+  Runs runs = scan_runs(n);
   // Each run's count of set lanes, their running totals, then each run writes its lanes'
   // indices from its offset.
   Ref counts = run_totals("compress", runs, VarType::UInt32, [&](const Ref& i, const Ref& active) {

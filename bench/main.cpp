@@ -362,7 +362,8 @@ int usage(const char* program, int code) {
                "               ad (reverse pass vs primal: elementwise, MLP-shaped, path tracer)\n"
                "               memory (gather and scatter_add at random indices vs C++ loops)\n"
                "               ptx (PTX generation for CUDA vs a CPU compile; ptxas, where installed),\n"
-               "               gpu (on a GPU: triad and fused vs nvcc, compile times, round trip)\n",
+               "               gpu (on a GPU: triad and fused vs nvcc, sum/prefix_sum/compress vs CUB,\n"
+               "                    compile times, round trip)\n",
                program);
   return code;
 }

@@ -23,15 +23,6 @@
 namespace bench {
 namespace {
 
-/// Seconds of one evaluation of `make()` on the GPU, waited for.
-template <typename Make> double gpu_seconds(Make make) {
-  kiln::Float out = make();
-  return time_once([&] {
-    kiln::eval(out);
-    kiln::synchronize(kiln::Device::CUDA);
-  });
-}
-
 /// Seconds of the nvcc baseline's kernels (NaN where it did not run).
 struct Baseline {
   double triad = kNone, fused = kNone, sum = kNone, scan = kNone, compress = kNone;
@@ -57,8 +48,8 @@ Baseline nvcc_baseline(size_t n, std::string& why) {
   return b;
 }
 
-/// Seconds of `op` on the GPU, waited for.
-template <typename Op> double gpu_op_seconds(Op op) {
+/// Median seconds of `op` on the GPU, waited for.
+template <typename Op> double gpu_seconds(Op op) {
   return alternate(3, 10, {[&] {
                      return time_once([&] {
                        op();
@@ -82,11 +73,11 @@ void run_gpu(bool quick, std::vector<Row>& rows) {
   Baseline nvcc = nvcc_baseline(n, why);
   const std::string size = "2^" + std::to_string(quick ? 24 : 28);
   const double gib = double(n) * 4 / double(1 << 30);
-  double triad_s = alternate(3, 10, {[&] { return gpu_seconds([&] { return triad(x, 3.0f, y); }); }})[0];
+  double triad_s = gpu_seconds([&] { kiln::eval(triad(x, 3.0f, y)); });
   rows.push_back({"GPU triad over " + size + " floats vs nvcc", triad_s, nvcc.triad, Goal::RatioAtLeast, 0.9,
                   std::to_string(3 * gib / triad_s) + " GiB/s (3 arrays moved); baseline: CUDA C++ by nvcc " +
                       (why.empty() ? "(events)" : why)});
-  double fused_s = alternate(3, 10, {[&] { return gpu_seconds([&] { return fused10(x, y, z); }); }})[0];
+  double fused_s = gpu_seconds([&] { kiln::eval(fused10(x, y, z)); });
   rows.push_back({"GPU fused 10-op over " + size + " floats vs nvcc", fused_s, nvcc.fused, Goal::RatioAtLeast, 0.9,
                   std::to_string(4 * gib / fused_s) + " GiB/s (4 arrays moved); baseline: CUDA C++ by nvcc"});
   // The horizontal operations' device kernels against CUB, on the baseline's data
@@ -94,12 +85,12 @@ void run_gpu(bool quick, std::vector<Row>& rows) {
   kiln::Float ramp = kiln::cast<float>(kiln::arange<kiln::UInt32>(n) % 1000u) * 1e-3f;
   kiln::Bool flags = ramp > 0.5f;
   kiln::eval(ramp, flags);
-  rows.push_back({"GPU sum over " + size + " floats vs CUB", gpu_op_seconds([&] { (void)kiln::sum(ramp); }), nvcc.sum,
+  rows.push_back({"GPU sum over " + size + " floats vs CUB", gpu_seconds([&] { (void)kiln::sum(ramp); }), nvcc.sum,
                   Goal::None, 0, "strided passes of one symbolic loop per lane vs cub::DeviceReduce::Sum"});
-  rows.push_back({"GPU prefix_sum over " + size + " floats vs CUB",
-                  gpu_op_seconds([&] { (void)kiln::prefix_sum(ramp); }), nvcc.scan, Goal::None, 0,
+  rows.push_back({"GPU prefix_sum over " + size + " floats vs CUB", gpu_seconds([&] { (void)kiln::prefix_sum(ramp); }),
+                  nvcc.scan, Goal::None, 0,
                   "run totals, scanned recursively, then each run again vs cub::DeviceScan::InclusiveSum"});
-  rows.push_back({"GPU compress over " + size + " flags vs CUB", gpu_op_seconds([&] { (void)kiln::compress(flags); }),
+  rows.push_back({"GPU compress over " + size + " flags vs CUB", gpu_seconds([&] { (void)kiln::compress(flags); }),
                   nvcc.compress, Goal::None, 0,
                   "counts, their scan, the count read by the host, the indices written vs "
                   "cub::DeviceSelect::Flagged (count left on the GPU)"});

@@ -9,6 +9,8 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <functional>
+#include <numeric>
 #include <optional>
 #include <utility>
 
@@ -167,12 +169,12 @@ template <typename A> void bind_array_interop(nb::class_<A>& cls) {
   cls.def(
       "_export",
       [](const A& a, std::optional<std::vector<size_t>> shape) {
-        size_t count = 1;
-        for (size_t extent : shape.value_or(std::vector<size_t>{a.size()})) count *= extent;
+        std::vector<size_t> extents = shape.value_or(std::vector<size_t>{a.size()});
+        size_t count = std::accumulate(extents.begin(), extents.end(), size_t(1), std::multiplies<>());
         if (count != a.size())
           throw ValueError("kiln: _export(): a shape of " + std::to_string(count) + " elements for an array of " +
                            std::to_string(a.size()));
-        return export_memory(a, shape.value_or(std::vector<size_t>{a.size()}), false);
+        return export_memory(a, extents, false);
       },
       nb::arg("shape").none() = nb::none(),
       "The memory (evaluated now) as an array-API object of `shape` (default: 1-D) sharing it (a GPU's for arrays "

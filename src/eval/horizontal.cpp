@@ -222,13 +222,13 @@ Index prefix_sum(Index index, bool exclusive) {
   check_live(index, "prefix_sum");
   VarType type = node(index).type;
   if (type == VarType::Bool) throw TypeError("kiln: prefix_sum(): not defined for Bool; cast to UInt32 first");
+  index = evaluated(index, "prefix_sum");
+  if (on_device(index, "prefix_sum")) return prefix_sum_on_device(index, exclusive);
   return dispatch_type(type, [&](auto tag) -> Index {
     using T = decltype(tag);
     if constexpr (std::is_same_v<T, bool>)
       return 0;
     else {
-      index = evaluated(index, "prefix_sum");
-      if (on_device(index, "prefix_sum")) return prefix_sum_on_device(index, exclusive);
       Input<T> in(index);
       const T* data = in.data();
       size_t n = in.size();
@@ -290,13 +290,13 @@ Index block_sum(Index index, size_t block) {
   if (block == 0) throw SizeError("kiln: block_sum(): the block size must be at least 1");
   VarType type = node(index).type;
   if (type == VarType::Bool) throw TypeError("kiln: block_sum(): not defined for Bool; cast to UInt32 first");
+  index = evaluated(index, "block_sum");
+  if (on_device(index, "block_sum")) return block_sum_on_device(index, block);
   return dispatch_type(type, [&](auto tag) -> Index {
     using T = decltype(tag);
     if constexpr (std::is_same_v<T, bool>)
       return 0;
     else {
-      index = evaluated(index, "block_sum");
-      if (on_device(index, "block_sum")) return block_sum_on_device(index, block);
       Input<T> in(index);
       const T* data = in.data();
       size_t n = in.size();
@@ -315,7 +315,6 @@ Index block_sum(Index index, size_t block) {
 
 std::vector<Index> lanes_by_value(Index ids, const std::vector<uint32_t>& values, size_t lanes) {
   StateLock lock(state().mutex);
-  check_live(ids, "dispatch");
   ids = evaluated(ids, "dispatch");
   if (on_device(ids, "dispatch")) return lanes_by_value_on_device(ids, values, lanes);
   // One pass over the ids on the host.

@@ -33,29 +33,6 @@ constexpr size_t kMaxLanes = size_t(1) << 18;
 /// Fewest elements a lane reads; at or below this many, one lane does the whole pass.
 constexpr size_t kMinRun = 32;
 
-/// One external reference, released at the end of its life.
-class Ref {
- public:
-  Ref() = default;
-  explicit Ref(Index stolen) : index_(stolen) {}
-  Ref(Ref&& other) noexcept : index_(std::exchange(other.index_, 0)) {}
-  Ref& operator=(Ref&& other) noexcept {
-    std::swap(index_, other.index_);
-    return *this;
-  }
-  Ref(const Ref&) = delete;
-  Ref& operator=(const Ref&) = delete;
-  ~Ref() {
-    if (index_) dec_ref(index_);
-  }
-  Index get() const { return index_; }
-  Index& slot() { return index_; }
-  Index release() { return std::exchange(index_, 0); }
-
- private:
-  Index index_ = 0;
-};
-
 Ref traced(Op op, const Ref& a, const Ref& b = {}, const Ref& c = {}) {
   return Ref(trace(op, a.get(), b.get(), c.get()));
 }
@@ -294,6 +271,7 @@ Index compress_on_device(Index mask) {
 }
 
 std::vector<Index> lanes_by_value_on_device(Index ids, const std::vector<uint32_t>& values, size_t lanes) {
+  TopLevelScope top_level;
   inc_ref(ids);
   Ref id_of(ids);
   std::vector<Ref> taken;

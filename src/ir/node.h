@@ -21,6 +21,7 @@
 #include <source_location>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace kiln::detail {
@@ -109,6 +110,29 @@ struct State {
 extern State* const global_state;
 /// The one State (inline, a plain pointer: tracing and scheduling call this per node).
 inline State& state() { return *global_state; }
+
+/// Owns one external reference to a node (or none: 0), released when it goes.
+class Ref {
+ public:
+  Ref() = default;
+  explicit Ref(Index stolen) : index_(stolen) {}
+  Ref(Ref&& other) noexcept : index_(std::exchange(other.index_, 0)) {}
+  Ref& operator=(Ref&& other) noexcept {
+    std::swap(index_, other.index_);
+    return *this;
+  }
+  Ref(const Ref&) = delete;
+  Ref& operator=(const Ref&) = delete;
+  ~Ref() {
+    if (index_) dec_ref(index_);
+  }
+  Index get() const { return index_; }
+  Index& slot() { return index_; }
+  Index release() { return std::exchange(index_, 0); }
+
+ private:
+  Index index_ = 0;
+};
 
 /// Locks the global state for the duration of a public entry point.
 using StateLock = std::lock_guard<std::recursive_mutex>;

@@ -18,12 +18,6 @@
 namespace kiln::detail {
 namespace {
 
-/// An external reference released at the end of the scope.
-struct OwnedIndex {
-  Index index;
-  ~OwnedIndex() { dec_ref(index); }
-};
-
 std::string describe(Index index) {
   const Node& n = node(index);
   return std::string(type_name(n.type)) + "[" + std::to_string(n.size) + "]";
@@ -340,10 +334,10 @@ Index trace(Op op, Index a, Index b, Index c, VarType type) {
     n.type = node(a).type;
     Index sized[3] = {b, c, current_mask()};  // inside a loop or branch: its lanes too
     n.size = broadcast_size("gather()", sized, sized[2] ? 3 : 2);
-    OwnedIndex mask{apply_current_mask(c)};  // inactive lanes of loops and branches read nothing
+    Ref mask(apply_current_mask(c));  // inactive lanes of loops and branches read nothing
     n.operands[0] = a;
     n.operands[1] = b;
-    n.operands[2] = mask.index;
+    n.operands[2] = mask.get();
     return create_node(n);
   }
   if (!op_is_pure(op) || arity == 0)
@@ -396,10 +390,10 @@ void trace_scatter(ReduceOp reduce, Index& target, Index value, Index index, Ind
   // Once per lane of a loop or branch.
   n.size = broadcast_size(std::string(what) + "()", operands, operands[3] ? 4 : 3);
   n.literal = uint64_t(reduce);
-  OwnedIndex active{apply_current_mask(mask)};  // only the lanes of the enclosing loop or branch
+  Ref active(apply_current_mask(mask));  // only the lanes of the enclosing loop or branch
   n.operands[1] = value;
   n.operands[2] = index;
-  n.operands[3] = active.index;
+  n.operands[3] = active.get();
   dec_ref(record_scatter(target, n));  // only the pending list holds it
 }
 
@@ -415,9 +409,9 @@ Index trace_scatter_inc(Index& target, Index index, Index mask) {
   Node n;
   n.op = Op::ScatterInc;
   n.size = broadcast_size("scatter_inc()", operands, operands[2] ? 3 : 2);
-  OwnedIndex active{apply_current_mask(mask)};
+  Ref active(apply_current_mask(mask));
   n.operands[1] = index;
-  n.operands[2] = active.index;
+  n.operands[2] = active.get();
   return record_scatter(target, n);
 }
 
@@ -447,19 +441,18 @@ std::vector<Index> trace_host_call(uint64_t id, Index fn, Index context, const s
   flush_dirty(sized.data(), int(sized.size()));
 
   inc_ref(fn);
-  OwnedIndex chain{fn};  // the argument list: HostArg cells, the first one on `fn`
+  Ref chain(fn);  // the argument list: HostArg cells, the first one on `fn`
   for (Index input : inputs) {
     Node cell;
     cell.op = Op::HostArg;
     cell.type = node(input).type;
-    cell.size = node(chain.index).size == 1 ? node(input).size : node(chain.index).size;  // 1 broadcasts (to 0 too)
-    cell.operands[0] = chain.index;
+    cell.size = node(chain.get()).size == 1 ? node(input).size : node(chain.get()).size;  // 1 broadcasts (to 0 too)
+    cell.operands[0] = chain.get();
     cell.operands[1] = input;
     Index next = create_node(cell);
-    dec_ref(chain.index);
-    chain.index = next;
+    chain = Ref(next);
   }
-  OwnedIndex mask{apply_current_mask(active)};  // inactive lanes of loops and branches call nothing
+  Ref mask(apply_current_mask(active));  // inactive lanes of loops and branches call nothing
   Node n;
   n.op = Op::HostCall;
   n.type = VarType::Bool;
@@ -467,9 +460,9 @@ std::vector<Index> trace_host_call(uint64_t id, Index fn, Index context, const s
   n.literal = id;
   n.operands[0] = fn;
   n.operands[1] = context;
-  n.operands[2] = mask.index;
-  n.operands[3] = chain.index;
-  OwnedIndex host_call{create_node(n)};
+  n.operands[2] = mask.get();
+  n.operands[3] = chain.get();
+  Ref host_call(create_node(n));
   std::vector<Index> results;
   for (size_t k = 0; k < signature.outputs.size(); ++k) {
     Node result;
@@ -477,7 +470,7 @@ std::vector<Index> trace_host_call(uint64_t id, Index fn, Index context, const s
     result.type = signature.outputs[k];
     result.size = size;
     result.literal = k;
-    result.operands[0] = host_call.index;
+    result.operands[0] = host_call.get();
     results.push_back(create_node(result));
   }
   return results;

@@ -1,7 +1,12 @@
-// Accel's Kiln-level queries: rays as Kiln arrays traced through the accelerator's host
-// functions from inside kernels. Nothing here knows which accelerator it is.
+// What make_accel's callers see of every accelerator: the kinds by name, make_accel choosing
+// one, and HostCallAccel's queries (rays as Kiln arrays traced through an accelerator's host
+// functions from inside kernels).
+#include <kiln/errors.h>
 #include <kiln/render/accel.h>
 #include <kiln/render/common.h>
+
+#include "accel/embree.h"
+#include "accel/kiln_accel.h"
 
 #include <tuple>
 
@@ -13,7 +18,7 @@ std::tuple<Float, Float, Float, Float, Float, Float, Float> ray_inputs(const Ray
 }
 }  // namespace
 
-PreliminaryIntersection Accel::intersect(const Ray3f& ray, const Bool& active) const {
+PreliminaryIntersection HostCallAccel::intersect(const Ray3f& ray, const Bool& active) const {
   HostCallTarget target = intersect_target();
   auto [t, u, v, prim_index, shape_index] =
       host_call<Float, Float, Float, UInt32, UInt32>(*target.function, target.context, ray_inputs(ray), active);
@@ -26,10 +31,24 @@ PreliminaryIntersection Accel::intersect(const Ray3f& ray, const Bool& active) c
   return hit;
 }
 
-Bool Accel::occluded(const Ray3f& ray, const Bool& active) const {
+Bool HostCallAccel::occluded(const Ray3f& ray, const Bool& active) const {
   HostCallTarget target = occluded_target();
   auto [hit] = host_call<Bool>(*target.function, target.context, ray_inputs(ray), active);
   return hit;
+}
+
+const char* accel_kind_name(AccelKind kind) { return kind == AccelKind::Embree ? "embree" : "kiln"; }
+
+AccelKind parse_accel_kind(const std::string& name) {
+  for (AccelKind kind : {AccelKind::Embree, AccelKind::Kiln})
+    if (name == accel_kind_name(kind)) return kind;
+  throw ValueError("kiln.render: accel \"" + name +
+                   "\" is not one of \"embree\" (Embree through host calls, CPU "
+                   "only) and \"kiln\" (Kiln's BVH, any device)");
+}
+
+std::unique_ptr<Accel> make_accel(std::vector<AccelGeometry> shapes, AccelKind kind) {
+  return kind == AccelKind::Embree ? make_embree_accel(shapes) : make_kiln_accel(std::move(shapes));
 }
 
 }  // namespace kiln::render

@@ -1,13 +1,10 @@
-// Spheres and disks as Embree user geometries: validation, bounds, and the intersect and
-// occluded callbacks, which solve each ray in double precision.
+// Spheres and disks as Embree user geometries: bounds, and the intersect and occluded
+// callbacks, which solve each ray in double precision.
 #include "accel/embree_analytic.h"
 
 #include "accel/embree_device.h"
 
-#include <kiln/errors.h>
-
 #include <cmath>
-#include <cstdio>
 #include <limits>
 #include <optional>
 #include <string>
@@ -15,24 +12,6 @@
 namespace kiln::render {
 namespace {
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
-
-double dot(const double a[3], const double b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
-
-void cross(const double a[3], const double b[3], double out[3]) {
-  out[0] = a[1] * b[2] - a[2] * b[1];
-  out[1] = a[2] * b[0] - a[0] * b[2];
-  out[2] = a[0] * b[1] - a[1] * b[0];
-}
-
-/// The float box [center - extent, center + extent], rounded outwards.
-FloatBounds bounds_around(const double center[3], const double extent[3]) {
-  FloatBounds bounds;
-  for (int i = 0; i < 3; ++i) {
-    bounds.lower[i] = std::nextafter(float(center[i] - extent[i]), -std::numeric_limits<float>::infinity());
-    bounds.upper[i] = std::nextafter(float(center[i] + extent[i]), std::numeric_limits<float>::infinity());
-  }
-  return bounds;
-}
 
 /// A ray of an Embree packet, in double precision.
 struct RayD {
@@ -130,72 +109,16 @@ template <typename Shape> GeometryHandle new_user_geometry(Shape* shape) {
   return geometry;
 }
 
-std::string shape_name(size_t shape_index, const char* kind) {
-  return "kiln.render: make_accel: shape " + std::to_string(shape_index) + " (" + kind + ")";
-}
-
-std::string to_text(double value) {
-  char text[32];
-  std::snprintf(text, sizeof(text), "%.9g", value);
-  return text;
-}
 }  // namespace
 
 GeometryHandle AnalyticShapes::add(const AccelSphere& sphere, size_t shape_index) {
-  for (int i = 0; i < 3; ++i) {
-    if (!std::isfinite(sphere.center[i])) {
-      throw ValueError(shape_name(shape_index, "sphere") + ": center component " + std::to_string(i) + " is " +
-                       to_text(sphere.center[i]) + "; it must be finite");
-    }
-  }
-  if (!(sphere.radius >= 0) || !std::isfinite(sphere.radius)) {
-    throw ValueError(shape_name(shape_index, "sphere") + ": radius is " + to_text(sphere.radius) +
-                     "; it must be finite and >= 0");
-  }
-  if (sphere.radius == 0) return nullptr;
-  AnalyticSphere& added = spheres_.emplace_back();
-  for (int i = 0; i < 3; ++i) added.center[i] = sphere.center[i];
-  added.radius = sphere.radius;
-  double extent[3] = {sphere.radius, sphere.radius, sphere.radius};
-  added.bounds = bounds_around(added.center, extent);
-  return new_user_geometry(&added);
+  std::optional<AnalyticSphere> parameters = analytic_sphere(sphere, shape_index);
+  return parameters ? new_user_geometry(&spheres_.emplace_back(*parameters)) : nullptr;
 }
 
 GeometryHandle AnalyticShapes::add(const AccelDisk& disk, size_t shape_index) {
-  const std::array<double, 16>& m = disk.to_world;
-  for (size_t i = 0; i < 16; ++i) {
-    if (!std::isfinite(m[i])) {
-      throw ValueError(shape_name(shape_index, "disk") + ": to_world[" + std::to_string(i / 4) + "][" +
-                       std::to_string(i % 4) + "] is " + to_text(m[i]) + "; it must be finite");
-    }
-  }
-  if (m[12] != 0 || m[13] != 0 || m[14] != 0 || m[15] != 1) {
-    throw ValueError(shape_name(shape_index, "disk") + ": to_world's last row is (" + to_text(m[12]) + ", " +
-                     to_text(m[13]) + ", " + to_text(m[14]) + ", " + to_text(m[15]) +
-                     "); an affine transform's is (0, 0, 0, 1)");
-  }
-  double axis_x[3] = {m[0], m[4], m[8]}, axis_y[3] = {m[1], m[5], m[9]};
-  double normal[3];
-  cross(axis_x, axis_y, normal);
-  double normal_squared = dot(normal, normal);
-  if (normal_squared == 0) return nullptr;
-  AnalyticDisk& added = disks_.emplace_back();
-  double extent[3];
-  for (int i = 0; i < 3; ++i) {
-    added.origin[i] = m[4 * i + 3];
-    added.normal[i] = normal[i];
-    extent[i] = std::hypot(axis_x[i], axis_y[i]);
-  }
-  // A point p = x·axis_x + y·axis_y of the plane has x = (axis_y × n)·p / |n|² and
-  // y = (n × axis_x)·p / |n|², as (axis_y × n)·axis_x = (n × axis_x)·axis_y = |n|².
-  cross(axis_y, normal, added.to_local_x);
-  cross(normal, axis_x, added.to_local_y);
-  for (int i = 0; i < 3; ++i) {
-    added.to_local_x[i] /= normal_squared;
-    added.to_local_y[i] /= normal_squared;
-  }
-  added.bounds = bounds_around(added.origin, extent);
-  return new_user_geometry(&added);
+  std::optional<AnalyticDisk> parameters = analytic_disk(disk, shape_index);
+  return parameters ? new_user_geometry(&disks_.emplace_back(*parameters)) : nullptr;
 }
 
 }  // namespace kiln::render

@@ -3,33 +3,12 @@
 // loses digits when the origin is far from the sphere). Private to render/accel/.
 #pragma once
 
+#include "accel/accel_shapes.h"
 #include "accel/embree_device.h"
-
-#include <kiln/render/accel.h>
 
 #include <deque>
 
 namespace kiln::render {
-
-/// A box that contains a shape, rounded outwards to floats.
-struct FloatBounds {
-  float lower[3], upper[3];
-};
-
-/// A sphere's parameters as its callbacks read them.
-struct AnalyticSphere {
-  double center[3];
-  double radius;
-  FloatBounds bounds;
-};
-
-/// A disk's parameters as its callbacks read them: the plane through `origin` spanned by
-/// to_world's x and y axes, its normal, and the rows that map a point of the plane (relative
-/// to `origin`) to the disk's local x and y.
-struct AnalyticDisk {
-  double origin[3], normal[3], to_local_x[3], to_local_y[3];
-  FloatBounds bounds;
-};
 
 /// Builds user geometries for spheres and disks and owns the parameters their callbacks
 /// read: it must outlive the scenes they are attached to.

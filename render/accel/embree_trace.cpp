@@ -3,6 +3,8 @@
 // Kiln marks inactive, and those Embree cannot trace, left out of Embree's valid mask.
 #include "accel/embree_trace.h"
 
+#include "accel/accel_shapes.h"
+
 #include <embree3/rtcore.h>
 
 #include <cmath>
@@ -12,10 +14,6 @@
 
 namespace kiln::render {
 namespace {
-/// Embree asserts that a ray's origin and direction components are at most this large
-/// (RayK::valid() in Embree's kernels/common/ray.h; Debian builds Embree with assertions).
-constexpr float kLargestComponent = 1.844e18f;
-
 /// Rays and hits of one packet in Embree's layout: 20 arrays of N 4-byte fields (org_x,
 /// org_y, org_z, tnear, dir_x, dir_y, dir_z, time, tfar, mask, id, flags, then the hit's
 /// Ng_x, Ng_y, Ng_z, u, v, primID, geomID, instID). A packet of 1 is RTCRayHit, which is

@@ -176,11 +176,22 @@ struct StagedRays {
 };
 
 /// The ways the tests trace: the raw host functions called directly on all the rays at
-/// once (one packet of that width), or Accel's queries in a kernel on either backend.
+/// once (one packet of that width; Embree only), or Accel's queries in a kernel on either
+/// backend.
 enum class Route { Raw, Llvm, Interpreter };
 
 inline std::string route_name(Route route) {
   return route == Route::Raw ? "Raw" : route == Route::Llvm ? "Llvm" : "Interpreter";
+}
+
+/// An accelerator and a way of tracing it.
+struct Tracer {
+  AccelKind kind;
+  Route route;
+};
+
+inline std::string tracer_name(const Tracer& tracer) {
+  return std::string(tracer.kind == AccelKind::Embree ? "Embree" : "Kiln") + route_name(tracer.route);
 }
 
 /// Runs kernels on the reference interpreter while it lives, when asked to.
@@ -214,7 +225,7 @@ inline std::vector<HostHit> intersect_by(Route route, const Accel& accel, const 
   std::vector<uint32_t> prim(width, kUntouched.prim), shape(width, kUntouched.shape);
   if (route == Route::Raw) {
     void* outputs[5] = {t.data(), u.data(), v.data(), prim.data(), shape.data()};
-    StagedRays(rays, active).call(accel.intersect_target(), outputs);
+    StagedRays(rays, active).call(dynamic_cast<const HostCallAccel&>(accel).intersect_target(), outputs);
   } else {
     BackendScope backend(route);
     auto [ray, mask] = to_kiln(rays, active);
@@ -234,7 +245,7 @@ inline std::vector<uint8_t> occluded_by(Route route, const Accel& accel, const s
   std::vector<uint8_t> hit(rays.size(), 2);
   if (route == Route::Raw) {
     void* outputs[1] = {hit.data()};
-    StagedRays(rays, active).call(accel.occluded_target(), outputs);
+    StagedRays(rays, active).call(dynamic_cast<const HostCallAccel&>(accel).occluded_target(), outputs);
   } else {
     BackendScope backend(route);
     auto [ray, mask] = to_kiln(rays, active);

@@ -1,8 +1,8 @@
-// Ray tracing through Accel (Embree 3): spheres, triangles and disks against analytic
-// answers in double precision, misses, maxt, occlusion, several shapes, random rays against
-// a brute-force reference, degenerate input — each through the raw host functions and in
-// kernels on the LLVM backend and the interpreter; packet widths, inactive lanes, malformed
-// shapes, updates and Embree's own errors.
+// Ray tracing through Accel, Embree's and the Kiln BVH: spheres, triangles and disks against
+// analytic answers in double precision, misses, maxt, occlusion, several shapes, random rays
+// against a brute-force reference, degenerate input — each through Embree's raw host
+// functions and in kernels on the LLVM backend and the interpreter, for both accelerators;
+// Embree's packet widths, inactive lanes, malformed shapes, updates and Embree's own errors.
 #include "accel_reference.h"
 
 #include <kiln/errors.h>
@@ -108,14 +108,15 @@ void expect_matches(const HostHit& got, const std::optional<ReferenceHit>& want,
 }
 
 /// Traces `rays` by `route` (all lanes active) and checks each against the reference.
-void expect_all_match(Route route, const ReferenceScene& scene, const std::vector<HostRay>& rays) {
-  std::unique_ptr<Accel> accel = make_accel(scene.shapes);
-  std::vector<HostHit> hits = intersect_by(route, *accel, rays, std::vector<bool>(rays.size(), true));
+void expect_all_match(const Tracer& tracer, const ReferenceScene& scene, const std::vector<HostRay>& rays) {
+  std::unique_ptr<Accel> accel = make_accel(scene.shapes, tracer.kind);
+  std::vector<HostHit> hits = intersect_by(tracer.route, *accel, rays, std::vector<bool>(rays.size(), true));
   for (size_t i = 0; i < rays.size(); ++i)
     expect_matches(hits[i], scene.trace(rays[i]), scene, "ray " + std::to_string(i));
 }
 
-class AccelRoutes : public ::testing::TestWithParam<Route> {};
+class AccelRoutes : public ::testing::TestWithParam<Tracer> {};
+class AccelKinds : public ::testing::TestWithParam<AccelKind> {};
 }  // namespace
 
 TEST_P(AccelRoutes, SphereFromOutsideAndInside) {
@@ -156,8 +157,8 @@ TEST_P(AccelRoutes, TrianglesGiveTBarycentricsAndPrimIndex) {
       ray_to(point({5, 0, 2}, {7, 0, 2.5f}, {5, 2, 3}, 0.05f, 0.9f), {-1, 0, 0}, 0.5f),
   };
   expect_all_match(GetParam(), scene, rays);
-  std::unique_ptr<Accel> accel = make_accel(scene.shapes);
-  std::vector<HostHit> hits = intersect_by(GetParam(), *accel, rays, std::vector<bool>(rays.size(), true));
+  std::unique_ptr<Accel> accel = make_accel(scene.shapes, GetParam().kind);
+  std::vector<HostHit> hits = intersect_by(GetParam().route, *accel, rays, std::vector<bool>(rays.size(), true));
   EXPECT_NEAR(hits[0].t, 1.5f, 1e-6f);
   EXPECT_NEAR(hits[0].u, 0.2f, 1e-6f);
   EXPECT_NEAR(hits[0].v, 0.3f, 1e-6f);
@@ -176,8 +177,8 @@ TEST_P(AccelRoutes, DiskUnderNonUniformToWorld) {
       ray_to(disk_point(disk, 0.0, 1.05), back, 1),  // radius 2, outside the ellipse
   };
   expect_all_match(GetParam(), scene, rays);
-  std::unique_ptr<Accel> accel = make_accel(scene.shapes);
-  std::vector<HostHit> hits = intersect_by(GetParam(), *accel, rays, std::vector<bool>(rays.size(), true));
+  std::unique_ptr<Accel> accel = make_accel(scene.shapes, GetParam().kind);
+  std::vector<HostHit> hits = intersect_by(GetParam().route, *accel, rays, std::vector<bool>(rays.size(), true));
   EXPECT_NEAR(hits[0].t, 2.0f, 1e-6f);
   EXPECT_NEAR(hits[0].u, 0.3f, 1e-6f);
   EXPECT_NEAR(hits[0].v, -0.4f, 1e-6f);
@@ -187,18 +188,18 @@ TEST_P(AccelRoutes, DiskUnderNonUniformToWorld) {
 
 TEST_P(AccelRoutes, MissesAndMaxt) {
   ReferenceScene scene{{kSphere}};
-  std::unique_ptr<Accel> accel = make_accel(scene.shapes);
+  std::unique_ptr<Accel> accel = make_accel(scene.shapes, GetParam().kind);
   std::array<float, 3> below = {0.25f, -0.5f, -4.25f};  // t = 4 along +z
   std::vector<HostRay> rays = {{below, {0, 0, -1}},
                                {below, {0, 0, 1}, 3.9f},
                                {below, {0, 0, 1}, 4.1f},
                                {below, {1, 0, 0}},
                                {below, {0, 0, 2}, 1.9f}};
-  std::vector<HostHit> hits = intersect_by(GetParam(), *accel, rays, std::vector<bool>(rays.size(), true));
+  std::vector<HostHit> hits = intersect_by(GetParam().route, *accel, rays, std::vector<bool>(rays.size(), true));
   for (size_t i : {0, 1, 3, 4}) expect_matches(hits[i], std::nullopt, scene, "miss " + std::to_string(i));
   EXPECT_EQ(hits[2].t, 4.0f);
   EXPECT_EQ(hits[2].shape, 0u);
-  std::vector<uint8_t> occluded = occluded_by(GetParam(), *accel, rays, std::vector<bool>(rays.size(), true));
+  std::vector<uint8_t> occluded = occluded_by(GetParam().route, *accel, rays, std::vector<bool>(rays.size(), true));
   EXPECT_EQ(occluded, (std::vector<uint8_t>{0, 0, 1, 0, 0}));
 }
 
@@ -214,13 +215,13 @@ TEST_P(AccelRoutes, SeveralShapesGiveTheirIndexAndTheClosestWins) {
       {{1, 2, 0}, {0, 0, 1}},                                   // the disk before the small sphere
       {{9, 9, 0}, {0, 0, 1}},                                   // through the zero-radius sphere's center
   };
-  std::unique_ptr<Accel> accel = make_accel(scene.shapes);
-  std::vector<HostHit> hits = intersect_by(GetParam(), *accel, rays, std::vector<bool>(rays.size(), true));
+  std::unique_ptr<Accel> accel = make_accel(scene.shapes, GetParam().kind);
+  std::vector<HostHit> hits = intersect_by(GetParam().route, *accel, rays, std::vector<bool>(rays.size(), true));
   std::vector<uint32_t> shapes;
   for (const HostHit& hit : hits) shapes.push_back(hit.shape);
   EXPECT_EQ(shapes, (std::vector<uint32_t>{0, 1, 3, 5, 3, kNoShape}));
   for (size_t i = 0; i < rays.size(); ++i) expect_matches(hits[i], scene.trace(rays[i]), scene, std::to_string(i));
-  std::vector<uint8_t> occluded = occluded_by(GetParam(), *accel, rays, std::vector<bool>(rays.size(), true));
+  std::vector<uint8_t> occluded = occluded_by(GetParam().route, *accel, rays, std::vector<bool>(rays.size(), true));
   EXPECT_EQ(occluded, (std::vector<uint8_t>{1, 1, 1, 1, 1, 0}));
 }
 
@@ -250,9 +251,9 @@ TEST_P(AccelRoutes, RandomRaysMatchBruteForce) {
     if (i % 2) ray.maxt = 1.2f + unit(rng);
     rays.push_back(ray);
   }
-  std::unique_ptr<Accel> accel = make_accel(scene.shapes);
-  std::vector<HostHit> hits = intersect_by(GetParam(), *accel, rays, std::vector<bool>(rays.size(), true));
-  std::vector<uint8_t> occluded = occluded_by(GetParam(), *accel, rays, std::vector<bool>(rays.size(), true));
+  std::unique_ptr<Accel> accel = make_accel(scene.shapes, GetParam().kind);
+  std::vector<HostHit> hits = intersect_by(GetParam().route, *accel, rays, std::vector<bool>(rays.size(), true));
+  std::vector<uint8_t> occluded = occluded_by(GetParam().route, *accel, rays, std::vector<bool>(rays.size(), true));
   size_t compared = 0, hit_count = 0;
   for (size_t i = 0; i < rays.size(); ++i) {
     bool ambiguous = false;
@@ -278,7 +279,7 @@ TEST_P(AccelRoutes, DegenerateShapesAndRaysMiss) {
   AccelTriangles vertices_only{{0, 0, 5, 1, 0, 5, 0, 1, 5}, {}};
   AccelDisk flattened{{1, 2, 0, 20, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}};  // y axis = 2 x axis
   std::unique_ptr<Accel> accel =
-      make_accel({mesh, vertices_only, AccelTriangles{}, AccelSphere{{20, 20, -3}, 0}, flattened});
+      make_accel({mesh, vertices_only, AccelTriangles{}, AccelSphere{{20, 20, -3}, 0}, flattened}, GetParam().kind);
   std::array<float, 3> down = {0, 0, -1};
   std::vector<HostRay> rays = {
       ray_to({0.2f, 0.2f, 0}, down, 1),     // face 0: the one hit
@@ -296,8 +297,8 @@ TEST_P(AccelRoutes, DegenerateShapesAndRaysMiss) {
       {{0.2f, 0.2f, 1}, down, nan},
       {{0.2f, 0.2f, 1}, down, -1},
   };
-  std::vector<HostHit> hits = intersect_by(GetParam(), *accel, rays, std::vector<bool>(rays.size(), true));
-  std::vector<uint8_t> occluded = occluded_by(GetParam(), *accel, rays, std::vector<bool>(rays.size(), true));
+  std::vector<HostHit> hits = intersect_by(GetParam().route, *accel, rays, std::vector<bool>(rays.size(), true));
+  std::vector<uint8_t> occluded = occluded_by(GetParam().route, *accel, rays, std::vector<bool>(rays.size(), true));
   EXPECT_EQ(hits[0].shape, 0u);
   EXPECT_EQ(occluded[0], 1);
   for (size_t i = 1; i < rays.size(); ++i) {
@@ -308,19 +309,19 @@ TEST_P(AccelRoutes, DegenerateShapesAndRaysMiss) {
 }
 
 TEST_P(AccelRoutes, AnEmptySceneMissesEverything) {
-  std::unique_ptr<Accel> accel = make_accel({});
+  std::unique_ptr<Accel> accel = make_accel({}, GetParam().kind);
   std::vector<HostRay> rays = {{{0, 0, 0}, {0, 0, 1}}, {{1, 2, 3}, {-1, 0, 0}, 5}};
-  std::vector<HostHit> hits = intersect_by(GetParam(), *accel, rays, {true, true});
+  std::vector<HostHit> hits = intersect_by(GetParam().route, *accel, rays, {true, true});
   for (size_t i = 0; i < rays.size(); ++i) expect_matches(hits[i], std::nullopt, ReferenceScene{}, std::to_string(i));
-  EXPECT_EQ(occluded_by(GetParam(), *accel, rays, {true, true}), (std::vector<uint8_t>{0, 0}));
+  EXPECT_EQ(occluded_by(GetParam().route, *accel, rays, {true, true}), (std::vector<uint8_t>{0, 0}));
 }
 
 TEST_P(AccelRoutes, InactiveLanes) {
-  std::unique_ptr<Accel> accel = make_accel({kSphere});
+  std::unique_ptr<Accel> accel = make_accel({kSphere}, GetParam().kind);
   std::vector<HostRay> rays(6, HostRay{{0.25f, -0.5f, -4.25f}, {0, 0, 1}});
   std::vector<bool> active = {true, false, true, false, false, true};
-  std::vector<HostHit> hits = intersect_by(GetParam(), *accel, rays, active);
-  std::vector<uint8_t> occluded = occluded_by(GetParam(), *accel, rays, active);
+  std::vector<HostHit> hits = intersect_by(GetParam().route, *accel, rays, active);
+  std::vector<uint8_t> occluded = occluded_by(GetParam().route, *accel, rays, active);
   for (size_t i = 0; i < rays.size(); ++i) {
     if (active[i]) {
       EXPECT_EQ(hits[i].t, 4.0f) << i;
@@ -332,8 +333,13 @@ TEST_P(AccelRoutes, InactiveLanes) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Routes, AccelRoutes, ::testing::Values(Route::Raw, Route::Llvm, Route::Interpreter),
-                         [](const ::testing::TestParamInfo<Route>& info) { return route_name(info.param); });
+INSTANTIATE_TEST_SUITE_P(Routes, AccelRoutes,
+                         ::testing::Values(Tracer{AccelKind::Embree, Route::Raw},
+                                           Tracer{AccelKind::Embree, Route::Llvm},
+                                           Tracer{AccelKind::Embree, Route::Interpreter},
+                                           Tracer{AccelKind::Kiln, Route::Llvm},
+                                           Tracer{AccelKind::Kiln, Route::Interpreter}),
+                         [](const ::testing::TestParamInfo<Tracer>& info) { return tracer_name(info.param); });
 
 TEST(Accel, EveryPacketWidth) {
   AccelDisk disk = tilted_disk();
@@ -371,10 +377,10 @@ TEST(Accel, EveryPacketWidth) {
   }
 }
 
-TEST(Accel, MalformedShapesAreValueErrors) {
-  auto expect_error = [](std::vector<AccelGeometry> shapes, const std::string& fragment) {
+TEST_P(AccelKinds, MalformedShapesAreValueErrors) {
+  auto expect_error = [this](std::vector<AccelGeometry> shapes, const std::string& fragment) {
     try {
-      make_accel(std::move(shapes));
+      make_accel(std::move(shapes), GetParam());
       ADD_FAILURE() << "no error; expected one mentioning: " << fragment;
     } catch (const ValueError& error) {
       EXPECT_NE(std::string(error.what()).find(fragment), std::string::npos) << error.what();
@@ -401,15 +407,15 @@ TEST(Accel, MalformedShapesAreValueErrors) {
   expect_error({disk}, "shape 0 (disk): to_world's last row is (0, 0, 0.5, 1); an affine transform's is (0, 0, 0, 1)");
 }
 
-TEST(Accel, UpdateMeshPositions) {
+TEST_P(AccelKinds, UpdateMeshPositions) {
   AccelTriangles mesh = two_triangles();
-  std::unique_ptr<Accel> accel = make_accel({kSphere, mesh, AccelTriangles{{0, 0, 0}, {}}});
+  std::unique_ptr<Accel> accel = make_accel({kSphere, mesh, AccelTriangles{{0, 0, 0}, {}}}, GetParam());
   std::vector<HostRay> rays = {ray_to({0.2f, 0.7f, 0}, {0, 0, -1}, 2), ray_to({0.2f, 0.7f, 0}, {0, 0, -1}, 1),
                                ray_to({5.5f, 0.5f, 2.375f}, {0, 0, 1}, 3)};
   std::vector<bool> active(rays.size(), true);
   auto traced = [&] {
     std::vector<std::pair<float, uint32_t>> found;
-    for (const HostHit& hit : intersect_by(Route::Raw, *accel, rays, active)) found.push_back({hit.t, hit.shape});
+    for (const HostHit& hit : intersect_by(Route::Llvm, *accel, rays, active)) found.push_back({hit.t, hit.shape});
     return found;
   };
   using Found = std::vector<std::pair<float, uint32_t>>;
@@ -430,8 +436,8 @@ TEST(Accel, UpdateMeshPositions) {
   accel->update_mesh_positions(2, {1, 2, 3});  // a mesh without faces takes positions too
 }
 
-TEST(Accel, UpdateErrors) {
-  std::unique_ptr<Accel> accel = make_accel({kSphere, two_triangles()});
+TEST_P(AccelKinds, UpdateErrors) {
+  std::unique_ptr<Accel> accel = make_accel({kSphere, two_triangles()}, GetParam());
   auto expect_error = [&](size_t shape, std::vector<float> positions, const std::string& fragment) {
     try {
       accel->update_mesh_positions(shape, positions);
@@ -445,6 +451,11 @@ TEST(Accel, UpdateErrors) {
   expect_error(1, {1, 2, 3},
                "shape 1 (triangle mesh): got 3 floats; the mesh has 6 vertices, so it takes 18 (x, y, z per vertex)");
 }
+
+INSTANTIATE_TEST_SUITE_P(Kinds, AccelKinds, ::testing::Values(AccelKind::Embree, AccelKind::Kiln),
+                         [](const ::testing::TestParamInfo<AccelKind>& info) {
+                           return std::string(info.param == AccelKind::Embree ? "Embree" : "Kiln");
+                         });
 
 TEST(Accel, EmbreeErrorsBecomeKilnErrors) {
 #if defined(__SANITIZE_ADDRESS__)

@@ -1,7 +1,8 @@
 // Ray tracing against a scene's shapes, called from inside Kiln kernels: the interface every
-// acceleration structure implements (make_accel builds the one this build has: Embree 3 on
-// the CPU). Shapes are described in world space as plain host data; rays and hits are Kiln
-// arrays (ray.h).
+// acceleration structure implements. make_accel builds one of two: Embree 3, called from
+// kernels as a host function (CPU only), or Kiln's own BVH, built on the host by Embree's
+// builder and traversed by Kiln code fused into the kernel (any device). Shapes are
+// described in world space as plain host data; rays and hits are Kiln arrays (ray.h).
 //
 // What an implementation guarantees:
 // - A ray is o + t·d for 0 <= t <= maxt; d need not be unit length and t is in units of d
@@ -14,12 +15,14 @@
 //   (1-u-v)·p0 + u·p1 + v·p2), (0, 0) for a sphere, the local (x, y) of the hit on a disk.
 // - A sphere's and a disk's t is accurate to float precision: they are intersected
 //   analytically in double precision (a disk in its local space: exact under any affine
-//   to_world). A triangle's t is Embree's single-precision test.
+//   to_world). A triangle's t is a single-precision test: Embree's, or for the Kiln BVH
+//   the watertight test of Woop, Benthin and Wald (2013), whose edge tests are exact (a
+//   ray through an edge or a vertex shared by two triangles hits one of them).
 // - occluded() is true exactly where intersect() would find a hit.
 // - A ray whose origin or direction has a component that is not finite or exceeds 1.8e18 in
 //   magnitude, whose direction is zero, or whose maxt is NaN or negative misses everything.
 // - Degenerate shapes are never hit but keep their index: a mesh without faces, a triangle
-//   of zero area or with a vertex that is not finite, a sphere of radius 0, a disk that
+//   of zero area or with a vertex that is not finite or exceeds 1.8e18, a sphere of radius 0, a disk that
 //   to_world flattens to a segment. Malformed descriptions (a face index past the last
 //   vertex, positions or faces not in threes, a negative or non-finite radius, a center or
 //   to_world with a component that is not finite, a to_world whose last row is not
@@ -36,6 +39,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <variant>
 #include <vector>
 
@@ -68,6 +72,17 @@ struct HostCallTarget {
   void* context;
 };
 
+/// Which acceleration structure make_accel builds.
+enum class AccelKind : uint8_t {
+  Embree,  ///< Embree 3 through host calls: the CPU only
+  Kiln,    ///< Kiln's BVH, traversed by Kiln code on the arrays' device
+};
+
+/// "embree" or "kiln".
+const char* accel_kind_name(AccelKind kind);
+/// The kind named "embree" or "kiln"; ValueError listing them for another name.
+AccelKind parse_accel_kind(const std::string& name);
+
 /// A scene's shapes, ready to be traced from kernels (see the guarantees above).
 class Accel {
  public:
@@ -76,14 +91,23 @@ class Accel {
   Accel(const Accel&) = delete;
   Accel& operator=(const Accel&) = delete;
 
+  virtual AccelKind kind() const = 0;
+
   /// The closest hit of each active ray.
-  PreliminaryIntersection intersect(const Ray3f& ray, const Bool& active = Bool(true)) const;
+  virtual PreliminaryIntersection intersect(const Ray3f& ray, const Bool& active = Bool(true)) const = 0;
   /// Whether each active ray hits anything (false on inactive lanes).
-  Bool occluded(const Ray3f& ray, const Bool& active = Bool(true)) const;
+  virtual Bool occluded(const Ray3f& ray, const Bool& active = Bool(true)) const = 0;
 
   /// Replaces the vertex positions of the mesh at `shape_index` (as many floats as before;
   /// non-finite values make their triangles unhittable) and rebuilds what depends on them.
   virtual void update_mesh_positions(size_t shape_index, const std::vector<float>& positions) = 0;
+};
+
+/// An Accel that kernels trace by calling host functions (Embree's).
+class HostCallAccel : public Accel {
+ public:
+  PreliminaryIntersection intersect(const Ray3f& ray, const Bool& active = Bool(true)) const final;
+  Bool occluded(const Ray3f& ray, const Bool& active = Bool(true)) const final;
 
   /// What intersect() calls: inputs Float32 ox, oy, oz, dx, dy, dz, maxt; outputs Float32 t,
   /// u, v, UInt32 prim_index, shape_index (a miss as above, also on inactive lanes).
@@ -92,7 +116,8 @@ class Accel {
   virtual HostCallTarget occluded_target() const = 0;
 };
 
-/// Builds the acceleration structure over `shapes` (shape index = position in the list).
-std::unique_ptr<Accel> make_accel(std::vector<AccelGeometry> shapes);
+/// Builds the acceleration structure of `kind` over `shapes` (shape index = position in the
+/// list). A Kiln BVH's arrays are made on the default device (device.h).
+std::unique_ptr<Accel> make_accel(std::vector<AccelGeometry> shapes, AccelKind kind = AccelKind::Embree);
 
 }  // namespace kiln::render

@@ -8,6 +8,7 @@
 #include "accel/embree.h"
 #include "accel/kiln_accel.h"
 
+#include <cstdlib>
 #include <tuple>
 
 namespace kiln::render {
@@ -39,12 +40,21 @@ Bool HostCallAccel::occluded(const Ray3f& ray, const Bool& active) const {
 
 const char* accel_kind_name(AccelKind kind) { return kind == AccelKind::Embree ? "embree" : "kiln"; }
 
-AccelKind parse_accel_kind(const std::string& name) {
+AccelKind parse_accel_kind(const std::string& name, const std::string& where) {
   for (AccelKind kind : {AccelKind::Embree, AccelKind::Kiln})
     if (name == accel_kind_name(kind)) return kind;
-  throw ValueError("kiln.render: accel \"" + name +
-                   "\" is not one of \"embree\" (Embree through host calls, CPU "
-                   "only) and \"kiln\" (Kiln's BVH, any device)");
+  throw ValueError("kiln.render: " + where + ": accel \"" + name +
+                   "\" is not one of \"embree\" (Embree through host calls, CPU only) and \"kiln\" (Kiln's "
+                   "BVH, any device)");
+}
+
+AccelKind default_accel_kind() {
+  // The renderer sees only Kiln's public headers, so it reads its one variable itself.
+  static const AccelKind kind = [] {
+    const char* name = std::getenv("KILN_ACCEL");
+    return name && *name ? parse_accel_kind(name, "KILN_ACCEL") : AccelKind::Embree;
+  }();
+  return kind;
 }
 
 std::unique_ptr<Accel> make_accel(std::vector<AccelGeometry> shapes, AccelKind kind) {

@@ -47,7 +47,8 @@ Bool hits_box(const BvhArrays& bvh, const TraversalRay& ray, const UInt32& node,
 /// The traversal loop: the closest hit, or with `first_hit` the first one found.
 TraversalHit traverse(const BvhArrays& bvh, const TraversalRay& ray, const Float& maxt, const Bool& active,
                       const LeafTest& leaf_test, bool first_hit, const char* name) {
-  const UInt32 node_end(bvh.node_count), no_slot(~0u);
+  // The node count is a launch parameter: another scene's BVH reuses the compiled kernel.
+  const UInt32 node_end = opaque<UInt32>(bvh.node_count), no_slot(~0u);
   UInt32 start = select(active & ray.valid, UInt32(0u), node_end);
   UInt32 none(0u);
   auto [node, cursor, end, t, slot, u, v] = while_loop(

@@ -39,7 +39,9 @@ template <typename T> std::shared_ptr<T> as(const std::shared_ptr<Object>& objec
 
 }  // namespace
 
-Scene::Scene(const Properties& props) {
+Scene::Scene(const Properties& props)
+    : accel_kind_(parse_accel_kind(props.get_string("accel", accel_kind_name(default_accel_kind())),
+                                   "scene (" + props.source() + ")")) {
   for (const auto& [name, object] : props.objects()) {
     children_.push_back(object);
     switch (object->kind()) {
@@ -121,7 +123,7 @@ void Scene::update_geometry() {
   // Kernels read the ray tracer when they run: one that arrays still pending may trace
   // stays alive with the scene.
   if (accel_) retired_accels_.push_back(std::move(accel_));
-  accel_ = make_accel(std::move(geometry));
+  accel_ = make_accel(std::move(geometry), accel_kind_);
   update_bounds();
 }
 
@@ -150,7 +152,7 @@ void Scene::update_bounds() {
 }
 
 SurfaceInteraction Scene::ray_intersect(const Ray3f& ray, const Bool& active) const {
-  PreliminaryIntersection hit = accel_->intersect(ray, active);
+  PreliminaryIntersection hit = ray_intersect_preliminary(ray, active);
   Bool valid = active & hit.is_valid();
   UInt32 shape = select(valid, hit.shape_index + 1u, UInt32(0u));
   auto [si] = dispatch_filled(

@@ -1,6 +1,7 @@
-// Accel traced from inside Kiln kernels: rays bouncing through a stack of layers in a
-// while_loop (symbolic and evaluated, on the LLVM backend and the interpreter), and one
-// compiled kernel serving every Accel: the scene is a launch parameter, never baked.
+// Accel traced from inside Kiln kernels, for both accelerators: rays bouncing through a stack
+// of layers in a while_loop (symbolic and evaluated, on the LLVM backend and the
+// interpreter), and one compiled kernel serving every Accel: the scene is a launch
+// parameter, never baked.
 #include "accel_reference.h"
 
 #include <kiln/construct.h>
@@ -56,8 +57,10 @@ std::vector<HostRay> slanted_rays(size_t count, std::vector<uint32_t>& expected_
 }
 }  // namespace
 
-TEST(AccelKernels, RaysStepThroughLayersInAWhileLoop) {
-  std::unique_ptr<Accel> accel = make_accel({layers()});
+class AccelKernels : public ::testing::TestWithParam<AccelKind> {};
+
+TEST_P(AccelKernels, RaysStepThroughLayersInAWhileLoop) {
+  std::unique_ptr<Accel> accel = make_accel({layers()}, GetParam());
   std::vector<uint32_t> expected;
   std::vector<HostRay> rays = slanted_rays(100, expected);
   for (Route route : {Route::Llvm, Route::Interpreter}) {
@@ -86,10 +89,17 @@ TEST(AccelKernels, RaysStepThroughLayersInAWhileLoop) {
   }
 }
 
-TEST(AccelKernels, ASecondAccelReusesTheCompiledKernel) {
+TEST_P(AccelKernels, ASecondAccelReusesTheCompiledKernel) {
+  // Embree's scene is a host call's context; the Kiln BVH's arrays are the kernel's inputs
+  // and its node count a launch parameter, so scenes with the same kinds of shapes share it.
+  AccelTriangles more_layers = layers();
+  more_layers.positions.insert(more_layers.positions.end(), {-1, -1, 9, 1, -1, 9, 1, 1, 9});
+  more_layers.faces.insert(more_layers.faces.end(), {20, 21, 22});
   ReferenceScene first{{AccelSphere{{0, 0, 0}, 1}}};
-  ReferenceScene second{{layers(), AccelSphere{{0.2, 0.1, 8}, 2}}};
-  std::unique_ptr<Accel> first_accel = make_accel(first.shapes), second_accel = make_accel(second.shapes);
+  if (GetParam() == AccelKind::Kiln) first.shapes.insert(first.shapes.begin(), layers());
+  ReferenceScene second{{more_layers, AccelSphere{{0.2, 0.1, 8}, 2}}};
+  std::unique_ptr<Accel> first_accel = make_accel(first.shapes, GetParam()),
+                         second_accel = make_accel(second.shapes, GetParam());
   std::vector<uint32_t> unused;
   std::vector<HostRay> rays = slanted_rays(256, unused);
   for (HostRay& ray : rays) ray.o[2] = -10;
@@ -110,3 +120,8 @@ TEST(AccelKernels, ASecondAccelReusesTheCompiledKernel) {
   check(*first_accel, first);
   EXPECT_EQ(cache_stats().compiles, compiles);
 }
+
+INSTANTIATE_TEST_SUITE_P(Kinds, AccelKernels, ::testing::Values(AccelKind::Embree, AccelKind::Kiln),
+                         [](const ::testing::TestParamInfo<AccelKind>& info) {
+                           return std::string(accel_kind_name(info.param));
+                         });

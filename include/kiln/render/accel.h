@@ -80,8 +80,12 @@ enum class AccelKind : uint8_t {
 
 /// "embree" or "kiln".
 const char* accel_kind_name(AccelKind kind);
-/// The kind named "embree" or "kiln"; ValueError listing them for another name.
-AccelKind parse_accel_kind(const std::string& name);
+/// The kind named "embree" or "kiln"; ValueError listing them for another name, which
+/// `where` names (e.g. "scene (scene.xml:1)").
+AccelKind parse_accel_kind(const std::string& name, const std::string& where);
+/// What a scene builds without an `accel` property: KILN_ACCEL (embree, kiln) when set
+/// (read once; ValueError for another value), else Embree.
+AccelKind default_accel_kind();
 
 /// A scene's shapes, ready to be traced from kernels (see the guarantees above).
 class Accel {

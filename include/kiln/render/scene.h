@@ -28,12 +28,21 @@ namespace kiln::render {
 class Scene : public Object {
  public:
   /// Takes the nested shapes, emitters, sensors and integrator (a `path` integrator when
-  /// none), and builds the ray tracer.
+  /// none), and builds the ray tracer: the string property `accel` ("embree" or "kiln")
+  /// chooses it, default_accel_kind() without one.
   explicit Scene(const Properties& props);
   ~Scene() override;
   PluginKind kind() const override { return PluginKind::Scene; }
 
+  /// The ray tracer this scene built.
+  AccelKind accel_kind() const { return accel_kind_; }
+
   SurfaceInteraction ray_intersect(const Ray3f& ray, const Bool& active) const;
+  /// What the ray tracer found, before a shape turns it into an interaction (Mitsuba's
+  /// ray_intersect_preliminary): shape_index is the shape's position (kNoShape on misses).
+  PreliminaryIntersection ray_intersect_preliminary(const Ray3f& ray, const Bool& active) const {
+    return accel_->intersect(ray, active);
+  }
   Bool ray_test(const Ray3f& ray, const Bool& active) const;
 
   /// An emitter sample seen from the surface point `ref` (shadow rays leave its surface).
@@ -95,6 +104,7 @@ class Scene : public Object {
   UInt32 shape_emitter_;    ///< per shape id: its area light's id (0: none)
   UInt32 bsdf_flag_table_;  ///< per BSDF id: its flags
   uint32_t environment_ = 0;
+  AccelKind accel_kind_;
   std::unique_ptr<Accel> accel_;
   std::vector<std::unique_ptr<Accel>> retired_accels_;  ///< replaced by updates, kept for pending kernels
 };

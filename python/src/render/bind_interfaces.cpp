@@ -57,6 +57,15 @@ void bind_records(nb::module_& m) {
       .def_rw("d", &Ray3f::d)
       .def_rw("maxt", &Ray3f::maxt)
       .def("__call__", &Ray3f::operator(), nb::arg("t"), "The point o + t d.");
+  nb::class_<PreliminaryIntersection>(m, "PreliminaryIntersection3f",
+                                      "What the ray tracer found (scene.ray_intersect_preliminary()): t = inf and "
+                                      "shape_index = 2**32 - 1 on misses.")
+      .def_rw("t", &PreliminaryIntersection::t)
+      .def_rw("prim_uv", &PreliminaryIntersection::prim_uv,
+              "Barycentrics (u, v) of vertices 1 and 2 on a triangle; the local (x, y) on a disk; 0 on a sphere.")
+      .def_rw("prim_index", &PreliminaryIntersection::prim_index, "The triangle within its mesh (0 otherwise).")
+      .def_rw("shape_index", &PreliminaryIntersection::shape_index, "The hit shape's position in the scene (0-based).")
+      .def("is_valid", &PreliminaryIntersection::is_valid);
   nb::class_<Frame3f>(m, "Frame3f", "An orthonormal frame (s, t, n).")
       .def(nb::init<const Array3f&>(), nb::arg("n"), "A frame around the unit normal n.")
       .def_rw("s", &Frame3f::s)
@@ -164,6 +173,12 @@ void bind_scene_queries(nb::handle scene) {
       },
       nb::arg("ray"), nb::arg("active") = Bool(true), "The nearest hit along each ray (SurfaceInteraction3f).");
   def_method(
+      scene, "ray_intersect_preliminary",
+      [](const Scene& self, const Ray3f& ray, const Bool& active) {
+        return self.ray_intersect_preliminary(ray, active);
+      },
+      nb::arg("ray"), nb::arg("active") = Bool(true), "The ray tracer's nearest hit along each ray, as it found it.");
+  def_method(
       scene, "ray_test",
       [](const Scene& self, const Ray3f& ray, const Bool& active) { return self.ray_test(ray, active); },
       nb::arg("ray"), nb::arg("active") = Bool(true), "Whether anything lies along each ray within maxt.");
@@ -193,10 +208,12 @@ void bind_scene_queries(nb::handle scene) {
       },
       nb::arg("si"), nb::arg("ref_p"),
       "The direction sample that reached si from ref_p (for pdf_emitter_direction after a BSDF sample).");
-  scene.attr("environment") =
-      nb::module_::import_("builtins")
-          .attr("property")(nb::cpp_function([](const Scene& self) { return self.environment(); }), nb::none(),
-                            nb::none(), "The environment emitter's id (0: none).");
+  nb::object property = nb::module_::import_("builtins").attr("property");
+  scene.attr("environment") = property(nb::cpp_function([](const Scene& self) { return self.environment(); }),
+                                       nb::none(), nb::none(), "The environment emitter's id (0: none).");
+  scene.attr("accel") = property(
+      nb::cpp_function([](const Scene& self) { return std::string(accel_kind_name(self.accel_kind())); }), nb::none(),
+      nb::none(), "The ray tracer the scene built: \"embree\" or \"kiln\" (the scene's `accel` property).");
 }
 
 void bind_object_queries(nb::handle sensor, nb::handle bsdf, nb::handle emitter) {

@@ -73,7 +73,11 @@ void bind_objects(nb::module_& m) {
           "Its kind as the XML tag (\"bsdf\", \"shape\", ...).")
       .def("__repr__", [](const Object& o) { return "<kr.Object " + object_repr(o) + ">"; });
 
-  nb::class_<kiln::render::Shape, Object>(m, "Shape", "Geometry, with its BSDF and area light.");
+  nb::class_<kiln::render::Shape, Object>(m, "Shape", "Geometry, with its BSDF and area light.")
+      .def(
+          "is_mesh",
+          [](const kiln::render::Shape& self) { return std::holds_alternative<AccelTriangles>(self.accel_geometry()); },
+          "Whether the shape is a triangle mesh (Mitsuba's Shape.is_mesh()).");
   nb::class_<BSDF, Object>(m, "BSDF", "How a surface scatters light.");
   nb::class_<Emitter, Object>(m, "Emitter", "A light source.");
   nb::class_<Integrator, Object>(m, "Integrator", "How a render estimates pixel values.");

@@ -1,0 +1,194 @@
+"""The Kiln BVH (a scene's accel "kiln") against Embree on every reference scene and the
+131k-triangle mesh scene: random rays of five kinds (primary, diffuse bounces, grazing,
+from anywhere in the scene including inside closed meshes, aimed at mesh vertices and edge
+midpoints) must hit the same shape and primitive at the same distance, but for ties: a
+disagreement is allowed only where one of the two hits lies on the edge or vertex of a
+triangle (both answers valid, as ties between triangles sharing it are), which is asserted.
+Also the scene option itself: KILN_ACCEL, errors, and `scene.accel`."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import kiln as kl
+import kiln.render as kr
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests" / "render"))
+sys.path.insert(0, str(ROOT / "examples" / "scenes"))
+import render_scenes  # noqa: E402
+import scenes  # noqa: E402
+
+RAYS_PER_KIND = 4096
+#: A ray this close to a triangle's boundary (relative to the scene's scale) may be a tie.
+EDGE_TOLERANCE = 1e-5
+#: Where both accelerators report the same hit, their distances agree this closely.
+DISTANCE_TOLERANCE = 1e-6
+
+
+def load(scene_dict, accel):
+    return kr.load_dict({**scene_dict, "accel": accel})
+
+
+def trace(scene, o, d, maxt=None):
+    """The preliminary hits of rays given as (n, 3) NumPy arrays, as NumPy columns."""
+    ray = kr.Ray3f(kl.Array3f(*[kl.Float(np.ascontiguousarray(o[:, k], np.float32)) for k in range(3)]),
+                   kl.Array3f(*[kl.Float(np.ascontiguousarray(d[:, k], np.float32)) for k in range(3)]),
+                   kl.Float(np.full(len(o), np.inf, np.float32) if maxt is None else maxt.astype(np.float32)))
+    hit = scene.ray_intersect_preliminary(ray)
+    uv = np.asarray(hit.prim_uv)
+    return {"t": np.asarray(hit.t), "u": uv[:, 0], "v": uv[:, 1], "prim": np.asarray(hit.prim_index),
+            "shape": np.asarray(hit.shape_index)}
+
+
+def unit(v):
+    return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+
+def mesh_points(scene):
+    """Every mesh vertex and edge midpoint of the scene, in world space."""
+    params = kr.traverse(scene)
+    points = []
+    for key in params.keys():
+        if key.endswith(".vertex_positions"):
+            positions = np.asarray(params[key]).reshape(-1, 3)
+            faces = np.asarray(params[key.replace("vertex_positions", "faces")]).reshape(-1, 3)
+            corners = positions[faces]
+            points += [positions, (corners + np.roll(corners, 1, axis=1)).reshape(-1, 3) / 2]
+    return np.concatenate(points)
+
+
+def ray_sets(scene, rng):
+    """{kind: (o, d)} for the five kinds of rays, from Embree's view of `scene`."""
+    n = RAYS_PER_KIND
+    sensor = scene.sensors()[0]
+    ray, _ = sensor.sample_ray(kl.Array2f(kl.Float(rng.random(n, np.float32)), kl.Float(rng.random(n, np.float32))))
+    primary = (np.asarray(ray.o).copy(), np.asarray(ray.d).copy())
+    si = scene.ray_intersect(ray)
+    valid = np.asarray(si.is_valid())
+    p, normal = np.asarray(si.p)[valid], np.asarray(si.n)[valid]
+    normal *= -np.sign(np.sum(normal * primary[1][valid], axis=1, keepdims=True))  # facing the camera
+    tangent = unit(np.cross(normal, rng.normal(size=normal.shape)))
+    # Cosine-weighted directions around the normal, and directions just above the surface.
+    r, phi = np.sqrt(rng.random(len(p))), 2 * np.pi * rng.random(len(p))
+    bitangent = np.cross(normal, tangent)
+    bounce = unit(tangent * (r * np.cos(phi))[:, None] + bitangent * (r * np.sin(phi))[:, None] +
+                  normal * np.sqrt(1 - r * r)[:, None])
+    grazing = unit(tangent + normal * rng.uniform(1e-4, 1e-2, (len(p), 1)))
+    offset = p + normal * 1e-4 * (1 + np.abs(p).max(axis=1, keepdims=True))
+    # The box around what primary rays hit, grown by a tenth of its diagonal (not flat
+    # where all hits lie in one plane).
+    lower, upper = p.min(axis=0), p.max(axis=0)
+    margin = 0.1 * np.linalg.norm(upper - lower)
+    lower, upper = lower - margin, upper + margin
+    anywhere = rng.uniform(lower, upper, (n, 3))
+    targets = mesh_points(scene)
+    targets = targets[rng.integers(0, len(targets), n)] if len(targets) else anywhere
+    origins = rng.uniform(lower - (upper - lower), upper + (upper - lower), (n, 3))
+    return {"primary": primary, "bounce": (offset, bounce), "grazing": (offset, grazing),
+            "anywhere": (anywhere, unit(rng.normal(size=(n, 3)))), "edges": (origins, targets - origins)}
+
+
+def triangles_hit(scene, hit, o, d):
+    """For each lane that hit a triangle, in double precision: the distance to the
+    triangle's plane and how far from the triangle's boundary the ray passes (its smallest
+    barycentric times the triangle's size, the square root of twice its area); NaN on other
+    lanes."""
+    params, t, margin = kr.traverse(scene), np.full(len(o), np.nan), np.full(len(o), np.nan)
+    for index, shape in enumerate(scene.shapes()):
+        lanes = np.nonzero(hit["shape"] == index)[0]
+        if not shape.is_mesh() or not len(lanes):
+            continue
+        positions = np.asarray(params[shape.id + ".vertex_positions"], np.float64).reshape(-1, 3)
+        p0, p1, p2 = positions[np.asarray(params[shape.id + ".faces"]).reshape(-1, 3)[hit["prim"][lanes]]].transpose(1, 0, 2)
+        # Möller–Trumbore
+        e1, e2, ray_o, ray_d = p1 - p0, p2 - p0, o[lanes], d[lanes]
+        p = np.cross(ray_d, e2)
+        det = np.sum(e1 * p, axis=1)
+        s = ray_o - p0
+        u = np.sum(s * p, axis=1) / det
+        q = np.cross(s, e1)
+        v = np.sum(ray_d * q, axis=1) / det
+        t[lanes] = np.sum(e2 * q, axis=1) / det
+        size = np.sqrt(np.linalg.norm(np.cross(e1, e2), axis=1))
+        margin[lanes] = np.abs(np.minimum(np.minimum(u, v), 1 - u - v)) * size
+    return t, margin
+
+
+def compare(scene_dict):
+    """Per kind of ray: the Kiln BVH's and Embree's hits, and what explains each disagreement."""
+    embree, kiln = load(scene_dict, "embree"), load(scene_dict, "kiln")
+    assert (embree.accel, kiln.accel) == ("embree", "kiln")
+    results = {}
+    for kind, (o, d) in ray_sets(embree, np.random.default_rng(7)).items():
+        o, d = o.astype(np.float32).astype(np.float64), d.astype(np.float32).astype(np.float64)
+        want, got = trace(embree, o, d), trace(kiln, o, d)
+        same = (want["shape"] == got["shape"]) & (want["prim"] == got["prim"])
+        # Ties: a hit on a triangle's edge or vertex, two surfaces at the same distance
+        # (coplanar shapes), or an origin on a surface (t = 0 up to rounding).
+        scale = np.maximum(np.abs(o).max(axis=1), 1)
+        exact, want_margin = triangles_hit(embree, want, o, d)
+        _, got_margin = triangles_hit(kiln, got, o, d)
+        with np.errstate(invalid="ignore"):  # NaN margins: not a triangle
+            explained = (want_margin <= EDGE_TOLERANCE * scale) | (got_margin <= EDGE_TOLERANCE * scale)
+        scale /= np.linalg.norm(d, axis=1)  # in units of t
+        closest = np.fmin(want["t"], got["t"])
+        with np.errstate(invalid="ignore"):  # inf - inf where both miss
+            coincident = np.abs(want["t"] - got["t"]) <= 1e-5 * np.maximum(closest, scale)
+        on_surface = closest <= 1e-5 * scale
+        explained |= coincident | on_surface
+        # Distances to the same triangle, each against the plane's in double precision.
+        measured = same & np.isfinite(exact)
+        results[kind] = {"rays": len(o), "disagree": int((~same).sum()), "unexplained": np.nonzero(~same & ~explained)[0],
+                         "embree_error": np.abs(want["t"] - exact)[measured] / scale[measured],
+                         "kiln_error": np.abs(got["t"] - exact)[measured] / scale[measured]}
+    return results
+
+
+@pytest.fixture(scope="module")
+def mesh_scene(tmp_path_factory):
+    assets = render_scenes.write_assets(tmp_path_factory.mktemp("assets"))
+    return render_scenes.mesh_scene(assets, 64, 64)
+
+
+@pytest.mark.parametrize("name", [*scenes.SCENES, "mesh_scene"])
+def test_the_kiln_bvh_agrees_with_embree(name, request):
+    scene_dict = request.getfixturevalue("mesh_scene") if name == "mesh_scene" else scenes.SCENES[name](scenes.DATA_DIR)
+    for kind, result in compare(scene_dict).items():
+        assert not len(result["unexplained"]), f"{kind} rays {result['unexplained'][:10]} disagree without a tie"
+        # The two single-precision triangle tests are about as accurate: relative to the
+        # scene's scale, the Kiln BVH's distance errors stay within twice Embree's.
+        kiln, embree = result["kiln_error"], result["embree_error"]
+        if not kiln.size:  # no triangle hit by both
+            continue
+        assert kiln.max() <= 2 * embree.max() + 2e-7, kind
+        assert kiln.mean() <= 2 * embree.mean() + 1e-7, kind
+
+
+def test_a_scene_names_its_accel_and_rejects_unknown_ones():
+    scene = {"type": "scene", "ball": {"type": "sphere"}}
+    assert kr.load_dict(scene).accel == "embree"
+    assert kr.load_dict({**scene, "accel": "kiln"}).accel == "kiln"
+    with pytest.raises(ValueError, match='scene .*accel "optix" is not one of "embree" .* and "kiln"'):
+        kr.load_dict({**scene, "accel": "optix"})
+
+
+@pytest.mark.parametrize("value, expected", [("kiln", "kiln"), ("embree", "embree"), ("", "embree")])
+def test_kiln_accel_sets_the_default(value, expected):
+    code = "import kiln.render as kr; print(kr.load_dict({'type': 'scene'}).accel)"
+    done = subprocess.run([sys.executable, "-c", code], env={**os.environ, "KILN_ACCEL": value}, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == expected
+
+
+def test_a_bad_kiln_accel_is_an_error_when_a_scene_is_loaded():
+    code = "import kiln.render as kr; kr.load_dict({'type': 'scene'})"
+    done = subprocess.run([sys.executable, "-c", code], env={**os.environ, "KILN_ACCEL": "bvh"}, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 1
+    assert 'KILN_ACCEL: accel "bvh" is not one of' in done.stderr

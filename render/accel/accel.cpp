@@ -1,6 +1,7 @@
 // What make_accel's callers see of every accelerator: the kinds by name, make_accel choosing
 // one, and HostCallAccel's queries (rays as Kiln arrays traced through an accelerator's host
 // functions from inside kernels).
+#include <kiln/device.h>
 #include <kiln/errors.h>
 #include <kiln/render/accel.h>
 #include <kiln/render/common.h>
@@ -9,6 +10,7 @@
 #include "accel/kiln_accel.h"
 
 #include <cstdlib>
+#include <optional>
 #include <tuple>
 
 namespace kiln::render {
@@ -50,14 +52,19 @@ AccelKind parse_accel_kind(const std::string& name, const std::string& where) {
 
 AccelKind default_accel_kind() {
   // The renderer sees only Kiln's public headers, so it reads its one variable itself.
-  static const AccelKind kind = [] {
+  static const std::optional<AccelKind> chosen = []() -> std::optional<AccelKind> {
     const char* name = std::getenv("KILN_ACCEL");
-    return name && *name ? parse_accel_kind(name, "KILN_ACCEL") : AccelKind::Embree;
+    if (!name || !*name) return std::nullopt;
+    return parse_accel_kind(name, "KILN_ACCEL");
   }();
-  return kind;
+  return chosen.value_or(default_device() == Device::CPU ? AccelKind::Embree : AccelKind::Kiln);
 }
 
 std::unique_ptr<Accel> make_accel(std::vector<AccelGeometry> shapes, AccelKind kind) {
+  if (kind == AccelKind::Embree && default_device() != Device::CPU) {
+    throw ValueError(std::string("kiln.render: accel \"embree\" traces rays on the CPU only, and the scene's device is ") +
+                     device_name(default_device()) + ": use accel \"kiln\" (the default there)");
+  }
   return kind == AccelKind::Embree ? make_embree_accel(shapes) : make_kiln_accel(std::move(shapes));
 }
 

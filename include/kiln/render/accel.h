@@ -84,7 +84,8 @@ const char* accel_kind_name(AccelKind kind);
 /// `where` names (e.g. "scene (scene.xml:1)").
 AccelKind parse_accel_kind(const std::string& name, const std::string& where);
 /// What a scene builds without an `accel` property: KILN_ACCEL (embree, kiln) when set
-/// (read once; ValueError for another value), else Embree.
+/// (read once; ValueError for another value), else Embree on the CPU device and the Kiln
+/// BVH on any other (the default device, device.h).
 AccelKind default_accel_kind();
 
 /// A scene's shapes, ready to be traced from kernels (see the guarantees above).
@@ -121,7 +122,8 @@ class HostCallAccel : public Accel {
 };
 
 /// Builds the acceleration structure of `kind` over `shapes` (shape index = position in the
-/// list). A Kiln BVH's arrays are made on the default device (device.h).
+/// list). A Kiln BVH's arrays are made on the default device (device.h); Embree works only
+/// when that is the CPU (ValueError otherwise).
 std::unique_ptr<Accel> make_accel(std::vector<AccelGeometry> shapes, AccelKind kind = AccelKind::Embree);
 
 }  // namespace kiln::render

@@ -62,8 +62,9 @@ AccelKind default_accel_kind() {
 
 std::unique_ptr<Accel> make_accel(std::vector<AccelGeometry> shapes, AccelKind kind) {
   if (kind == AccelKind::Embree && default_device() != Device::CPU) {
-    throw ValueError(std::string("kiln.render: accel \"embree\" traces rays on the CPU only, and the scene's device is ") +
-                     device_name(default_device()) + ": use accel \"kiln\" (the default there)");
+    throw ValueError(
+        std::string("kiln.render: accel \"embree\" traces rays on the CPU only, and the scene's device is ") +
+        device_name(default_device()) + ": use accel \"kiln\" (the default there)");
   }
   return kind == AccelKind::Embree ? make_embree_accel(shapes) : make_kiln_accel(std::move(shapes));
 }

@@ -1,6 +1,6 @@
 // Building the BVH of bvh_build.h: Embree's builder calls back to make Kiln's temporary
 // nodes (in Embree's thread-local memory, freed with the builder's BVH object), which are
-// then flattened depth first.
+// then flattened depth first, once per octant of ray directions.
 #include "accel/bvh_build.h"
 
 #include "accel/embree_device.h"
@@ -24,6 +24,7 @@ struct BuildNode {
   BuildNode* children[2] = {};
   uint32_t count = 0;
   uint32_t* primitives = nullptr;
+  uint32_t first_slot = 0;  ///< a leaf's place in Bvh::primitives, set by the first layout
 };
 
 void* create_node(RTCThreadLocalAllocator allocator, unsigned int child_count, void*) {
@@ -51,17 +52,37 @@ void* create_leaf(RTCThreadLocalAllocator allocator, const RTCBuildPrimitive* pr
   return leaf;
 }
 
-void flatten(const BuildNode& node, const Box& bounds, Bvh& bvh) {
+/// Whether rays in `octant` should visit child 1 before child 0: along the axis on which the
+/// children's centers lie furthest apart, child 1 comes first for such rays.
+bool second_child_first(const BuildNode& node, unsigned octant) {
+  int axis = 0;
+  float widest = -1.0f, separation = 0.0f;
+  for (int a = 0; a < 3; ++a) {
+    float difference =
+        (node.bounds[1].lower[a] + node.bounds[1].upper[a]) - (node.bounds[0].lower[a] + node.bounds[0].upper[a]);
+    if (std::fabs(difference) > widest) axis = a, widest = std::fabs(difference), separation = difference;
+  }
+  bool negative = (octant >> axis) & 1;
+  return negative ? separation > 0 : separation < 0;
+}
+
+/// Appends `node`'s subtree in depth-first order for rays in `octant`. The first layout
+/// places the leaves' primitives; later ones reuse their slots.
+void flatten(BuildNode& node, const Box& bounds, unsigned octant, Bvh& bvh) {
   uint32_t index = uint32_t(bvh.nodes.size());
   bvh.nodes.push_back({bounds});
   if (node.leaf) {
-    bvh.nodes[index].first = uint32_t(bvh.primitives.size());
+    if (octant == 0) {
+      node.first_slot = uint32_t(bvh.primitives.size());
+      bvh.primitives.insert(bvh.primitives.end(), node.primitives, node.primitives + node.count);
+    }
+    bvh.nodes[index].first = node.first_slot;
     bvh.nodes[index].count = node.count;
-    bvh.primitives.insert(bvh.primitives.end(), node.primitives, node.primitives + node.count);
   } else {
-    flatten(*node.children[0], node.bounds[0], bvh);
+    int first = second_child_first(node, octant) ? 1 : 0;
+    flatten(*node.children[first], node.bounds[first], octant, bvh);
     bvh.nodes[index].first = uint32_t(bvh.nodes.size());
-    flatten(*node.children[1], node.bounds[1], bvh);
+    flatten(*node.children[1 - first], node.bounds[1 - first], octant, bvh);
   }
   bvh.nodes[index].skip = uint32_t(bvh.nodes.size());
 }
@@ -81,8 +102,9 @@ struct ReleaseBvh {
 Bvh build_bvh(const std::vector<Box>& boxes, unsigned max_leaf_size) {
   if (max_leaf_size < 1 || max_leaf_size > RTC_BUILD_MAX_PRIMITIVES_PER_LEAF)
     throw ValueError("kiln.render: a BVH leaf holds 1 to 32 primitives, not " + std::to_string(max_leaf_size));
-  if (boxes.size() > std::numeric_limits<uint32_t>::max())
-    throw ValueError("kiln.render: a BVH over more than 2^32 - 1 primitives");
+  if (boxes.size() > kMaxBvhPrimitives)
+    throw ValueError("kiln.render: a BVH over more than 2^28 primitives (its " + std::to_string(kOctants) +
+                     " layouts' node indices are 32-bit)");
   std::vector<RTCBuildPrimitive> primitives;
   Box scene = {{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
   for (size_t i = 0; i < boxes.size(); ++i) {
@@ -114,9 +136,10 @@ Bvh build_bvh(const std::vector<Box>& boxes, unsigned max_leaf_size) {
   void* root = rtcBuildBVH(&arguments);
   throw_on_embree_error("rtcBuildBVH");
   if (!root) throw InternalError("kiln.render: Embree's BVH builder returned no tree");
-  bvh.nodes.reserve(2 * primitives.size());
+  bvh.nodes.reserve(kOctants * 2 * primitives.size());
   bvh.primitives.reserve(primitives.size());
-  flatten(*static_cast<const BuildNode*>(root), scene, bvh);
+  for (unsigned octant = 0; octant < kOctants; ++octant) flatten(*static_cast<BuildNode*>(root), scene, octant, bvh);
+  bvh.layout_size = uint32_t(bvh.nodes.size() / kOctants);
   return bvh;
 }
 

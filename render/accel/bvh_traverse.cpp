@@ -47,9 +47,10 @@ Bool hits_box(const BvhArrays& bvh, const TraversalRay& ray, const UInt32& node,
 /// The traversal loop: the closest hit, or with `first_hit` the first one found.
 TraversalHit traverse(const BvhArrays& bvh, const TraversalRay& ray, const Float& maxt, const Bool& active,
                       const LeafTest& leaf_test, bool first_hit, const char* name) {
-  // The node count is a launch parameter: another scene's BVH reuses the compiled kernel.
-  const UInt32 node_end = opaque<UInt32>(bvh.node_count), no_slot(~0u);
-  UInt32 start = select(active & ray.valid, UInt32(0u), node_end);
+  // The layout size is a launch parameter: another scene's BVH reuses the compiled kernel.
+  const UInt32 layout_size = opaque<UInt32>(bvh.layout_size), no_slot(~0u);
+  const UInt32 node_end = (ray.octant + 1u) * layout_size;
+  UInt32 start = select(active & ray.valid, ray.octant * layout_size, node_end);
   UInt32 none(0u);
   auto [node, cursor, end, t, slot, u, v] = while_loop(
       std::tuple(start, none, none, maxt, no_slot, Float(0.0f), Float(0.0f)),
@@ -91,10 +92,12 @@ BvhArrays::BvhArrays(const Bvh& bvh)
       first(UInt32::from(field<uint32_t>(bvh, [](const BvhNode& node) { return node.first; }))),
       count(UInt32::from(field<uint32_t>(bvh, [](const BvhNode& node) { return node.count; }))),
       skip(UInt32::from(field<uint32_t>(bvh, [](const BvhNode& node) { return node.skip; }))),
-      node_count(uint32_t(bvh.nodes.size())) {}
+      layout_size(bvh.layout_size) {}
 
 TraversalRay::TraversalRay(const Ray3f& ray) : o(detach(ray.o)), d(detach(ray.d)), maxt(detach(ray.maxt)) {
   valid = (maxt >= 0.0f) & ((d.x != 0.0f) | (d.y != 0.0f) | (d.z != 0.0f));
+  octant = select(d.x < 0.0f, UInt32(1u), UInt32(0u)) | select(d.y < 0.0f, UInt32(2u), UInt32(0u)) |
+           select(d.z < 0.0f, UInt32(4u), UInt32(0u));
   for (size_t axis = 0; axis < 3; ++axis) {
     valid = valid & (abs(o[axis]) <= kLargestComponent) & (abs(d[axis]) <= kLargestComponent);
     inverse_d[axis] = select(d[axis] == 0.0f, copysign(Float(1e30f), d[axis]), 1.0f / d[axis]);

@@ -1,7 +1,8 @@
 // A BVH (bvh_build.h) as Kiln arrays, and its traversal written as Kiln code: one symbolic
-// loop per ray that walks the depth-first node order without a stack (a node's box missed
-// or a leaf done: jump to the end of its subtree; an inner node's box hit: go on to its left
-// child), testing one node's box or one primitive per iteration. What a primitive is, the
+// loop per ray that walks the depth-first node order of the layout for the ray's octant
+// without a stack (a node's box missed or a leaf done: jump to the end of its subtree; an
+// inner node's box hit: go on to its first child, the nearer one), testing one node's box
+// or one primitive per iteration. What a primitive is, the
 // loop does not know: a leaf test says whether the ray hits the primitive in a leaf slot.
 // Private to render/accel/.
 #pragma once
@@ -14,11 +15,12 @@
 
 namespace kiln::render {
 
-/// A BVH's nodes as arrays on the default device, one per field (in node order).
+/// A BVH's nodes as arrays on the default device, one per field (in node order: all its
+/// layouts).
 struct BvhArrays {
   Array3f lower, upper;
   UInt32 first, count, skip;
-  uint32_t node_count = 0;
+  uint32_t layout_size = 0;
 
   explicit BvhArrays(const Bvh& bvh);
 };
@@ -28,7 +30,8 @@ struct TraversalRay {
   Array3f o, d;       ///< detached: traversal carries no derivatives
   Array3f inverse_d;  ///< 1 / d, with ±1e30 for a zero component (keeps 0 · inf out of the box test)
   Float maxt;
-  Bool valid;  ///< accel.h's rule: finite, bounded components, d ≠ 0, maxt >= 0 (not NaN)
+  UInt32 octant;  ///< the octant of d (bvh_build.h's numbering)
+  Bool valid;     ///< accel.h's rule: finite, bounded components, d ≠ 0, maxt >= 0 (not NaN)
 
   explicit TraversalRay(const Ray3f& ray);
 };

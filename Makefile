@@ -32,11 +32,13 @@ test: install-python format-check
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 	@bash tests/package/run.sh $(BUILD)
 	@cd tests/python && KILN_CACHE_DIR=$(abspath $(BUILD))/test-kernel-cache-python $(PYTHON) -m pytest -q
-	@# Again on the emulated CUDA device (docs/testing.md), but the renderer's tests: kiln.render
-	@# traces rays with Embree host calls, which GPU kernels cannot make (the GPU ray tracer comes next).
+	@# The renderer against Mitsuba's references again, with the Kiln BVH instead of Embree.
+	@cd tests/python && KILN_ACCEL=kiln KILN_CACHE_DIR=$(abspath $(BUILD))/test-kernel-cache-python \
+		$(PYTHON) -m pytest -q -p no:cacheprovider test_render_references.py test_render_grad_references.py
+	@# Again on the emulated CUDA device (docs/testing.md), the renderer with the Kiln BVH (its
+	@# default there) but for the gradient fuzzer, whose programs do not depend on the device.
 	@cd tests/python && KILN_DEVICE=cuda-emulated KILN_CACHE_DIR=$(abspath $(BUILD))/test-kernel-cache-python \
-		$(PYTHON) -m pytest -q -p no:cacheprovider --ignore-glob='test_render*' --ignore=test_inverse_crop.py \
-		--ignore=test_python_integrator.py
+		$(PYTHON) -m pytest -q -p no:cacheprovider --ignore=test_render_grad_fuzz.py
 
 demo: install-python
 	@$(BUILD)/examples/mandelbrot mandelbrot.png
@@ -55,6 +57,7 @@ bench: install-python
 	@$(PYTHON) bench/python_bench.py $(BENCH_ARGS)
 	@$(PYTHON) bench/nerf_bench.py $(BENCH_ARGS)
 	@$(PYTHON) bench/render_bench.py $(BENCH_ARGS)
+	@$(PYTHON) bench/accel_bench.py $(BENCH_ARGS)
 	@$(PYTHON) bench/render_grad_bench.py $(BENCH_ARGS)
 
 # The C++ suite under AddressSanitizer and UndefinedBehaviorSanitizer (debug build, so the

@@ -14,7 +14,7 @@ the true texture, the initial guess and the recovered texture above; a reference
 the same view rendered with the recovered texture below. Prints the texture's PSNR against
 the truth, of the initial guess and at the end.
 
-    python examples/inverse_crop.py [--iterations 300] [--size 128] [--spp 16] [--lr 0.02] [--out build/inverse_crop]
+    python examples/inverse_crop.py [--iterations 300] [--size 128] [--spp 16] [--lr 0.02] [--out build/inverse_crop] [--device cuda]
 """
 
 import argparse
@@ -174,7 +174,14 @@ def main():
     parser.add_argument("--reference-spp", type=int, default=256)
     parser.add_argument("--lr", type=float, default=0.02)
     parser.add_argument("--out", type=Path, default=ROOT / "build" / "inverse_crop")
+    parser.add_argument("--device", help="cpu or cuda (default: KILN_DEVICE, else the CPU; the Kiln BVH traces rays "
+                                         "on a GPU)")
     args = parser.parse_args()
+    if args.device:
+        try:
+            kl.set_device(args.device)
+        except ValueError as error:
+            parser.error(str(error))
     if args.iterations < 1 or args.size < 16 or args.views < 1 or args.spp < 1 or args.reference_spp < 1:
         parser.error("--iterations, --views, --spp and --reference-spp must be positive and --size at least 16")
     start = time.perf_counter()

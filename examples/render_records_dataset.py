@@ -14,7 +14,11 @@ records against predicting the mean, which kernels the render and the backward p
 (kl.kernel_history(), with the scene parameters each kernel reads by their labels), and
 what the last backward pass visited (kl.last_traversal()).
 
-    python examples/render_records_dataset.py [--iterations 12] [--size 48] [--spp 4] [--torch]
+    python examples/render_records_dataset.py [--iterations 12] [--size 48] [--spp 4] [--torch] [--device cuda]
+
+With --device cuda everything runs on the GPU (the scene's ray tracer is then the Kiln BVH),
+and with --torch the records reach PyTorch as CUDA tensors over the recorder's memory
+(records.torch(), DLPack), still without a copy.
 """
 
 import argparse
@@ -46,6 +50,8 @@ def features(records):
 
 class KilnCache:
     """A positional encoding and an MLP of kl.nn, trained with kl.nn.Adam."""
+
+    features = staticmethod(features)
 
     def __init__(self):
         self.encoding = kl.nn.PositionalEncoding(4)
@@ -80,8 +86,16 @@ class TorchCache:
                                        torch.nn.ReLU(), torch.nn.Linear(64, 3))
         self.opt = torch.optim.Adam(self.mlp.parameters(), lr=3e-3)
 
+    def features(self, records):
+        """features() over torch tensors of the records' memory, on the records' device."""
+        views = records.torch()
+        hit = views["depth"] < 3
+        inputs = self.torch.cat([views[name][hit] for name in INPUTS], dim=1)
+        self.mlp.to(inputs.device)
+        return inputs, self.torch.log1p(views["radiance"][hit])
+
     def step(self, inputs, targets):
-        loss = ((self.mlp(self.torch.from_numpy(inputs)) - self.torch.from_numpy(targets)) ** 2).mean()
+        loss = ((self.mlp(inputs) - targets) ** 2).mean()
         self.opt.zero_grad()
         loss.backward()
         self.opt.step()
@@ -89,7 +103,7 @@ class TorchCache:
 
     def error(self, inputs, targets):
         with self.torch.no_grad():
-            return float(((self.mlp(self.torch.from_numpy(inputs)) - self.torch.from_numpy(targets)) ** 2).mean())
+            return float(((self.mlp(inputs) - targets) ** 2).mean())
 
 
 def main():
@@ -98,7 +112,13 @@ def main():
     parser.add_argument("--size", type=int, default=48)
     parser.add_argument("--spp", type=int, default=4)
     parser.add_argument("--torch", action="store_true", help="train the cache with PyTorch instead of kl.nn")
+    parser.add_argument("--device", help="cpu or cuda (default: KILN_DEVICE, else the CPU)")
     args = parser.parse_args()
+    if args.device:
+        try:
+            kl.set_device(args.device)
+        except ValueError as error:
+            parser.error(str(error))
     if args.iterations < 1 or args.size < 8 or args.spp < 1:
         parser.error("--iterations and --spp must be positive and --size at least 8")
 
@@ -129,7 +149,7 @@ def main():
         opt.step()
         opt[KEY] = kl.clip(opt[KEY], 0.0, 1.0)
         params.update(opt)
-        inputs, targets = features(recorder.backward)
+        inputs, targets = cache.features(recorder.backward)
         vertices += len(inputs)
         order = np.random.default_rng(it).permutation(len(inputs))
         cache_loss = [cache.step(inputs[batch], targets[batch]) for batch in np.array_split(order, 8)][-1]
@@ -140,8 +160,8 @@ def main():
     recorder.clear()
     fresh = kr.render(scene, params, spp=args.spp, seed=10_000, recorder=recorder)
     kl.backward(kl.mean(kl.square(fresh - reference)))
-    inputs, targets = features(recorder.backward)
-    baseline = float(np.mean((targets - targets.mean(axis=0)) ** 2))
+    inputs, targets = cache.features(recorder.backward)
+    baseline = float(((targets - targets.mean(axis=0)) ** 2).mean())
     print(f"\nradiance cache ({'torch' if args.torch else 'kl.nn'}) trained on {vertices} vertices: mean squared "
           f"error on {len(inputs)} fresh ones {cache.error(inputs, targets):.4f}, predicting the mean {baseline:.4f}")
     views = recorder.backward.numpy()

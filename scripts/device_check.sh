@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# The device check: Kiln's C++ suite, the fuzzer against the interpreter and the GPU
-# benchmarks, run on a lent NVIDIA GPU (docs/testing.md, "On a real GPU").
+# The device check: Kiln's C++ suite, the fuzzer against the interpreter, the renderer on the
+# GPU against the CPU and Mitsuba's references, and the GPU benchmarks, run on a lent NVIDIA
+# GPU (docs/testing.md, "On a real GPU").
 #
-#   scripts/device_check.sh pack [BUILD]   here: packs the test binaries, kiln_bench, libkiln
-#                                          and every library they load (glibc's loader too, so
+#   scripts/device_check.sh pack [BUILD]   here: packs the test binaries, kiln_bench,
+#                                          render_device_check with the reference scenes as XML
+#                                          (scripts/scene_xml.py) and Mitsuba's references, libkiln,
+#                                          libkiln_render and every library they load (glibc's loader too, so
 #                                          the bundle runs on the GPU machine's older or newer
 #                                          Ubuntu) into device-check/kiln-device-check.tar.xz
 #                                          (git-ignored; at most 64 MiB, what a run carries)
@@ -29,10 +32,15 @@ pack() {
   stage=$(mktemp -d)
   mkdir -p "$stage/bin" "$stage/lib"
   for suite in $SUITES fuzz; do cp "$build/tests/test_$suite" "$stage/bin/"; done
-  cp "$build/bench/kiln_bench" "$stage/bin/"
-  cp "$build/libkiln.so" "$stage/lib/"
+  cp "$build/bench/kiln_bench" "$build/tests/render_device_check" "$stage/bin/"
+  cp "$build/libkiln.so" "$build/render/libkiln_render.so" "$stage/lib/"
+  # The renderer check's scenes and references.
+  local python=python3
+  [ -x "$build/venv/bin/python" ] && python=$build/venv/bin/python
+  "$python" scripts/scene_xml.py "$stage/scenes"
+  cp -r tests/render/references "$stage/references"
   # Every library the binaries load, the loader included (resolved through symbolic links).
-  for file in "$stage"/bin/* "$stage/lib/libkiln.so"; do
+  for file in "$stage"/bin/* "$stage"/lib/libkiln*.so; do
     ldd "$file" | awk '/=> \// { print $3 } $1 ~ /^\/.*ld-linux/ { print $1 }'
   done | sort -u | while read -r library; do
     cp -L "$library" "$stage/lib/$(basename "$library")"
@@ -40,13 +48,11 @@ pack() {
   strip --strip-unneeded "$stage"/bin/* "$stage"/lib/* 2>/dev/null || true
   # Dr.Jit for the GPU machine's Python 3.12 (no package registry there): the path tracer's peer.
   mkdir -p "$stage/wheels"
-  local python=python3
-  [ -x "$build/venv/bin/python" ] && python=$build/venv/bin/python
   "$python" -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 \
     --platform manylinux_2_28_x86_64 -d "$stage/wheels" drjit==1.5.0 ||
     echo "device check: the drjit wheel could not be downloaded; the run will skip Dr.Jit's CUDA path tracer" >&2
   mkdir -p device-check
-  tar -C "$stage" -cf - bin lib wheels | xz -6 -T2 >"$BUNDLE"
+  tar -C "$stage" -cf - bin lib wheels scenes references | xz -6 -T2 >"$BUNDLE"
   rm -rf "$stage"
   local bytes
   bytes=$(stat -c %s "$BUNDLE")
@@ -101,6 +107,12 @@ run() {
     >"$root/fuzz.log" 2>&1 || fuzz=FAILED
   echo "fuzzer (1,000 programs and the loop programs, CUDA against the CPU interpreter): $fuzz" >>"$summary"
   { echo "=== fuzz: $fuzz"; head -c 20000 "$root/fuzz.log"; } >>"$logs"
+  # The renderer on the GPU (the Kiln BVH) against the CPU and Mitsuba's references.
+  local renderer=passed
+  (cd "$root" && timeout 170 "$loader" --library-path "$lib" "$root/bin/render_device_check" scenes references) \
+    >"$root/render.log" 2>&1 || renderer=FAILED
+  { echo "renderer on the GPU: $renderer"; grep -v '^$' "$root/render.log" | tail -30; } >>"$summary"
+  { echo "=== renderer: $renderer"; tail -c 6000 "$root/render.log"; } >>"$logs"
   local remaining=$((470 - (SECONDS - started)))
   if [ "$remaining" -gt 30 ]; then
     timeout "$remaining" "$loader" --library-path "$lib" "$root/bin/kiln_bench" --only gpu \
@@ -128,7 +140,7 @@ run() {
   else
     echo "path tracer against Dr.Jit: skipped, the 8 minutes were spent" >>"$summary"
   fi
-  echo "suites failed: $failed; fuzzer: $fuzz; $((SECONDS - started)) s" >>"$summary"
+  echo "suites failed: $failed; fuzzer: $fuzz; renderer: $renderer; $((SECONDS - started)) s" >>"$summary"
   cat "$summary"
 }
 

@@ -135,12 +135,7 @@ class Recorder:
     def _view(self, k):
         """Field k's memory as a NumPy array: (n,) for arrays, (n, N) for vectors, (n, N, N)
         for matrices (the recorder stores a field's components interleaved)."""
-        flat = self._core.field(k).numpy()
-        field_type = self._types[k]
-        if field_type in ARRAYS:
-            return flat
-        size = len(field_type())
-        return flat.reshape((-1, size, size) if field_type in MATRICES else (-1, size))
+        return self._core.field(k).numpy().reshape(self._view_shape(k))
 
     def numpy(self):
         """Every field as a NumPy view of the recorder's memory, without a copy (keyed by
@@ -149,6 +144,23 @@ class Recorder:
         its time."""
         keys = self._names if self._names and self._names[0] is not None else range(len(self._types))
         return {key: self._view(k) for k, key in enumerate(keys)}
+
+    def torch(self):
+        """Every field as a PyTorch tensor over the recorder's memory, through DLPack without
+        a copy, on the records' device (CUDA tensors on a GPU, where numpy() has to copy):
+        keyed and shaped as numpy()'s. Later appends write a copy of the memory, so a tensor
+        keeps the records of its time."""
+        import torch
+
+        keys = self._names if self._names and self._names[0] is not None else range(len(self._types))
+        return {key: torch.from_dlpack(self._core.field(k)).reshape(self._view_shape(k)) for k, key in enumerate(keys)}
+
+    def _view_shape(self, k):
+        field_type = self._types[k]
+        if field_type in ARRAYS:
+            return (-1,)
+        size = len(field_type())
+        return (-1, size, size) if field_type in MATRICES else (-1, size)
 
     def clear(self):
         """Forgets the records: the count restarts at zero."""

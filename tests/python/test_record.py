@@ -77,6 +77,24 @@ def test_recorder_vector_and_matrix_fields_are_views_too():
     assert isinstance(rec["m"], kl.Matrix2f) and sorted(rec["m"][1, 0].numpy().tolist()) == [2.0, 3.0, 4.0, 5.0, 6.0]
 
 
+def test_recorder_fields_as_torch_tensors_share_its_memory():
+    """torch() gives the fields as tensors over the recorder's memory (DLPack), on its
+    device, shaped as numpy()'s."""
+    torch = pytest.importorskip("torch")
+    rec = kl.Recorder({"lane": kl.UInt32, "p": kl.Array3f, "m": kl.Matrix2f}, 32)
+    lane = kl.arange(kl.UInt32, 6)
+    x = kl.cast(kl.Float, lane)
+    rec.append(lane < 5, lane=lane, p=kl.Array3f(x, x * 2, x * 3), m=kl.Matrix2f(x, x + 1, x + 2, x + 3))
+    tensors, views = rec.torch(), rec.numpy()
+    assert tensors["p"].shape == (5, 3) and tensors["m"].shape == (5, 2, 2) and tensors["lane"].shape == (5,)
+    for key in ("lane", "p", "m"):
+        np.testing.assert_array_equal(tensors[key].cpu().numpy(), views[key])
+    expected = {1: "cpu", 2: "cuda"}[rec["p"].x.__dlpack_device__()[0]]  # the emulated device's memory is the host's
+    assert tensors["p"].device.type == expected
+    if expected == "cpu":
+        assert np.shares_memory(tensors["p"].numpy(), views["p"])
+
+
 def test_recorder_views_do_not_change_under_later_appends():
     rec = kl.Recorder([kl.UInt32], 64)
     lane = kl.arange(kl.UInt32, 10)

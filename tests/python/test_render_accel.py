@@ -1,10 +1,11 @@
-"""The Kiln BVH (a scene's accel "kiln") against Embree on every reference scene and the
-131k-triangle mesh scene: random rays of five kinds (primary, diffuse bounces, grazing,
-from anywhere in the scene including inside closed meshes, aimed at mesh vertices and edge
-midpoints) must hit the same shape and primitive at the same distance, but for ties: a
-disagreement is allowed only where one of the two hits lies on the edge or vertex of a
-triangle (both answers valid, as ties between triangles sharing it are), which is asserted.
-Also the scene option itself: KILN_ACCEL, errors, and `scene.accel`."""
+"""The Kiln BVH (a scene's accel "kiln", on the default device) against Embree (on the CPU)
+on every reference scene and the 131k-triangle mesh scene: random rays of five kinds
+(primary, diffuse bounces, grazing, from anywhere in the scene including inside closed
+meshes, aimed at mesh vertices and edge midpoints) must hit the same shape and primitive,
+but for ties, each of which is asserted to be one: a ray within rounding of a triangle's
+boundary (computed in double precision), two surfaces at the same distance, or an origin on
+a surface. Distances to the same triangle are compared with the exact one. Also the scene
+option itself: KILN_ACCEL, the device's default, errors, and `scene.accel`."""
 
 import os
 import subprocess
@@ -30,15 +31,25 @@ EDGE_TOLERANCE = 1e-5
 DISTANCE_TOLERANCE = 1e-6
 
 
+#: Where each ray tracer's scenes live: Embree only runs on the CPU.
+DEVICES = {"embree": "cpu", "kiln": kl.default_device()}
+
+
 def load(scene_dict, accel):
-    return kr.load_dict({**scene_dict, "accel": accel})
+    with kl.device_scope(DEVICES[accel]):
+        return kr.load_dict({**scene_dict, "accel": accel})
 
 
-def trace(scene, o, d, maxt=None):
+def trace(scene, o, d):
     """The preliminary hits of rays given as (n, 3) NumPy arrays, as NumPy columns."""
+    with kl.device_scope(DEVICES[scene.accel]):
+        return trace_here(scene, o, d)
+
+
+def trace_here(scene, o, d):
     ray = kr.Ray3f(kl.Array3f(*[kl.Float(np.ascontiguousarray(o[:, k], np.float32)) for k in range(3)]),
                    kl.Array3f(*[kl.Float(np.ascontiguousarray(d[:, k], np.float32)) for k in range(3)]),
-                   kl.Float(np.full(len(o), np.inf, np.float32) if maxt is None else maxt.astype(np.float32)))
+                   kl.Float(np.full(len(o), np.inf, np.float32)))
     hit = scene.ray_intersect_preliminary(ray)
     uv = np.asarray(hit.prim_uv)
     return {"t": np.asarray(hit.t), "u": uv[:, 0], "v": uv[:, 1], "prim": np.asarray(hit.prim_index),
@@ -124,7 +135,9 @@ def compare(scene_dict):
     embree, kiln = load(scene_dict, "embree"), load(scene_dict, "kiln")
     assert (embree.accel, kiln.accel) == ("embree", "kiln")
     results = {}
-    for kind, (o, d) in ray_sets(embree, np.random.default_rng(7)).items():
+    with kl.device_scope("cpu"):
+        rays = ray_sets(embree, np.random.default_rng(7))
+    for kind, (o, d) in rays.items():
         o, d = o.astype(np.float32).astype(np.float64), d.astype(np.float32).astype(np.float64)
         want, got = trace(embree, o, d), trace(kiln, o, d)
         same = (want["shape"] == got["shape"]) & (want["prim"] == got["prim"])
@@ -171,24 +184,37 @@ def test_the_kiln_bvh_agrees_with_embree(name, request):
 
 def test_a_scene_names_its_accel_and_rejects_unknown_ones():
     scene = {"type": "scene", "ball": {"type": "sphere"}}
-    assert kr.load_dict(scene).accel == (os.environ.get("KILN_ACCEL") or "embree")
+    default = os.environ.get("KILN_ACCEL") or ("embree" if kl.default_device() == "cpu" else "kiln")
+    assert kr.load_dict(scene).accel == default
     assert kr.load_dict({**scene, "accel": "kiln"}).accel == "kiln"
     with pytest.raises(ValueError, match='scene .*accel "optix" is not one of "embree" .* and "kiln"'):
         kr.load_dict({**scene, "accel": "optix"})
 
 
-@pytest.mark.parametrize("value, expected", [("kiln", "kiln"), ("embree", "embree"), ("", "embree")])
-def test_kiln_accel_sets_the_default(value, expected):
-    code = "import kiln.render as kr; print(kr.load_dict({'type': 'scene'}).accel)"
-    done = subprocess.run([sys.executable, "-c", code], env={**os.environ, "KILN_ACCEL": value}, capture_output=True,
+def run(code, **env):
+    """Runs Python `code` in a process of its own with these KILN_* variables."""
+    return subprocess.run([sys.executable, "-c", "import kiln.render as kr; " + code],
+                          env={**os.environ, "KILN_DEVICE": "cpu", "KILN_ACCEL": "", **env}, capture_output=True,
                           text=True, timeout=120)
+
+
+@pytest.mark.parametrize("accel, device, expected", [("kiln", "cpu", "kiln"), ("embree", "cpu", "embree"),
+                                                     ("", "cpu", "embree"), ("", "cuda-emulated", "kiln"),
+                                                     ("kiln", "cuda-emulated", "kiln")])
+def test_kiln_accel_and_the_device_set_the_default(accel, device, expected):
+    done = run("print(kr.load_dict({'type': 'scene'}).accel)", KILN_ACCEL=accel, KILN_DEVICE=device)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == expected
 
 
 def test_a_bad_kiln_accel_is_an_error_when_a_scene_is_loaded():
-    code = "import kiln.render as kr; kr.load_dict({'type': 'scene'})"
-    done = subprocess.run([sys.executable, "-c", code], env={**os.environ, "KILN_ACCEL": "bvh"}, capture_output=True,
-                          text=True, timeout=120)
+    done = run("kr.load_dict({'type': 'scene'})", KILN_ACCEL="bvh")
     assert done.returncode == 1
     assert 'KILN_ACCEL: accel "bvh" is not one of' in done.stderr
+
+
+@pytest.mark.parametrize("how", ["{'type': 'scene', 'accel': 'embree'}", "{'type': 'scene'}"])
+def test_embree_off_the_cpu_is_an_error_that_names_the_way_out(how):
+    done = run(f"kr.load_dict({how})", KILN_DEVICE="cuda-emulated", KILN_ACCEL="embree" if "accel" not in how else "")
+    assert done.returncode == 1
+    assert 'accel "embree" traces rays on the CPU only, and the scene\'s device is cuda: use accel "kiln"' in done.stderr

@@ -2,7 +2,7 @@
 // loop per ray that walks the depth-first node order of the layout for the ray's octant
 // without a stack (a node's box missed or a leaf done: jump to the end of its subtree; an
 // inner node's box hit: go on to its first child, the nearer one), testing one node's box
-// or one primitive per iteration. What a primitive is, the
+// per iteration and the primitives of a leaf it enters in a loop of their own. What a primitive is, the
 // loop does not know: a leaf test says whether the ray hits the primitive in a leaf slot.
 // Private to render/accel/.
 #pragma once

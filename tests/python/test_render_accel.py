@@ -218,3 +218,23 @@ def test_embree_off_the_cpu_is_an_error_that_names_the_way_out(how):
     done = run(f"kr.load_dict({how})", KILN_DEVICE="cuda-emulated", KILN_ACCEL="embree" if "accel" not in how else "")
     assert done.returncode == 1
     assert 'accel "embree" traces rays on the CPU only, and the scene\'s device is cuda: use accel "kiln"' in done.stderr
+
+
+def test_default_arguments_bind_no_device():
+    """A binding's default argument (Ray3f's `maxt`, the queries' `active`) is made once; a
+    call that evaluates it on one device must not make later calls on another one fail."""
+    code = """
+import kiln as kl
+def t(device):
+    with kl.device_scope(device):
+        scene = kr.load_dict({'type': 'scene', 'accel': 'kiln', 'ball': {'type': 'sphere'}})
+        ray = kr.Ray3f(kl.Array3f(0.0, 0.0, -5.0), kl.Array3f(0.0, 0.0, 1.0))
+        kl.eval(ray.maxt)
+        hit = scene.ray_intersect_preliminary(ray)
+        kl.eval(hit.t)
+        return float(hit.t.numpy()[0])
+print(t('cuda'), t('cpu'), t('cuda'))
+"""
+    done = run(code, KILN_DEVICE="cuda-emulated")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["4.0"] * 3

@@ -52,7 +52,7 @@ void bind_records(nb::module_& m) {
       .def(
           "__init__",
           [](Ray3f* self, const Array3f& o, const Array3f& d, const Float& maxt) { new (self) Ray3f{o, d, maxt}; },
-          nb::arg("o"), nb::arg("d"), nb::arg("maxt") = Float(std::numeric_limits<float>::infinity()))
+          nb::arg("o"), nb::arg("d"), nb::arg("maxt") = std::numeric_limits<float>::infinity())
       .def_rw("o", &Ray3f::o)
       .def_rw("d", &Ray3f::d)
       .def_rw("maxt", &Ray3f::maxt)
@@ -139,14 +139,14 @@ void bind_interaction(nb::module_& m) {
           [](const BSDFPtr& self, const BSDFContext& ctx, const SceneInteraction& si, const Float& sample1,
              const Array2f& sample2,
              const Bool& active) { return self.scene->bsdf_sample(ctx, si, sample1, sample2, active); },
-          nb::arg("ctx"), nb::arg("si"), nb::arg("sample1"), nb::arg("sample2"), nb::arg("active") = Bool(true),
+          nb::arg("ctx"), nb::arg("si"), nb::arg("sample1"), nb::arg("sample2"), nb::arg("active") = true,
           "(BSDFSample3f, weight = eval / pdf · cos) for a direction drawn from the BSDF.")
       .def("eval", eval_pdf_part([](const auto& both) { return both.first; }), nb::arg("ctx"), nb::arg("si"),
-           nb::arg("wo"), nb::arg("active") = Bool(true), "The BSDF times the cosine towards wo (local).")
+           nb::arg("wo"), nb::arg("active") = true, "The BSDF times the cosine towards wo (local).")
       .def("pdf", eval_pdf_part([](const auto& both) { return both.second; }), nb::arg("ctx"), nb::arg("si"),
-           nb::arg("wo"), nb::arg("active") = Bool(true), "The density sample() draws wo (local) with.")
+           nb::arg("wo"), nb::arg("active") = true, "The density sample() draws wo (local) with.")
       .def("eval_pdf", eval_pdf_part([](const auto& both) { return both; }), nb::arg("ctx"), nb::arg("si"),
-           nb::arg("wo"), nb::arg("active") = Bool(true), "(eval, pdf) together.")
+           nb::arg("wo"), nb::arg("active") = true, "(eval, pdf) together.")
       .def(
           "flags", [](const BSDFPtr& self, const SceneInteraction& si) { return self.scene->bsdf_flags(si); },
           nb::arg("si"), "The lobes (kr.BSDFFlags) of each lane's BSDF (0 on misses).");
@@ -156,7 +156,7 @@ void bind_interaction(nb::module_& m) {
           [](const EmitterPtr& self, const SceneInteraction& si, const Bool& active) {
             return self.scene->eval_emitter(si, active);
           },
-          nb::arg("si"), nb::arg("active") = Bool(true), "Radiance emitted towards -si.wi (0 where none).");
+          nb::arg("si"), nb::arg("active") = true, "Radiance emitted towards -si.wi (0 where none).");
 }
 
 /// Adds method `name` to the already bound class `cls` (as nb::class_::def would).
@@ -171,36 +171,36 @@ void bind_scene_queries(nb::handle scene) {
       [](const std::shared_ptr<Scene>& self, const Ray3f& ray, const Bool& active) {
         return SceneInteraction{self->ray_intersect(ray, active), self};
       },
-      nb::arg("ray"), nb::arg("active") = Bool(true), "The nearest hit along each ray (SurfaceInteraction3f).");
+      nb::arg("ray"), nb::arg("active") = true, "The nearest hit along each ray (SurfaceInteraction3f).");
   def_method(
       scene, "ray_intersect_preliminary",
       [](const Scene& self, const Ray3f& ray, const Bool& active) {
         return self.ray_intersect_preliminary(ray, active);
       },
-      nb::arg("ray"), nb::arg("active") = Bool(true), "The ray tracer's nearest hit along each ray, as it found it.");
+      nb::arg("ray"), nb::arg("active") = true, "The ray tracer's nearest hit along each ray, as it found it.");
   def_method(
       scene, "ray_test",
       [](const Scene& self, const Ray3f& ray, const Bool& active) { return self.ray_test(ray, active); },
-      nb::arg("ray"), nb::arg("active") = Bool(true), "Whether anything lies along each ray within maxt.");
+      nb::arg("ray"), nb::arg("active") = true, "Whether anything lies along each ray within maxt.");
   def_method(
       scene, "sample_emitter_direction",
       [](const Scene& self, const SceneInteraction& ref, const Array2f& sample, bool test_visibility,
          const Bool& active) { return self.sample_emitter_direction(ref, sample, test_visibility, active); },
-      nb::arg("ref"), nb::arg("sample"), nb::arg("test_visibility") = true, nb::arg("active") = Bool(true),
+      nb::arg("ref"), nb::arg("sample"), nb::arg("test_visibility") = true, nb::arg("active") = true,
       "(DirectionSample3f, emitted radiance / pdf) towards an emitter chosen uniformly; 0 where occluded.");
   def_method(
       scene, "pdf_emitter_direction",
       [](const Scene& self, const SceneInteraction& ref, const DirectionSample3f& ds, const Bool& active) {
         return self.pdf_emitter_direction(ref.p, ds, active);
       },
-      nb::arg("ref"), nb::arg("ds"), nb::arg("active") = Bool(true),
+      nb::arg("ref"), nb::arg("ds"), nb::arg("active") = true,
       "The density sample_emitter_direction() gives ds, seen from ref.");
   def_method(
       scene, "pdf_emitter_direction",
       [](const Scene& self, const Array3f& ref_p, const DirectionSample3f& ds, const Bool& active) {
         return self.pdf_emitter_direction(ref_p, ds, active);
       },
-      nb::arg("ref_p"), nb::arg("ds"), nb::arg("active") = Bool(true), "The same, seen from the points ref_p.");
+      nb::arg("ref_p"), nb::arg("ds"), nb::arg("active") = true, "The same, seen from the points ref_p.");
   def_method(
       scene, "hit_direction_sample",
       [](const Scene& self, const SceneInteraction& si, const Array3f& ref_p) {
@@ -217,7 +217,7 @@ void bind_scene_queries(nb::handle scene) {
 }
 
 void bind_object_queries(nb::handle sensor, nb::handle bsdf, nb::handle emitter) {
-  def_method(sensor, "sample_ray", &Sensor::sample_ray, nb::arg("position"), nb::arg("active") = Bool(true),
+  def_method(sensor, "sample_ray", &Sensor::sample_ray, nb::arg("position"), nb::arg("active") = true,
              "(ray, weight) through film positions in [0, 1]^2 (x right, y down).");
   def_method(sensor, "film", [](const Sensor& self) { return self.film(); }, "The film.");
   def_method(sensor, "sampler", [](const Sensor& self) { return self.sampler(); }, "The sampler.");
@@ -225,38 +225,38 @@ void bind_object_queries(nb::handle sensor, nb::handle bsdf, nb::handle emitter)
       bsdf, "sample",
       [](const BSDF& self, const BSDFContext& ctx, const SceneInteraction& si, const Float& sample1,
          const Array2f& sample2, const Bool& active) { return self.sample(ctx, si, sample1, sample2, active); },
-      nb::arg("ctx"), nb::arg("si"), nb::arg("sample1"), nb::arg("sample2"), nb::arg("active") = Bool(true),
+      nb::arg("ctx"), nb::arg("si"), nb::arg("sample1"), nb::arg("sample2"), nb::arg("active") = true,
       "(BSDFSample3f, weight = eval / pdf) for a direction drawn from this BSDF.");
   def_method(
       bsdf, "eval",
       [](const BSDF& self, const BSDFContext& ctx, const SceneInteraction& si, const Array3f& wo, const Bool& active) {
         return self.eval(ctx, si, wo, active);
       },
-      nb::arg("ctx"), nb::arg("si"), nb::arg("wo"), nb::arg("active") = Bool(true),
+      nb::arg("ctx"), nb::arg("si"), nb::arg("wo"), nb::arg("active") = true,
       "This BSDF times the cosine towards wo (local).");
   def_method(
       bsdf, "pdf",
       [](const BSDF& self, const BSDFContext& ctx, const SceneInteraction& si, const Array3f& wo, const Bool& active) {
         return self.pdf(ctx, si, wo, active);
       },
-      nb::arg("ctx"), nb::arg("si"), nb::arg("wo"), nb::arg("active") = Bool(true));
+      nb::arg("ctx"), nb::arg("si"), nb::arg("wo"), nb::arg("active") = true);
   def_method(
       emitter, "sample_direction",
       [](const Emitter& self, const SceneInteraction& ref, const Array2f& sample, const Bool& active) {
         return self.sample_direction(ref.p, sample, active);
       },
-      nb::arg("ref"), nb::arg("sample"), nb::arg("active") = Bool(true),
+      nb::arg("ref"), nb::arg("sample"), nb::arg("active") = true,
       "(DirectionSample3f, radiance / pdf) of a point on this emitter seen from ref (no visibility test).");
   def_method(
       emitter, "pdf_direction",
       [](const Emitter& self, const SceneInteraction& ref, const DirectionSample3f& ds, const Bool& active) {
         return self.pdf_direction(ref.p, ds, active);
       },
-      nb::arg("ref"), nb::arg("ds"), nb::arg("active") = Bool(true));
+      nb::arg("ref"), nb::arg("ds"), nb::arg("active") = true);
   def_method(
       emitter, "eval",
       [](const Emitter& self, const SceneInteraction& si, const Bool& active) { return self.eval(si, active); },
-      nb::arg("si"), nb::arg("active") = Bool(true), "Radiance this emitter sends towards -si.wi from the point si.");
+      nb::arg("si"), nb::arg("active") = true, "Radiance this emitter sends towards -si.wi from the point si.");
 }
 
 void bind_film(nb::module_& m) {
@@ -271,7 +271,7 @@ void bind_film(nb::module_& m) {
           },
           nb::arg("seed"), nb::arg("size"), "One kl.PCG32 per lane for a render with `seed`, as render() seeds them.");
   nb::class_<ImageBlock>(m, "ImageBlock", "Weighted sums of samples per pixel of a crop window.")
-      .def("put", &ImageBlock::put, nb::arg("position"), nb::arg("values"), nb::arg("active") = Bool(true),
+      .def("put", &ImageBlock::put, nb::arg("position"), nb::arg("values"), nb::arg("active") = true,
            "Splats values (one Float per channel) of samples at film positions (pixels) through the filter.")
       .def("develop", &ImageBlock::develop, "The weighted means per pixel: (height, width, channels).");
   nb::class_<Film, Object>(m, "Film", "What a sensor records: the film size, the crop window, the filter.")

@@ -52,7 +52,7 @@ pack() {
     --platform manylinux_2_28_x86_64 -d "$stage/wheels" drjit==1.5.0 ||
     echo "device check: the drjit wheel could not be downloaded; the run will skip Dr.Jit's CUDA path tracer" >&2
   mkdir -p device-check
-  tar -C "$stage" -cf - bin lib wheels scenes references | xz -6 -T2 >"$BUNDLE"
+  tar -C "$stage" -cf - bin lib wheels scenes references | xz -9e -T2 >"$BUNDLE"
   rm -rf "$stage"
   local bytes
   bytes=$(stat -c %s "$BUNDLE")

@@ -16,16 +16,15 @@ BVH is faster), Embree / Kiln in render time.
 """
 
 import json
-import statistics
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
 
 import kiln as kl
 import kiln.render as kr
+from timing import median_seconds
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "examples" / "scenes"))
@@ -64,13 +63,7 @@ def ray_sets(scene):
 
 
 def seconds(run):
-    run()  # compiles
-    times = []
-    for _ in range(REPEATS):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+    return median_seconds(run, REPEATS, settle=0)
 
 
 def closest(scene, ray):

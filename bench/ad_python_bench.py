@@ -19,11 +19,11 @@ runs in a phase of its own, Kiln first.
 
 import importlib.util
 import json
-import statistics
 import sys
-import time
 
 import numpy as np
+
+import timing
 
 import kiln as kl
 
@@ -47,14 +47,7 @@ B3 = np.float32(0.1)
 
 
 def median_seconds(run):
-    time.sleep(0.2)
-    run()
-    times = []
-    for _ in range(REPEATS):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+    return timing.median_seconds(run, REPEATS, settle=0.2)
 
 
 def elementwise(x, y, lib):

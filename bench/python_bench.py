@@ -28,12 +28,12 @@ so that no runtime's worker threads compete with another's for the two cores.
 
 import importlib.util
 import json
-import statistics
 import sys
-import time
 from types import SimpleNamespace
 
 import numpy as np
+
+import timing
 
 try:
     import kiln as kl
@@ -53,14 +53,7 @@ PATH_MODES = ("symbolic", "evaluated")
 
 
 def median_seconds(run, repeats=REPEATS):
-    time.sleep(0.3)  # let the previous phase's worker threads go to sleep
-    run()  # warm-up: compilation, caches, first-touch of memory
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+    return timing.median_seconds(run, repeats)
 
 
 def trace_chain(x, sqrt):

@@ -19,6 +19,7 @@ import contextlib
 from . import _kiln
 from ._kiln import (Float, Float64, Array2f, Array3f, Array4f, Array3f64, Matrix2f, Matrix3f, Matrix4f, TensorXf, TensorXd,
                     SizeError)
+from .drjit_names import ADFlag, retain_graph_of
 from .tree import flatten, flatten_like, unflatten, describe, kiln_values, array_paths
 
 __all__ = ["enable_grad", "grad", "set_grad", "accumulate_grad", "clear_grad", "detach", "grad_enabled",
@@ -143,9 +144,11 @@ def backward(value, retain_graph=False):
     """Reverse mode from a one-lane ``value`` (a loss; or a structure of one-lane values,
     each with gradient 1): adjoints accumulate on the inputs, read them with grad().
 
-    Frees the traversed part of the graph unless ``retain_graph``. For values of more
+    Frees the traversed part of the graph unless ``retain_graph`` (or Dr.Jit's flags in its
+    place: kl.ADFlag.ClearNone keeps it). For values of more
     lanes use backward_from() with a seed: backward() raises kl.SizeError for them."""
     _kiln._check_traversal_allowed("backward()")
+    retain_graph = retain_graph_of(retain_graph)
     if type(value) in _FLOAT_ARRAYS:
         _kiln.backward(value, retain_graph)
         return
@@ -164,6 +167,7 @@ def backward_from(value, seed, retain_graph=False):
     array one lane or as many as the value's; or a Python number): one traversal for all
     of them. Arrays that carry no derivatives are skipped."""
     _kiln._check_traversal_allowed("backward_from()")
+    retain_graph = retain_graph_of(retain_graph)
     tree = _Tree(value, "y", "backward_from()").require_float()
     arrays, seeds = _carrying(tree, tree.like(seed, "seed", "the structure of y"))
     _kiln._backward_from(arrays, seeds, retain_graph)
@@ -179,15 +183,17 @@ def forward_from(value, seed):
     _kiln._forward_from(arrays, seeds)
 
 
-def forward(value):
-    """Forward mode from ``value`` with tangent 1 on every lane."""
+def forward(value, flags=ADFlag.Default):
+    """Forward mode from ``value`` with tangent 1 on every lane. ``flags`` (Dr.Jit's) are
+    accepted for Dr.Jit's signature and change nothing here."""
     _kiln._check_traversal_allowed("forward()")
     forward_from(value, 1.0)
 
 
-def forward_to(value):
+def forward_to(value, flags=ADFlag.Default):
     """Forward mode into ``value`` from every node on the way whose gradient was set
-    (set_grad()); returns the tangent of ``value`` (same structure)."""
+    (set_grad()); returns the tangent of ``value`` (same structure). ``flags`` as for
+    forward()."""
     _kiln._check_traversal_allowed("forward_to()")
     tree = _Tree(value, "y", "forward_to()").require_float()
     arrays = _carrying(tree)

@@ -4,6 +4,7 @@
 #include "binding.h"
 
 #include <nanobind/operators.h>
+#include <nanobind/stl/array.h>
 
 namespace kiln::python {
 namespace {
@@ -23,6 +24,37 @@ template <typename V> void bind_components(nb::class_<V>& cls) {
   if constexpr (N == 3) cls.def(nb::init<const T&, const T&, const T&>(), nb::arg("x"), nb::arg("y"), nb::arg("z"));
   if constexpr (N == 4)
     cls.def(nb::init<const T&, const T&, const T&, const T&>(), nb::arg("x"), nb::arg("y"), nb::arg("z"), nb::arg("w"));
+}
+
+/// A vector from a Python sequence of its N components (numbers or arrays).
+template <typename V> V from_components(const std::array<typename V::Component, V::Size>& components) {
+  V v;
+  for (size_t i = 0; i < V::Size; ++i) v[i] = components[i];
+  return v;
+}
+
+/// Dr.Jit's spelling: a list or tuple of N components stands for a vector in constructors
+/// and arithmetic (`Array3f([1, 2, 3])`, `color *= [1.5, 0.2, 0.2]`).
+template <typename V> void bind_sequence_operands(nb::class_<V>& cls) {
+  using Seq = std::array<typename V::Component, V::Size>;
+  cls.def(
+      "__init__", [](V* self, const Seq& c) { new (self) V(from_components<V>(c)); }, nb::arg("components"),
+      "From a sequence of the components (numbers or arrays).");
+  cls.def(
+         "__add__", [](const V& a, const Seq& b) { return a + from_components<V>(b); }, nb::is_operator())
+      .def(
+          "__radd__", [](const V& a, const Seq& b) { return from_components<V>(b) + a; }, nb::is_operator())
+      .def(
+          "__sub__", [](const V& a, const Seq& b) { return a - from_components<V>(b); }, nb::is_operator())
+      .def(
+          "__rsub__", [](const V& a, const Seq& b) { return from_components<V>(b) - a; }, nb::is_operator())
+      .def(
+          "__mul__", [](const V& a, const Seq& b) { return a * from_components<V>(b); }, nb::is_operator())
+      .def("__rmul__", [](const V& a, const Seq& b) { return from_components<V>(b) * a; }, nb::is_operator());
+  if constexpr (is_float_array_v<typename V::Component>)
+    cls.def(
+           "__truediv__", [](const V& a, const Seq& b) { return a / from_components<V>(b); }, nb::is_operator())
+        .def("__rtruediv__", [](const V& a, const Seq& b) { return from_components<V>(b) / a; }, nb::is_operator());
 }
 
 template <typename V> void bind_vector_type(nb::module_& m, const char* name) {
@@ -52,6 +84,7 @@ template <typename V> void bind_vector_type(nb::module_& m, const char* name) {
       .def(T() * nb::self)
       .def(-nb::self)
       .def("__abs__", [](const V& v) { return abs(v); });
+  bind_sequence_operands(cls);
   if constexpr (is_float_array_v<T>) {
     cls.def(nb::self / nb::self).def(nb::self / T()).def(T() / nb::self);
   } else {  // as for integer arrays: // truncates (C++), / is refused

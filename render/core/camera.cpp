@@ -33,8 +33,8 @@ Matrix4f perspective_matrix(const Float& x_fov, float near_clip, float far_clip)
                   0.0f, 1.0f, 0.0f);
 }
 
-CameraRays pinhole_rays(const Transform4f& to_world, const Float& x_fov, const Float& aspect, float near_clip,
-                        float far_clip, const Array2f& film_position) {
+CameraRays pinhole_rays(const Transform4f& to_world, const Float& x_fov, const Float& aspect, const Float& near_clip,
+                        const Float& far_clip, const Array2f& film_position) {
   // The inverse of Mitsuba's camera-to-sample map, Scale(-1/2, -aspect/2, 1) ·
   // Translate(-1, -1/aspect, 0) · Perspective, at depth 1: x = (1 - 2u) tan(x_fov/2), and
   // y likewise over aspect (+x is left and +y up in camera space).

@@ -1,7 +1,8 @@
 // The pinhole camera (Mitsuba 3's `perspective`): `fov` along `fov_axis` (x) or a
 // `focal_length` (50mm on a 36 x 24 mm frame, the default), `near_clip` 0.01, `far_clip`
 // 10000, `to_world` (rotation and translation only), `principal_point_offset_x/y` in
-// units of the film. As in Mitsuba, the field of view is stored as the horizontal one
+// units of the film; `focus_distance`, which every Mitsuba sensor reads, is accepted and
+// unused, as by Mitsuba's pinhole. As in Mitsuba, the field of view is stored as the horizontal one
 // (`x_fov`), fixed when the film size later changes.
 #include "core/parameter_checks.h"
 
@@ -66,10 +67,13 @@ class PerspectiveCamera : public Sensor {
       throw_parameter_error(
           props, "fov",
           "gives a horizontal field of view of " + std::to_string(x_fov) + " degrees; it must lie in (0, 180)");
-    near_clip_ = float(props.get_float("near_clip", 1e-2));
-    far_clip_ = float(props.get_float("far_clip", 1e4));
-    if (!(near_clip_ > 0.0f)) throw_parameter_error(props, "near_clip", "must be positive");
-    if (!(near_clip_ < far_clip_)) throw_parameter_error(props, "near_clip", "must be smaller than 'far_clip'");
+    float near_clip = float(props.get_float("near_clip", 1e-2));
+    float far_clip = float(props.get_float("far_clip", 1e4));
+    if (!(near_clip > 0.0f)) throw_parameter_error(props, "near_clip", "must be positive");
+    if (!(near_clip < far_clip)) throw_parameter_error(props, "near_clip", "must be smaller than 'far_clip'");
+    near_clip_ = opaque<Float>(near_clip);
+    far_clip_ = opaque<Float>(far_clip);
+    (void)props.get_float("focus_distance", far_clip);  // read: the loader refuses unread parameters
     Matrix4d to_world = props.get_transform("to_world", kIdentityRows);
     if (has_scale(to_world))
       throw_parameter_error(props, "to_world", "must not scale (a camera transform is a rotation and a translation)");
@@ -89,19 +93,21 @@ class PerspectiveCamera : public Sensor {
 
   void traverse(TraversalCallback& callback) override {
     Sensor::traverse(callback);
+    callback.put("near_clip", &near_clip_, param_flags::kNonDifferentiable);
+    callback.put("far_clip", &far_clip_, param_flags::kNonDifferentiable);
     callback.put("x_fov", &x_fov_, param_flags::kNonDifferentiable);
     callback.put("to_world", &to_world_, param_flags::kNonDifferentiable);
   }
 
   void parameters_changed(const std::vector<std::string>&) override {
-    make_opaque(x_fov_);
+    make_opaque(x_fov_, near_clip_, far_clip_);
     to_world_.make_opaque();
   }
 
  private:
   Float x_fov_;
   Transform4f to_world_;
-  float near_clip_ = 1e-2f, far_clip_ = 1e4f;
+  Float near_clip_, far_clip_;
   std::array<float, 2> principal_point_{};
 };
 

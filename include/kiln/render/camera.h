@@ -29,7 +29,7 @@ struct CameraRays {
 };
 
 /// Rays of a pinhole camera at `to_world` through `film_position` (one per lane).
-CameraRays pinhole_rays(const Transform4f& to_world, const Float& x_fov, const Float& aspect, float near_clip,
-                        float far_clip, const Array2f& film_position);
+CameraRays pinhole_rays(const Transform4f& to_world, const Float& x_fov, const Float& aspect, const Float& near_clip,
+                        const Float& far_clip, const Array2f& film_position);
 
 }  // namespace kiln::render

@@ -1,0 +1,124 @@
+"""Dr.Jit's names for what Kiln does, so that scripts written with `import drjit as dr` run with
+`import kiln as dr` (issue 29): constants, ADFlag/ADMode, slice, maximum/minimum, and sum,
+prod and mean taking what Dr.Jit's take (Python sequences, and vectors reduced over their
+components). Kiln's own spellings stay as they are; where both exist, both work."""
+
+import enum
+import functools
+import math
+import operator
+
+from . import _kiln
+from ._kiln import Bool, Int32, UInt32, Int64, UInt64, Float, Float64
+
+_ARRAYS = (Bool, Int32, UInt32, Int64, UInt64, Float, Float64)
+
+pi = math.pi
+two_pi = 2.0 * math.pi
+four_pi = 4.0 * math.pi
+inv_pi = 1.0 / math.pi
+inv_two_pi = 0.5 / math.pi
+inv_four_pi = 0.25 / math.pi
+sqrt_two = math.sqrt(2.0)
+inv_sqrt_two = 1.0 / math.sqrt(2.0)
+e = math.e
+inf = math.inf
+nan = math.nan
+
+
+class ADFlag(enum.IntFlag):
+    """Dr.Jit's traversal flags. Kiln keeps or frees a traversed graph as a whole: a flag
+    set that clears edges frees it (Kiln's default), ClearNone keeps it (retain_graph)."""
+
+    ClearNone = 0
+    ClearEdges = 1
+    ClearInput = 2
+    ClearInterior = 4
+    ClearVertices = ClearInput | ClearInterior
+    AllowNoGrad = 8
+    Default = ClearEdges | ClearVertices
+
+
+class ADMode(enum.Enum):
+    """Dr.Jit's differentiation modes (CustomOp and integrators receive them)."""
+
+    Primal = 0
+    Forward = 1
+    Backward = 2
+
+
+def retain_graph_of(flags):
+    """Kiln's retain_graph for Dr.Jit's `flags` (a bool stays what it is)."""
+    if isinstance(flags, bool):
+        return flags
+    return not (ADFlag(flags) & ADFlag.ClearEdges)
+
+
+def deg2rad(value):
+    return value * (math.pi / 180.0)
+
+
+def rad2deg(value):
+    return value * (180.0 / math.pi)
+
+
+def maximum(a, b):
+    """Elementwise maximum (Dr.Jit's name for Kiln's two-argument max)."""
+    return _kiln.max(a, b) if _is_kiln(a) or _is_kiln(b) else (a if a > b else b)
+
+
+def minimum(a, b):
+    """Elementwise minimum (Dr.Jit's name for Kiln's two-argument min)."""
+    return _kiln.min(a, b) if _is_kiln(a) or _is_kiln(b) else (a if a < b else b)
+
+
+def sqr(value):
+    """value * value (Dr.Jit's older name for square)."""
+    return value * value
+
+
+def slice(value, index=0):
+    """Lane `index` of `value` on the host: a Python number for an array, the vector of
+    one lane for a vector (Dr.Jit's dr.slice)."""
+    if isinstance(value, (int, float, bool)):
+        return value
+    if isinstance(value, _ARRAYS):
+        lanes = value.numpy()
+        return lanes[index if len(lanes) > 1 else 0].item()  # one lane stands for every lane
+    if hasattr(value, "__len__") and hasattr(value, "x"):
+        return type(value)(*[slice(value[i], index) for i in range(len(value))])
+    raise TypeError(f"slice(): expected a Kiln array or vector, got {type(value).__name__}")
+
+
+def _is_kiln(value):
+    return type(value).__module__.startswith("kiln")
+
+
+def _vector_components(value):
+    """The components of a Kiln vector (Array3f ...), or None for anything else."""
+    if _is_kiln(value) and hasattr(value, "x") and hasattr(value, "__len__") and not isinstance(value, _ARRAYS):
+        return [value[i] for i in range(len(value))]
+    return None
+
+
+def _reduction(native, combine, average=False):
+    """`native` (Kiln's reduction over lanes) also taking Python sequences (reduced on the
+    host) and vectors (reduced over their components, per lane), as Dr.Jit's does."""
+
+    @functools.wraps(native)
+    def reduce(value, *args, **kwargs):
+        if isinstance(value, (list, tuple)) and not args and not kwargs:
+            total = functools.reduce(combine, value)
+            return total / len(value) if average else total
+        components = _vector_components(value) if not args and not kwargs else None
+        if components is not None:
+            total = functools.reduce(combine, components)
+            return total * (1.0 / len(components)) if average else total
+        return native(value, *args, **kwargs)
+
+    return reduce
+
+
+sum = _reduction(_kiln.sum, operator.add)
+prod = _reduction(_kiln.prod, operator.mul)
+mean = _reduction(_kiln.mean, operator.add, average=True)

@@ -1,0 +1,79 @@
+"""Dr.Jit's names on kiln (issue 29): what scripts written with `import drjit as dr` call,
+with Dr.Jit 1.5's results (written out here): reductions of Python sequences and of vectors
+over their components, slice, maximum/minimum, the constants and ADFlag."""
+
+import math
+
+import numpy as np
+import pytest
+
+import kiln as kl
+
+
+def test_reductions_of_python_sequences_stay_on_the_host():
+    assert kl.prod([256, 128]) == 32768 and isinstance(kl.prod((2, 3)), int)
+    assert kl.sum([1.0, 2.0, 3.0]) == 6.0
+    assert kl.mean([1.0, 2.0, 3.0, 6.0]) == 3.0
+
+
+def test_reductions_of_vectors_run_over_components_per_lane():
+    v = kl.Array3f(kl.Float([1.0, 2.0]), kl.Float([3.0, 4.0]), kl.Float([5.0, 7.0]))
+    assert np.allclose(kl.sum(v).numpy(), [9.0, 13.0])
+    assert np.allclose(kl.prod(v).numpy(), [15.0, 56.0])
+    assert np.allclose(kl.mean(v).numpy(), [3.0, 13.0 / 3.0])
+    # Arrays and tensors keep Kiln's meaning: over lanes.
+    assert kl.sum(kl.Float([1.0, 2.0])).numpy().tolist() == [3.0]
+
+
+def test_the_gradient_tutorials_parameter_error():
+    reference = kl.Array3f(0.5, 0.1, 0.2)
+    value = kl.Array3f(0.4, 0.3, 0.2)
+    error = kl.sum(kl.square(reference - value))
+    assert isinstance(error, kl.Float) and kl.slice(error) == pytest.approx(0.05, rel=1e-6)
+
+
+def test_slice_gives_host_values():
+    assert kl.slice(kl.Float([1.5, 2.5]), 1) == 2.5 and isinstance(kl.slice(kl.Float([1.5])), float)
+    assert kl.slice(kl.UInt32([7])) == 7
+    vector = kl.slice(kl.Array3f(kl.Float([1.0, 2.0]), 3.0, 4.0), 1)
+    assert isinstance(vector, kl.Array3f) and np.allclose(np.asarray(vector).ravel(), [2.0, 3.0, 4.0])
+    with pytest.raises(TypeError, match="Kiln array"):
+        kl.slice("text")
+
+
+def test_maximum_and_minimum():
+    assert np.allclose(kl.maximum(kl.Float([1.0, 5.0]), 3.0).numpy(), [3.0, 5.0])
+    assert np.allclose(kl.minimum(kl.Float([1.0, 5.0]), kl.Float([2.0, 2.0])).numpy(), [1.0, 2.0])
+    assert kl.maximum(2, 3) == 3 and kl.minimum(2.0, 3.0) == 2.0
+
+
+def test_constants_and_angle_conversions():
+    assert kl.two_pi == 2 * math.pi and kl.inv_pi == 1 / math.pi
+    assert kl.deg2rad(180.0) == pytest.approx(math.pi) and kl.rad2deg(kl.pi) == pytest.approx(180.0)
+    assert np.allclose(kl.deg2rad(kl.Float([90.0])).numpy(), [math.pi / 2])
+    assert np.allclose(kl.sqr(kl.Float([3.0])).numpy(), [9.0])
+
+
+def test_adflag_clear_none_keeps_the_graph():
+    x = kl.Float([1.0, 2.0])
+    kl.enable_grad(x)
+    loss = kl.sum(x * x)
+    kl.backward(loss, kl.ADFlag.ClearNone)
+    kl.backward(loss, kl.ADFlag.ClearEdges)  # the graph was kept: a second traversal works
+    assert np.allclose(kl.grad(x).numpy(), [4.0, 8.0])
+    with pytest.raises(ValueError, match="retain_graph"):
+        kl.backward(loss)  # ClearEdges freed it
+
+
+def test_forward_and_forward_to_take_flags():
+    x = kl.Float([1.0, 2.0])
+    kl.enable_grad(x)
+    y = x * 3.0
+    kl.forward(x, kl.ADFlag.ClearEdges)
+    assert np.allclose(kl.grad(y).numpy(), [3.0, 3.0])
+    a = kl.Float([2.0])
+    kl.enable_grad(a)
+    b = a * a
+    kl.set_grad(a, 1.0)
+    assert np.allclose(kl.forward_to(b, kl.ADFlag.Default).numpy(), [4.0])
+    assert kl.ADMode.Backward != kl.ADMode.Forward

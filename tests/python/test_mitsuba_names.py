@@ -1,0 +1,169 @@
+"""Mitsuba's Python names on kiln.render (issue 29): variants, the array type names, Bitmap and
+mi.util, mi.ad, and the sensor parameters every Mitsuba scene gives. Expected values are
+Mitsuba 3.9.1's behaviour (sRGB encoding and rounding of convert(), channel grouping of
+split(), which variants exist), written out here."""
+
+import numpy as np
+import pytest
+
+import kiln as kl
+import kiln.render as kr
+from kiln.render import mitsuba_variants as variants_module
+
+
+@pytest.fixture
+def restore_variant():
+    device = kl.default_device()
+    current = variants_module._current
+    yield
+    kl.set_device(device)
+    variants_module._current = current
+
+
+def test_rgb_variants_map_to_devices(restore_variant):
+    assert {"scalar_rgb", "llvm_ad_rgb"} <= set(kr.variants())
+    kr.set_variant("llvm_ad_rgb")
+    assert kr.variant() == "llvm_ad_rgb" and kl.default_device() == "cpu"
+    kr.set_variant("scalar_rgb")
+    assert kr.variant() == "scalar_rgb" and kl.default_device() == "cpu"
+
+
+def test_set_variant_takes_the_first_usable_name(restore_variant):
+    kr.set_variant("cuda_ad_rgb", "llvm_ad_rgb")
+    cuda = "cuda_ad_rgb" in kr.variants()
+    assert kr.variant() == ("cuda_ad_rgb" if cuda else "llvm_ad_rgb")
+    assert kl.default_device() == ("cuda" if cuda else "cpu")
+
+
+@pytest.mark.parametrize("name, feature", [("scalar_spectral", "spectral"), ("llvm_ad_mono", "monochrome"),
+                                           ("cuda_ad_spectral_polarized", "polarization"),
+                                           ("llvm_ad_rgbx", "not a variant")])
+def test_unsupported_variants_raise_import_error_naming_the_feature(restore_variant, name, feature):
+    before = kr.variant()
+    with pytest.raises(ImportError, match=feature):
+        kr.set_variant(name)
+    assert kr.variant() == before
+
+
+def test_set_variant_argument_errors(restore_variant):
+    with pytest.raises(TypeError, match="at least one"):
+        kr.set_variant()
+    with pytest.raises(TypeError, match="variant names"):
+        kr.set_variant(3)
+
+
+def test_array_type_names_are_kiln_types():
+    assert kr.Float is kl.Float and kr.UInt32 is kl.UInt32 and kr.TensorXf is kl.TensorXf
+    for name in ("Color3f", "Point3f", "Vector3f", "Normal3f", "ScalarPoint3f"):
+        assert getattr(kr, name) is kl.Array3f
+    assert kr.Point2f is kl.Array2f and kr.Vector3u is kl.Array3u
+    assert kr.ScalarTransform4f is kr.Transform4f
+
+
+def test_color_from_components_and_sequence_arithmetic():
+    color = kr.Color3f(0.5, 0.25, 1.0)
+    color *= [2.0, 4.0, 0.5]
+    assert np.allclose(np.asarray(color).ravel(), [1.0, 1.0, 0.5])
+    assert np.allclose(np.asarray(kr.Color3f([1, 2, 3]) - (1, 1, 1)).ravel(), [0, 1, 2])
+    with pytest.raises(TypeError):
+        kr.Color3f([1.0, 2.0])
+
+
+def test_bitmap_from_an_array_describes_it():
+    pixels = np.linspace(0, 1, 4 * 5 * 3, dtype=np.float32).reshape(4, 5, 3)
+    bitmap = kr.Bitmap(pixels)
+    assert (bitmap.width(), bitmap.height(), bitmap.channel_count()) == (5, 4, 3)
+    assert bitmap.pixel_format() == kr.Bitmap.PixelFormat.RGB
+    assert bitmap.component_format() == kr.Struct.Type.Float32 and not bitmap.srgb_gamma()
+    assert np.array_equal(np.array(bitmap), pixels)
+    assert np.array_equal(kl.TensorXf(bitmap).numpy(), pixels)
+    assert kr.Bitmap(pixels[..., 0]).pixel_format() == kr.Bitmap.PixelFormat.Y
+
+
+def test_convert_to_8_bit_srgb_rounds_the_encoded_value():
+    bitmap = kr.Bitmap(np.array([[[0.0, 0.5, 1.0], [0.002, 0.18, 2.0]]], dtype=np.float32))
+    converted = bitmap.convert(component_format=kr.Struct.Type.UInt8, srgb_gamma=True)
+    # sRGB(0.5) = 0.7354 -> 188; sRGB(0.002) = 12.92 * 0.002 -> 7 (the linear segment);
+    # sRGB(0.18) = 0.4614 -> 118; values above 1 clamp.
+    assert np.array(converted).tolist() == [[[0, 188, 255], [7, 118, 255]]]
+    assert converted.srgb_gamma() and converted.component_format() == kr.Struct.Type.UInt8
+    back = converted.convert(component_format=kr.Struct.Type.Float32, srgb_gamma=False)
+    assert np.allclose(np.array(back)[0, 0], [0.0, 0.5, 1.0], atol=3e-3)
+
+
+def test_convert_channels_as_mitsuba():
+    rgb = kr.Bitmap(np.array([[[1.0, 0.0, 0.0]]], dtype=np.float32))
+    gray = rgb.convert(kr.Bitmap.PixelFormat.Y)
+    assert np.allclose(np.array(gray), 0.212671, atol=1e-6)
+    rgba = kr.Bitmap(np.array([[[0.25]]], dtype=np.float32)).convert(kr.Bitmap.PixelFormat.RGBA)
+    assert np.array(rgba).tolist() == [[[0.25, 0.25, 0.25, 1.0]]]
+
+
+def test_split_groups_channels_by_layer():
+    data = np.arange(2 * 2 * 5, dtype=np.float32).reshape(2, 2, 5)
+    layers = dict(kr.Bitmap(data, channel_names=["A.x", "A.y", "B.x", "B.y", "B.z"]).split())
+    assert sorted(layers) == ["A", "B"]
+    assert np.array_equal(np.array(layers["B"]), data[..., 2:])
+    assert layers["B"].pixel_format() == kr.Bitmap.PixelFormat.MultiChannel
+    root = dict(kr.Bitmap(data[..., :3]).split())
+    assert list(root) == ["<root>"]
+
+
+def test_png_and_exr_round_trips(tmp_path):
+    pixels = np.random.default_rng(1).random((6, 7, 3)).astype(np.float32)
+    kr.util.write_bitmap(tmp_path / "image.exr", kl.TensorXf(pixels))
+    exr = kr.Bitmap(str(tmp_path / "image.exr"))
+    assert exr.component_format() == kr.Struct.Type.Float32 and np.array_equal(np.array(exr), pixels)
+    kr.util.write_bitmap(str(tmp_path / "image.png"), pixels)
+    png = kr.Bitmap(tmp_path / "image.png")
+    assert png.component_format() == kr.Struct.Type.UInt8 and png.srgb_gamma()
+    assert np.array_equal(np.array(png), np.array(kr.util.convert_to_bitmap(pixels)))
+
+
+def test_bitmap_errors_are_clear(tmp_path):
+    with pytest.raises(ValueError, match="shape"):
+        kr.Bitmap(np.zeros((2, 2, 2, 2), np.float32))
+    with pytest.raises(ValueError, match="channel names"):
+        kr.Bitmap(np.zeros((2, 2, 3), np.float32), channel_names=["R", "G"])
+    with pytest.raises(TypeError, match="numbers"):
+        kr.Bitmap(np.array([["a"]]))
+    with pytest.raises(NotImplementedError, match="resample"):
+        kr.Bitmap(np.zeros((2, 2, 3), np.float32)).resample([4, 4])
+    with pytest.raises(Exception, match="unknown image format"):
+        kr.Bitmap(np.zeros((2, 2, 3), np.float32)).write(str(tmp_path / "image.tga"))
+    with pytest.raises(Exception, match="missing.exr"):
+        kr.Bitmap(str(tmp_path / "missing.exr"))
+
+
+def test_mi_ad_names_the_optimizers():
+    assert kr.ad.Adam is kr.Adam and kr.ad.SGD is kr.SGD
+
+
+CBOX_SENSOR = """<scene version="3.0.0">
+    <sensor type="perspective" id="sensor">
+        <string name="fov_axis" value="smaller"/>
+        <float name="near_clip" value="0.001"/>
+        <float name="far_clip" value="100.0"/>
+        <float name="focus_distance" value="1000"/>
+        <float name="fov" value="39.3077"/>
+        <film type="hdrfilm">
+            <integer name="width" value="8"/>
+            <integer name="height" value="8"/>
+            <string name="component_format" value="float32"/>
+        </film>
+    </sensor>
+    <shape type="sphere"><bsdf type="diffuse"/></shape>
+    <emitter type="constant"/>
+</scene>"""
+
+
+def test_perspective_takes_mitsubas_parameters_and_lists_its_clip_planes():
+    scene = kr.load_string(CBOX_SENSOR)
+    params = kr.traverse(scene)
+    assert np.allclose(np.asarray(params["sensor.near_clip"]), 0.001)
+    assert np.allclose(np.asarray(params["sensor.far_clip"]), 100.0)
+    near = kr.render(scene, spp=4)
+    params["sensor.near_clip"] = 5.0  # inside the unit sphere's distance: nothing is hit before it
+    params.update()
+    far = kr.render(scene, spp=4)
+    assert not np.allclose(np.asarray(near), np.asarray(far))

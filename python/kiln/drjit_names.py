@@ -1,7 +1,8 @@
 """Dr.Jit's names for what Kiln does, so that scripts written with `import drjit as dr` run with
-`import kiln as dr` (issue 29): constants, ADFlag/ADMode, slice, maximum/minimum, and sum,
+`import kiln as dr` (issue 29): constants, ADFlag/ADMode, slice, maximum/minimum, sum,
 prod and mean taking what Dr.Jit's take (Python sequences, and vectors reduced over their
-components). Kiln's own spellings stay as they are; where both exist, both work."""
+components), and the constructors taking a type first (zeros, unravel ...) returning a
+Python subclass of a Kiln type (kiln.render's Point3f) as that subclass. Kiln's own spellings stay as they are; where both exist, both work."""
 
 import enum
 import functools
@@ -122,3 +123,29 @@ def _reduction(native, combine, average=False):
 sum = _reduction(_kiln.sum, operator.add)
 prod = _reduction(_kiln.prod, operator.mul)
 mean = _reduction(_kiln.mean, operator.add, average=True)
+
+
+def _keeping_subclass(native):
+    """`native(type, ...)` for a Python subclass of a Kiln type too: the result is made one
+    (it shares the components Kiln's function computed)."""
+
+    @functools.wraps(native)
+    def construct(cls, *args, **kwargs):
+        if isinstance(cls, type) and not _is_kiln_class(cls):
+            base = next((c for c in cls.__mro__ if _is_kiln_class(c)), None)
+            if base is not None:
+                return cls(native(base, *args, **kwargs))
+        return native(cls, *args, **kwargs)
+
+    return construct
+
+
+def _is_kiln_class(cls):
+    return cls.__module__ == "kiln._kiln"
+
+
+zeros = _keeping_subclass(_kiln.zeros)
+ones = _keeping_subclass(_kiln.ones)
+full = _keeping_subclass(_kiln.full)
+empty = _keeping_subclass(_kiln.empty)
+unravel = _keeping_subclass(_kiln.unravel)

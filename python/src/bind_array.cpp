@@ -186,6 +186,9 @@ template <typename A> void bind_array_type(nb::module_& m, const char* name, con
           },
           nb::arg("index"), nb::arg("value"), "Writes one element (a scatter: lazy, in program order).")
       .def(
+          "__setitem__", [](A& a, const Bool& mask, const A& value) { a = select(mask, value, a); }, nb::arg("mask"),
+          nb::arg("value"), "Masked assignment (Dr.Jit's a[mask] = value): lanes where `mask` is true take `value`.")
+      .def(
           "label", [](const A& a) { return detail::label(a.index()); }, "The label given by set_label().")
       .def_prop_ro("index", &A::index, "The IR node this array refers to (0: none); for diagnostics.");
 

@@ -41,7 +41,9 @@ void bind_nn(nb::module_& m) {
   // also hold it, as `params`.
   nb::class_<nn::Optimizer>(m, "_Optimizer", "What kiln::nn::SGD and Adam share.")
       .def("zero_grad", &nn::Optimizer::zero_grad, "Clears the parameters' gradients.")
-      .def_prop_rw("lr", &nn::Optimizer::lr, &nn::Optimizer::set_lr, "The learning rate of the next steps.");
+      .def_prop_rw(
+          "lr", [](const nn::Optimizer& o) { return o.lr(); }, [](nn::Optimizer& o, double lr) { o.set_lr(lr); },
+          "The learning rate of the next steps.");
   nb::class_<nn::SGD, nn::Optimizer>(m, "_SGD", "kiln::nn::SGD: p ← p − lr · grad(p).")
       .def(
           "__init__",

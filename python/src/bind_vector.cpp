@@ -72,7 +72,13 @@ template <typename V> void bind_vector_type(nb::module_& m, const char* name) {
           "__getitem__", [](const V& v, int64_t i) { return v[to_index(i, N, "__getitem__")]; }, nb::arg("index"))
       .def(
           "__setitem__", [](V& v, int64_t i, const T& value) { v[to_index(i, N, "__setitem__")] = value; },
-          nb::arg("index"), nb::arg("value"));
+          nb::arg("index"), nb::arg("value"))
+      .def(
+          "__setitem__", [](V& v, const Bool& mask, const V& value) { v = select(mask, value, v); }, nb::arg("mask"),
+          nb::arg("value"), "Masked assignment (Dr.Jit's v[mask] = value): lanes where `mask` is true take `value`.")
+      .def(
+          "__setitem__", [](V& v, const Bool& mask, const T& value) { v = select(mask, V(value), v); }, nb::arg("mask"),
+          nb::arg("value"), "Masked assignment of one value to every component.");
   cls.def(nb::self + nb::self)
       .def(nb::self - nb::self)
       .def(nb::self * nb::self)

@@ -16,6 +16,10 @@ std::vector<Float*> arrays_of(Value& value) {
   Array3f& a = std::get<Array3f>(value);
   return {&a[0], &a[1], &a[2]};
 }
+const Float* first_array_of(const Value& value) {
+  if (const Float* f = std::get_if<Float>(&value)) return f;
+  return &std::get<Array3f>(value)[0];
+}
 
 /// The number of entries of each array of `value`.
 size_t entries(const Value& value) {
@@ -89,8 +93,17 @@ void ParameterOptimizer::reset(const std::string& key) {
   for (Float* array : arrays_of(lookup(values_, key))) rule_->reset(array);
 }
 
-SGD::SGD(double lr) : ParameterOptimizer(std::make_unique<nn::SGD>(lr)) {}
-Adam::Adam(double lr, double beta1, double beta2, double eps)
-    : ParameterOptimizer(std::make_unique<nn::Adam>(lr, beta1, beta2, eps)) {}
+std::optional<double> ParameterOptimizer::lr(const std::string& key) const {
+  return rule_->lr(first_array_of(lookup(values_, key)));  // the components share it
+}
+
+void ParameterOptimizer::set_lr(const std::string& key, std::optional<double> lr) {
+  for (Float* array : arrays_of(lookup(values_, key))) rule_->set_lr(array, lr);
+}
+
+SGD::SGD(double lr, double momentum, bool nesterov)
+    : ParameterOptimizer(std::make_unique<nn::SGD>(lr, momentum, nesterov)) {}
+Adam::Adam(double lr, double beta1, double beta2, double eps, bool uniform, bool amsgrad)
+    : ParameterOptimizer(std::make_unique<nn::Adam>(lr, beta1, beta2, eps, uniform, amsgrad)) {}
 
 }  // namespace kiln::render

@@ -60,6 +60,10 @@ std::vector<std::string> SceneParameters::keys() const {
 
 bool SceneParameters::contains(const std::string& key) const { return entries_.count(key) != 0; }
 
+void SceneParameters::keep_only(const std::function<bool(const std::string&)>& keep) {
+  std::erase_if(entries_, [&](const auto& item) { return !keep(item.first); });
+}
+
 SceneParameters::Entry& SceneParameters::entry(const std::string& key) {
   auto found = entries_.find(key);
   if (found == entries_.end())

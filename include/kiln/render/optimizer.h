@@ -16,6 +16,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -46,6 +47,13 @@ class ParameterOptimizer {
   void zero_grad() { rule_->zero_grad(); }
   double lr() const { return rule_->lr(); }
   void set_lr(double lr) { rule_->set_lr(lr); }
+  /// `key`'s own learning rate (nullopt: the optimizer's), as Dr.Jit's learning_rate(key);
+  /// it is forgotten when the key is set again with a value of another type or size.
+  std::optional<double> lr(const std::string& key) const;
+  void set_lr(const std::string& key, std::optional<double> lr);
+  /// Dr.Jit's mask_updates: lanes whose gradient is zero keep their value and state.
+  bool mask_updates() const { return rule_->mask_updates(); }
+  void set_mask_updates(bool mask) { rule_->set_mask_updates(mask); }
 
  protected:
   explicit ParameterOptimizer(std::unique_ptr<nn::Optimizer> rule);
@@ -59,16 +67,18 @@ class ParameterOptimizer {
   std::map<std::string, Value> values_;  ///< nodes stay put, so rule_ can point into them
 };
 
-/// p ← p − lr · grad(p).
+/// p ← p − lr · grad(p), with optional (Nesterov) momentum (nn::SGD).
 class SGD : public ParameterOptimizer {
  public:
-  explicit SGD(double lr);
+  explicit SGD(double lr, double momentum = 0.0, bool nesterov = false);
 };
 
-/// Adam (Kingma & Ba) with bias correction.
+/// Adam (Kingma & Ba) with bias correction, and Dr.Jit's uniform and AMSGrad variants
+/// (nn::Adam).
 class Adam : public ParameterOptimizer {
  public:
-  explicit Adam(double lr, double beta1 = 0.9, double beta2 = 0.999, double eps = 1e-8);
+  explicit Adam(double lr, double beta1 = 0.9, double beta2 = 0.999, double eps = 1e-8, bool uniform = false,
+                bool amsgrad = false);
 };
 
 }  // namespace kiln::render

@@ -16,6 +16,7 @@
 #include <kiln/render/properties.h>
 #include <kiln/render/traverse.h>
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -31,6 +32,8 @@ class SceneParameters {
 
   std::vector<std::string> keys() const;
   bool contains(const std::string& key) const;
+  /// Forgets every parameter whose key `keep` rejects (Mitsuba's params.keep()).
+  void keep_only(const std::function<bool(const std::string&)>& keep);
   /// The parameter `key` (a reference into its object); throws ValueError for an unknown key.
   const ParameterRef& get(const std::string& key) const;
   uint32_t flags(const std::string& key) const;

@@ -1,6 +1,11 @@
 """Mitsuba's names for the array types of an RGB variant (`mi.Float`, `mi.Color3f`,
 `mi.Point3f`, `mi.TensorXf`, ...), each the Kiln type that holds the same values. Kiln's
-arrays also serve where Mitsuba has scalar types (`mi.ScalarPoint3f`): a width-1 array."""
+arrays also serve where Mitsuba has scalar types (`mi.ScalarPoint3f`): a width-1 array.
+
+Points, vectors and normals are kl.Array3f that know their kind, because a transform applies
+to each differently (`T @ mi.Point3f(...)` translates, `T @ mi.Vector3f(...)` does not);
+arithmetic keeps the kind as Dr.Jit's does: the right operand's if it has one, else the
+left's."""
 
 import kiln as _kl
 
@@ -10,8 +15,43 @@ UInt, UInt32, UInt64 = _kl.UInt32, _kl.UInt32, _kl.UInt64
 Bool = _kl.Bool
 Mask = _kl.Bool
 
+
+
+class _Kind3f(_kl.Array3f):
+    """An Array3f with a geometric kind (the subclasses below)."""
+
+
+def _keeping_kind(operator):
+    native = getattr(_kl.Array3f, operator)
+
+    def apply(self, other):
+        result = native(self, other)
+        if result is NotImplemented:
+            return result
+        return (type(other) if isinstance(other, _Kind3f) else type(self))(result)
+
+    return apply
+
+
+for _operator in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__", "__rtruediv__"):
+    setattr(_Kind3f, _operator, _keeping_kind(_operator))
+_Kind3f.__neg__ = lambda self: type(self)(_kl.Array3f.__neg__(self))
+
+
+class Point3f(_Kind3f):
+    """A position: transforms translate it."""
+
+
+class Vector3f(_Kind3f):
+    """A direction or offset: transforms do not translate it."""
+
+
+class Normal3f(_Kind3f):
+    """A surface normal: transforms apply their inverse transpose."""
+
+
 Point2f = Vector2f = _kl.Array2f
-Point3f = Vector3f = Normal3f = Color3f = Spectrum = UnpolarizedSpectrum = _kl.Array3f
+Color3f = Spectrum = UnpolarizedSpectrum = _kl.Array3f
 Point2i = Vector2i = _kl.Array2i
 Point3i = Vector3i = _kl.Array3i
 Point2u = Vector2u = _kl.Array2u
@@ -27,7 +67,7 @@ ScalarFloat = float
 ScalarInt32 = ScalarUInt32 = int
 ScalarBool = bool
 ScalarPoint2f = ScalarVector2f = _kl.Array2f
-ScalarPoint3f = ScalarVector3f = ScalarNormal3f = ScalarColor3f = _kl.Array3f
+ScalarPoint3f, ScalarVector3f, ScalarNormal3f, ScalarColor3f = Point3f, Vector3f, Normal3f, Color3f
 ScalarPoint2i = ScalarVector2i = _kl.Array2i
 ScalarPoint2u = ScalarVector2u = _kl.Array2u
 ScalarPoint3u = ScalarVector3u = _kl.Array3u
@@ -39,4 +79,25 @@ set_log_level = _kl.set_log_level
 
 from kiln._kiln_render import Transform4f  # noqa: E402
 
+_compose = Transform4f.__matmul__
+
+
+def _transform(self, other):
+    """T @ other: composition with a transform, else other transformed as its kind (a list
+    or tuple of three numbers is a point, as in Mitsuba)."""
+    if isinstance(other, Transform4f):
+        return _compose(self, other)
+    if isinstance(other, (list, tuple)):
+        other = Point3f(other)
+    for kind, apply in ((Point3f, Transform4f.apply_point), (Vector3f, Transform4f.apply_vector),
+                        (Normal3f, Transform4f.apply_normal)):
+        if isinstance(other, kind):
+            return kind(apply(self, other))
+    if isinstance(other, _kl.Array3f):
+        raise TypeError("Transform4f @ kl.Array3f: say what it is, mi.Point3f(x), mi.Vector3f(x) or "
+                        "mi.Normal3f(x) (each transforms differently; Kiln's functions return plain vectors)")
+    return NotImplemented
+
+
+Transform4f.__matmul__ = _transform
 ScalarTransform4f = Transform4f

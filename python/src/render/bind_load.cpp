@@ -6,6 +6,8 @@
 #include <kiln/errors.h>
 #include <kiln/render/load.h>
 #include <kiln/render/plugin.h>
+#include <kiln/render/sampler.h>
+#include <kiln/render/scene.h>
 #include <kiln/render/scene_description.h>
 #include <kiln/render/transform.h>
 
@@ -151,6 +153,18 @@ PluginNode convert_node(const nb::dict& dict, const std::string& path, bool scen
   return node;
 }
 
+/// A loaded object as the most derived Python class bound for it (kr.Sensor, kr.BSDF ...):
+/// plugins' own classes are not bound, so the default conversion would stop at kr.Object.
+template <typename Kind, typename... Others> nb::object as_bound_class(const std::shared_ptr<Object>& object) {
+  if (auto kind = std::dynamic_pointer_cast<Kind>(object)) return nb::cast(kind);
+  if constexpr (sizeof...(Others) > 0) return as_bound_class<Others...>(object);
+  return nb::cast(object);
+}
+
+nb::object loaded(const std::shared_ptr<Object>& object) {
+  return as_bound_class<Scene, Sensor, kiln::render::Shape, BSDF, Emitter, Integrator, Film, Sampler>(object);
+}
+
 std::map<std::string, std::string> defaults_of(const nb::kwargs& kwargs) {
   std::map<std::string, std::string> out;
   for (auto [key, value] : kwargs) out[nb::cast<std::string>(key)] = nb::cast<std::string>(nb::str(value));
@@ -164,7 +178,7 @@ void bind_load(nb::module_& m) {
       "load_dict",
       [](const nb::dict& dict) {
         if (!dict.contains("type")) fail("", "the top level needs a 'type' (e.g. 'scene')");
-        return instantiate(convert_node(dict, "", false));
+        return loaded(instantiate(convert_node(dict, "", false)));
       },
       nb::arg("dict"),
       "Builds a scene (or any object) from a dict in Mitsuba 3's format: {'type': 'scene', 'light': {'type': "
@@ -173,14 +187,14 @@ void bind_load(nb::module_& m) {
   m.def(
       "load_file",
       [](const std::string& path, const nb::kwargs& defaults) {
-        return instantiate(parse_xml_file(path, defaults_of(defaults)));
+        return loaded(instantiate(parse_xml_file(path, defaults_of(defaults))));
       },
       nb::arg("path"), nb::arg("defaults"),
       "Loads a Mitsuba 3 XML scene file; keyword arguments give values for its $name parameters.");
   m.def(
       "load_string",
       [](const std::string& xml, const nb::kwargs& defaults) {
-        return instantiate(parse_xml_string(xml, defaults_of(defaults)));
+        return loaded(instantiate(parse_xml_string(xml, defaults_of(defaults))));
       },
       nb::arg("xml"), nb::arg("defaults"), "Loads a Mitsuba 3 XML scene from a string.");
 }

@@ -139,6 +139,33 @@ void bind_parameters(nb::module_& m) {
       .def("__iter__", [](const BoundParameters& p) { return nb::iter(nb::cast(p.parameters.keys())); })
       .def("__getitem__", &get, nb::arg("key"))
       .def(
+          "items",
+          [](nb::handle self) {
+            nb::list out;
+            for (const std::string& key : nb::cast<BoundParameters&>(self).parameters.keys())
+              out.append(nb::make_tuple(key, get(self, key)));
+            return out;
+          },
+          "(key, value) pairs, as a mapping's.")
+      .def(
+          "keep",
+          [](BoundParameters& p, nb::handle keys) {
+            if (keys.is_none()) return;
+            nb::list patterns = nb::isinstance<nb::str>(keys) ? nb::list() : nb::list(keys);
+            if (nb::isinstance<nb::str>(keys)) patterns.append(keys);
+            nb::module_ re = nb::module_::import_("re");
+            std::vector<nb::object> matchers;
+            for (nb::handle pattern : patterns) matchers.push_back(re.attr("compile")(pattern).attr("match"));
+            p.parameters.keep_only([&](const std::string& key) {
+              for (const nb::object& match : matchers)
+                if (!match(key).is_none()) return true;
+              return false;
+            });
+          },
+          nb::arg("keys"),
+          "Keeps only the parameters whose key matches `keys` (a regular expression matched at the start, or a "
+          "list of them), as Mitsuba's keep(); None keeps all.")
+      .def(
           "flags", [](const BoundParameters& p, const std::string& key) { return ParamFlags(p.parameters.flags(key)); },
           nb::arg("key"), "The parameter's kr.ParamFlags.")
       .def("__setitem__", &set, nb::arg("key"), nb::arg("value"),

@@ -15,8 +15,20 @@ namespace {
 
 using kiln::render::Transform4f;
 
-/// Three numbers or 1-lane arrays as an Array3f.
+/// Three numbers as an Array3f.
 Array3f vector3(const std::array<float, 3>& v) { return Array3f(Float(v[0]), Float(v[1]), Float(v[2])); }
+
+/// A kl.Array3f (Mitsuba's Point3f, Vector3f ...) or a sequence of three numbers, for the
+/// argument `name` of `method`.
+Array3f vector3(nb::handle v, const char* method, const char* name) {
+  if (nb::isinstance<Array3f>(v)) return nb::cast<Array3f>(v);
+  std::array<float, 3> numbers{};
+  if (!nb::try_cast(v, numbers))
+    throw TypeError(std::string("kiln.render: Transform4f.") + method + "(): '" + name +
+                    "' must be three numbers or a kl.Array3f, got " +
+                    nb::cast<std::string>(nb::str(nb::handle(v.type()).attr("__name__"))));
+  return vector3(numbers);
+}
 
 /// A transform from 16 row-major numbers.
 Transform4f from_rows(const std::vector<std::vector<double>>& rows) {
@@ -48,7 +60,7 @@ void bind_transform(nb::module_& m) {
           },
           nb::arg("matrix"), "The transform with a 4 x 4 nested list or NumPy array as matrix.")
       .def(
-          "translate", [](const Transform4f& t, const std::array<float, 3>& v) { return t.translate(vector3(v)); },
+          "translate", [](const Transform4f& t, nb::handle v) { return t.translate(vector3(v, "translate", "v")); },
           nb::arg("v"), "This · Translate(v).")
       .def(
           "scale",
@@ -57,22 +69,28 @@ void bind_transform(nb::module_& m) {
               float s = nb::cast<float>(v);
               return t.scale(vector3({s, s, s}));
             }
-            return t.scale(vector3(nb::cast<std::array<float, 3>>(v)));
+            return t.scale(vector3(v, "scale", "v"));
           },
           nb::arg("v"), "This · Scale(v) (a number scales uniformly).")
       .def(
           "rotate",
-          [](const Transform4f& t, const std::array<float, 3>& axis, float angle) {
-            return t.rotate(vector3(axis), Float(angle));
+          [](const Transform4f& t, nb::handle axis, float angle) {
+            return t.rotate(vector3(axis, "rotate", "axis"), Float(angle));
           },
           nb::arg("axis"), nb::arg("angle"), "This · Rotate(axis, angle in degrees).")
       .def(
           "look_at",
-          [](const Transform4f& t, const std::array<float, 3>& origin, const std::array<float, 3>& target,
-             const std::array<float, 3>& up) { return t.look_at(vector3(origin), vector3(target), vector3(up)); },
+          [](const Transform4f& t, nb::handle origin, nb::handle target, nb::handle up) {
+            return t.look_at(vector3(origin, "look_at", "origin"), vector3(target, "look_at", "target"),
+                             vector3(up, "look_at", "up"));
+          },
           nb::arg("origin"), nb::arg("target"), nb::arg("up"), "This · LookAt(origin, target, up).")
       .def("inverse", &Transform4f::inverse, "The inverse transform.")
       .def("__matmul__", &Transform4f::operator*, nb::arg("other"), "The composition: `other` is applied first.")
+      .def("apply_point", &Transform4f::apply_point, nb::arg("p"), "The transformed point (translation applies).")
+      .def("apply_vector", &Transform4f::apply_vector, nb::arg("v"), "The transformed direction (no translation).")
+      .def("apply_normal", &Transform4f::apply_normal, nb::arg("n"),
+           "The transformed normal (by the inverse transpose).")
       .def_prop_ro("matrix", &Transform4f::matrix, "The 4 x 4 matrix (kl.Matrix4f).")
       .def_prop_ro("inverse_matrix", &Transform4f::inverse_matrix, "The inverse's matrix (kl.Matrix4f).")
       .def("__repr__", [](const Transform4f& t) {

@@ -77,3 +77,14 @@ def test_forward_and_forward_to_take_flags():
     kl.set_grad(a, 1.0)
     assert np.allclose(kl.forward_to(b, kl.ADFlag.Default).numpy(), [4.0])
     assert kl.ADMode.Backward != kl.ADMode.Forward
+
+
+def test_masked_assignment():
+    x = kl.Float([1.0, 2.0, 3.0])
+    x[x > 1.5] = 0.0
+    assert x.numpy().tolist() == [1.0, 0.0, 0.0]
+    v = kl.Array3f(kl.Float([1.0, 2.0]), 5.0, 6.0)
+    v[kl.arange(kl.UInt32, 2) == 1] = kl.Array3f(7.0, 8.0, 9.0)
+    assert np.asarray(v).tolist() == [[1.0, 5.0, 6.0], [7.0, 8.0, 9.0]]
+    v[kl.Bool([True, False])] = 0.0
+    assert np.asarray(v).tolist() == [[0.0, 0.0, 0.0], [7.0, 8.0, 9.0]]

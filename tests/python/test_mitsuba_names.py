@@ -54,8 +54,9 @@ def test_set_variant_argument_errors(restore_variant):
 
 def test_array_type_names_are_kiln_types():
     assert kr.Float is kl.Float and kr.UInt32 is kl.UInt32 and kr.TensorXf is kl.TensorXf
-    for name in ("Color3f", "Point3f", "Vector3f", "Normal3f", "ScalarPoint3f"):
-        assert getattr(kr, name) is kl.Array3f
+    assert kr.Color3f is kl.Array3f and kr.ScalarPoint3f is kr.Point3f
+    for name in ("Point3f", "Vector3f", "Normal3f"):  # kinds of Array3f: transforms tell them apart
+        assert issubclass(getattr(kr, name), kl.Array3f)
     assert kr.Point2f is kl.Array2f and kr.Vector3u is kl.Array3u
     assert kr.ScalarTransform4f is kr.Transform4f
 
@@ -167,3 +168,47 @@ def test_perspective_takes_mitsubas_parameters_and_lists_its_clip_planes():
     params.update()
     far = kr.render(scene, spp=4)
     assert not np.allclose(np.asarray(near), np.asarray(far))
+
+
+def test_transforms_apply_by_kind_as_mitsuba():
+    t = kr.Transform4f().translate([1.0, 0.0, 0.0]).scale([1.0, 2.0, 1.0])
+    assert np.allclose(np.asarray(t @ kr.Point3f(1.0, 1.0, 1.0)).ravel(), [2.0, 2.0, 1.0])
+    assert np.allclose(np.asarray(t @ kr.Vector3f(1.0, 1.0, 1.0)).ravel(), [1.0, 2.0, 1.0])
+    assert np.allclose(np.asarray(t @ kr.Normal3f(0.0, 1.0, 0.0)).ravel(), [0.0, 0.5, 0.0])
+    assert isinstance(t @ [0.0, 0.0, 0.0], kr.Point3f)  # a list is a point, as in Mitsuba
+    with pytest.raises(TypeError, match="Point3f"):
+        t @ kl.Array3f(1.0, 2.0, 3.0)
+    # Arithmetic keeps the kind as Dr.Jit's: the right operand's if it has one.
+    assert type(kr.Point3f(1, 2, 3) + kr.Vector3f(1, 1, 1)) is kr.Vector3f
+    assert type(2.0 * kr.Point3f(1, 2, 3)) is kr.Point3f and type(-kr.Normal3f(0, 0, 1)) is kr.Normal3f
+    # Transform arguments take Kiln vectors as well as lists.
+    look = kr.Transform4f().look_at(origin=kr.Point3f(0, 0, 5), target=[0, 0, 0], up=kr.Vector3f(0, 1, 0))
+    assert np.allclose(np.asarray(look @ kr.Point3f(0, 0, 0)).ravel(), [0, 0, 5])
+    with pytest.raises(TypeError, match="'origin' must be three numbers"):
+        kr.Transform4f().look_at(origin="camera", target=[0, 0, 0], up=[0, 1, 0])
+
+
+def test_typed_constructors_keep_the_kind():
+    points = kl.unravel(kr.Point3f, kl.Float([0, 0, 0, 1, 1, 1]))
+    assert type(points) is kr.Point3f and points.size() == 2
+    assert type(kl.zeros(kr.Vector3f, 4)) is kr.Vector3f
+
+
+def test_loaded_objects_are_their_bound_class():
+    sensor = kr.load_dict({"type": "perspective", "film": {"type": "hdrfilm", "width": 4, "height": 4}})
+    assert isinstance(sensor, kr.Sensor)
+    assert isinstance(kr.load_dict({"type": "diffuse"}), kr.BSDF)
+    scene = kr.load_string(CBOX_SENSOR)
+    image = kr.render(scene, spp=2, sensor=sensor)
+    assert image.shape == (4, 4, 3)
+
+
+def test_scene_parameters_keep_and_items():
+    params = kr.traverse(kr.load_string(CBOX_SENSOR))
+    params.keep(r"sensor\..*_clip")
+    assert sorted(params.keys()) == ["sensor.far_clip", "sensor.near_clip"]
+    assert [key for key, _ in params.items()] == params.keys()
+    params.keep(["sensor.near"])  # a list of patterns, each matched at the start
+    assert params.keys() == ["sensor.near_clip"]
+    params.keep(None)
+    assert len(params) == 1

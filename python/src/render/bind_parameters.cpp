@@ -162,7 +162,7 @@ void bind_parameters(nb::module_& m) {
               return false;
             });
           },
-          nb::arg("keys"),
+          nb::arg("keys").none(),
           "Keeps only the parameters whose key matches `keys` (a regular expression matched at the start, or a "
           "list of them), as Mitsuba's keep(); None keeps all.")
       .def(

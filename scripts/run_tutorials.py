@@ -65,7 +65,7 @@ IMPORTS = [
 
 # Runs inside the notebook's process: the cells one by one, the first failure reported.
 CELL_RUNNER = r'''
-import json, sys, time, traceback
+import json, linecache, sys, time, traceback
 import matplotlib
 matplotlib.use("Agg")
 cells = json.load(open(sys.argv[1]))
@@ -73,8 +73,10 @@ namespace = {"__name__": "__main__", "display": lambda *args, **kwargs: None}
 result = {"cells": len(cells), "ran": 0, "error": None}
 start = time.perf_counter()
 for index, source in enumerate(cells):
+    filename = f"<cell {index + 1}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)  # as Jupyter keeps it
     try:
-        exec(compile(source, f"<cell {index + 1}>", "exec"), namespace)
+        exec(compile(source, filename, "exec"), namespace)
     except BaseException as error:
         frames = [f for f in traceback.extract_tb(error.__traceback__) if f.filename.startswith("<cell")]
         where = f"{frames[-1].filename} line {frames[-1].lineno}: {frames[-1].line}" if frames else f"<cell {index + 1}>"

@@ -29,6 +29,7 @@ from .autodiff import (enable_grad, grad, set_grad, accumulate_grad, clear_grad,
 from .drjit_names import (ADFlag, ADMode, pi, two_pi, four_pi, inv_pi, inv_two_pi, inv_four_pi,  # noqa: F401
                           sqrt_two, inv_sqrt_two, e, inf, nan, deg2rad, rad2deg, maximum, minimum, sqr, slice,
                           sum, prod, mean, zeros, ones, full, empty, unravel)
+from .syntax import syntax  # noqa: F401
 from .tensor import TENSOR_TYPES, tensor  # noqa: F401  (also adds indexing, numpy(), DLPack and repr)
 from .map import chunked_map, checkpoint  # noqa: F401
 from . import nn  # noqa: F401

@@ -186,6 +186,10 @@ template <typename A> void bind_array_type(nb::module_& m, const char* name, con
           },
           nb::arg("index"), nb::arg("value"), "Writes one element (a scatter: lazy, in program order).")
       .def(
+          "__getitem__", [](const A& a, const Bool&) { return a; }, nb::arg("mask"),
+          "Dr.Jit's masked read: the whole array, so that a[mask] += v updates the lanes of `mask` (to select "
+          "lanes as NumPy does, gather at kl.compress(mask)).")
+      .def(
           "__setitem__", [](A& a, const Bool& mask, const A& value) { a = select(mask, value, a); }, nb::arg("mask"),
           nb::arg("value"), "Masked assignment (Dr.Jit's a[mask] = value): lanes where `mask` is true take `value`.")
       .def(

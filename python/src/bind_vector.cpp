@@ -74,6 +74,9 @@ template <typename V> void bind_vector_type(nb::module_& m, const char* name) {
           "__setitem__", [](V& v, int64_t i, const T& value) { v[to_index(i, N, "__setitem__")] = value; },
           nb::arg("index"), nb::arg("value"))
       .def(
+          "__getitem__", [](const V& v, const Bool&) { return v; }, nb::arg("mask"),
+          "Dr.Jit's masked read: the whole vector, so that v[mask] += w updates the lanes of `mask`.")
+      .def(
           "__setitem__", [](V& v, const Bool& mask, const V& value) { v = select(mask, value, v); }, nb::arg("mask"),
           nb::arg("value"), "Masked assignment (Dr.Jit's v[mask] = value): lanes where `mask` is true take `value`.")
       .def(

@@ -212,3 +212,14 @@ def test_scene_parameters_keep_and_items():
     assert params.keys() == ["sensor.near_clip"]
     params.keep(None)
     assert len(params) == 1
+
+
+def test_warp_functions_take_sequences_as_mitsuba():
+    d = kr.warp.square_to_cosine_hemisphere([kl.Float([0.5]), 0.5])
+    assert np.allclose(np.asarray(d).ravel(), [0.0, 0.0, 1.0], atol=1e-6)
+    assert np.allclose(kr.warp.square_to_cosine_hemisphere_pdf(d).numpy(), 1.0 / np.pi)
+    u = kr.warp.square_to_uniform_hemisphere(kl.Array2f(0.25, 0.75))
+    assert np.allclose(kl.norm(u).numpy(), 1.0) and np.asarray(u).ravel()[2] >= 0.0
+    assert np.allclose(kr.warp.square_to_uniform_sphere_pdf([0.0, 0.0, 1.0]).numpy(), 0.25 / np.pi)
+    with pytest.raises(TypeError, match="expected a vector of 2 components"):
+        kr.warp.square_to_uniform_hemisphere("samples")

@@ -12,4 +12,5 @@ NB_MODULE(_kiln_render, m) {
   bind_load(m);
   bind_parameters(m);
   bind_optimizers(m);
+  bind_warp(m);
 }

@@ -13,6 +13,7 @@ void bind_objects(nb::module_& m);
 void bind_load(nb::module_& m);
 void bind_parameters(nb::module_& m);
 void bind_optimizers(nb::module_& m);
+void bind_warp(nb::module_& parent);
 /// Needs bind_objects() first (it adds methods to kr.Scene, Sensor, BSDF and Emitter).
 void bind_interfaces(nb::module_& m);
 

@@ -68,9 +68,30 @@ def _repr(self):
     return f"{type(self).__name__}({_format(values)}{size})"
 
 
+_numpy_layout = "lanes"
+
+
+def numpy_layout():
+    """How np.array() lays out a vector's or matrix's values (see set_numpy_layout)."""
+    return _numpy_layout
+
+
+def set_numpy_layout(layout):
+    """'lanes' (Kiln's default): np.array(v) of a vector is (lanes, N), of a matrix (lanes, N,
+    N), as .numpy() gives them and the constructors read them; 'components' (Dr.Jit's):
+    (N, lanes) and (N, N, lanes), a view of the same memory. kiln.render.set_variant picks
+    'components', which Mitsuba scripts expect (np.array(color)[0] is the red channel)."""
+    global _numpy_layout
+    if layout not in ("lanes", "components"):
+        raise ValueError(f"kiln: set_numpy_layout(): 'lanes' or 'components', not {layout!r}")
+    _numpy_layout = layout
+
+
 def _array(self, dtype=None, copy=None):
     """The NumPy array protocol: shares Kiln's memory unless a dtype change or a copy is asked."""
     result = self.numpy()
+    if _numpy_layout == "components" and result.ndim > 1:
+        result = result.transpose(tuple(range(1, result.ndim)) + (0,))
     if dtype is not None and result.dtype != dtype:
         return result.astype(dtype)
     return result.copy() if copy else result

@@ -144,7 +144,20 @@ def _is_kiln_class(cls):
     return cls.__module__ == "kiln._kiln"
 
 
-zeros = _keeping_subclass(_kiln.zeros)
+def _zeros_of_structs(native):
+    """zeros() also of kiln.render's records (kr.SurfaceInteraction3f): their default value,
+    one lane of zeros that broadcasts to any width (Dr.Jit's dr.zeros of a struct)."""
+
+    @functools.wraps(native)
+    def zeros_(cls, *args, **kwargs):
+        if isinstance(cls, type) and cls.__module__ == "kiln._kiln_render":
+            return cls()
+        return native(cls, *args, **kwargs)
+
+    return zeros_
+
+
+zeros = _zeros_of_structs(_keeping_subclass(_kiln.zeros))
 ones = _keeping_subclass(_kiln.ones)
 full = _keeping_subclass(_kiln.full)
 empty = _keeping_subclass(_kiln.empty)

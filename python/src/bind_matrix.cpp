@@ -3,6 +3,7 @@
 #include "binding.h"
 
 #include <nanobind/operators.h>
+#include <nanobind/stl/array.h>
 #include <nanobind/stl/pair.h>
 
 namespace kiln::python {
@@ -18,6 +19,29 @@ template <size_t, typename T> using Repeat = T;
 template <typename M, size_t... I> void bind_entry_constructor(nb::class_<M>& cls, std::index_sequence<I...>) {
   using T = typename M::Component;
   cls.def(nb::init<Repeat<I, const T&>...>(), "N * N entries in row-major order (arrays or plain numbers).");
+}
+
+/// Dr.Jit's constructors: rows given as N sequences of N entries, or one number on the
+/// diagonal (Matrix3f(2) is 2·I).
+template <typename M> void bind_dr_constructors(nb::class_<M>& cls) {
+  using T = typename M::Component;
+  constexpr size_t N = M::Size;
+  cls.def(
+      "__init__",
+      [](M* self, const std::array<std::array<T, N>, N>& rows) {
+        new (self) M();
+        for (size_t r = 0; r < N; ++r)
+          for (size_t c = 0; c < N; ++c) (*self)(r, c) = rows[r][c];
+      },
+      nb::arg("rows"), "From N rows of N entries (nested lists or tuples of numbers or arrays).");
+  cls.def(
+      "__init__",
+      [](M* self, double diagonal) {
+        new (self) M();
+        for (size_t r = 0; r < N; ++r)
+          for (size_t c = 0; c < N; ++c) (*self)(r, c) = T(typename T::Value(r == c ? diagonal : 0.0));
+      },
+      nb::arg("diagonal"), "`diagonal` times the identity.");
 }
 
 template <typename M> void bind_matrix_type(nb::module_& m, const char* name) {
@@ -36,6 +60,7 @@ template <typename M> void bind_matrix_type(nb::module_& m, const char* name) {
           nb::arg("index"), nb::arg("value"), "Sets entry (row, col).")
       .def("__len__", [](const M&) { return N; }, "Number of rows.");
   bind_entry_constructor(cls, std::make_index_sequence<N * N>{});
+  bind_dr_constructors(cls);
   cls.def(nb::self + nb::self)
       .def(nb::self - nb::self)
       .def(nb::self * nb::self)

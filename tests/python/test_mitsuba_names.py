@@ -15,8 +15,10 @@ from kiln.render import mitsuba_variants as variants_module
 def restore_variant():
     device = kl.default_device()
     current = variants_module._current
+    layout = kl.numpy_layout()
     yield
     kl.set_device(device)
+    kl.set_numpy_layout(layout)
     variants_module._current = current
 
 
@@ -26,6 +28,18 @@ def test_rgb_variants_map_to_devices(restore_variant):
     assert kr.variant() == "llvm_ad_rgb" and kl.default_device() == "cpu"
     kr.set_variant("scalar_rgb")
     assert kr.variant() == "scalar_rgb" and kl.default_device() == "cpu"
+
+
+def test_set_variant_gives_drjits_numpy_layout(restore_variant):
+    colors = kl.Array3f(kl.Float([0.1, 0.2]), 0.5, kl.Float([0.7, 0.8]))
+    assert np.asarray(colors).shape == (2, 3) and kl.numpy_layout() == "lanes"
+    kr.set_variant("llvm_ad_rgb")
+    assert kl.numpy_layout() == "components"
+    assert np.allclose(np.array(colors)[0], [0.1, 0.2])  # the red channel, as in Mitsuba
+    assert np.array(kl.Matrix3f(1, 2, 3, 4, 5, 6, 7, 8, 9)).shape == (3, 3, 1)
+    assert colors.numpy().shape == (2, 3)  # .numpy() keeps Kiln's layout
+    with pytest.raises(ValueError, match="'lanes' or 'components'"):
+        kl.set_numpy_layout("rows")
 
 
 def test_set_variant_takes_the_first_usable_name(restore_variant):
@@ -184,7 +198,7 @@ def test_transforms_apply_by_kind_as_mitsuba():
     # Transform arguments take Kiln vectors as well as lists.
     look = kr.Transform4f().look_at(origin=kr.Point3f(0, 0, 5), target=[0, 0, 0], up=kr.Vector3f(0, 1, 0))
     assert np.allclose(np.asarray(look @ kr.Point3f(0, 0, 0)).ravel(), [0, 0, 5])
-    with pytest.raises(TypeError, match="'origin' must be three numbers"):
+    with pytest.raises(TypeError, match="'origin' must be a vector of 3 components"):
         kr.Transform4f().look_at(origin="camera", target=[0, 0, 0], up=[0, 1, 0])
 
 
@@ -221,5 +235,32 @@ def test_warp_functions_take_sequences_as_mitsuba():
     u = kr.warp.square_to_uniform_hemisphere(kl.Array2f(0.25, 0.75))
     assert np.allclose(kl.norm(u).numpy(), 1.0) and np.asarray(u).ravel()[2] >= 0.0
     assert np.allclose(kr.warp.square_to_uniform_sphere_pdf([0.0, 0.0, 1.0]).numpy(), 0.25 / np.pi)
-    with pytest.raises(TypeError, match="expected a vector of 2 components"):
+    with pytest.raises(TypeError, match="square_to_uniform_hemisphere\\(\\): sample must be a vector of 2 components"):
         kr.warp.square_to_uniform_hemisphere("samples")
+
+
+def test_transform_toolbox_values_match_mitsuba():
+    # Each expected value was printed by Mitsuba 3.9.1 (scalar_rgb) for the same expression.
+    def values(v):
+        return np.asarray(v).ravel().tolist()
+
+    frame = kr.Frame3f([0, 0, 1], [0, 1, 0], [1, 0, 0])
+    assert values(frame.to_local(kr.Vector3f([3, 2, 1]))) == [1, 2, 3]
+    assert np.asarray(kr.Transform3f([3, 2, 3]).matrix).reshape(3, 3).tolist() == [[3] * 3, [2] * 3, [3] * 3]
+    assert np.allclose(values(kr.ProjectiveTransform4f().perspective(fov=90, near=0.1, far=10) @ kr.Point3f(2, -2, 2)),
+                       [1, -1, 0.959596])
+    assert np.allclose(values(kr.Transform4f().orthographic(near=0.1, far=10) @ kr.Point3f(1, 2, 3)), [1, 2, 0.292929])
+    wide = kr.Frame3f([0, 0, 1], [0, 2, 0], [3, 0, 0])
+    assert values(kr.Transform4f().to_frame(wide) @ kr.Point3f(1, 2, 3)) == [9, 4, 1]
+    assert np.allclose(values(kr.Transform4f().from_frame(frame) @ kr.Point3f(3, 2, 1)), [1, 2, 3])
+    t = kr.Transform4f().translate([0, 1, 2]) @ kr.Transform4f().scale([1, 2, 3])
+    assert values(t @ kr.Vector3f([3, 4, 5])) == [3, 8, 15] and values(t @ kr.Point3f([3, 4, 5])) == [3, 9, 17]
+    assert values(kr.Transform4f().scale(2.0).translate([1, 0, 0]) @ kr.Point3f(0, 0, 0)) == [2, 0, 0]
+    assert np.allclose(values(kr.Transform3f().translate([1, 2]).rotate(90) @ kr.Point2f(1, 0)), [1, 3])
+    assert values(kr.Transform3f().scale(2) @ kr.Vector2f(1, 1)) == [2, 2]
+    assert np.allclose(values(kr.Transform3f().translate([1, 2]).inverse() @ kr.Point2f(1, 2)), [0, 0])
+    assert np.asarray(kl.Matrix3f(2)).reshape(3, 3).tolist() == [[2, 0, 0], [0, 2, 0], [0, 0, 2]]
+    with pytest.raises(TypeError, match="Point2f"):
+        kr.Transform3f() @ kl.Array2f(1, 2)
+    with pytest.raises(ValueError, match="3 x 3"):
+        kr.Transform3f([[1, 2], [3, 4]])

@@ -17,25 +17,29 @@ Mask = _kl.Bool
 
 
 
-class _Kind3f(_kl.Array3f):
-    """An Array3f with a geometric kind (the subclasses below)."""
+def _kinds_of(base):
+    """The base class of geometric kinds of `base` (kl.Array2f or kl.Array3f)."""
+
+    def keeping_kind(operator):
+        native = getattr(base, operator)
+
+        def apply(self, other):
+            result = native(self, other)
+            if result is NotImplemented:
+                return result
+            return (type(other) if isinstance(other, kind) else type(self))(result)
+
+        return apply
+
+    kind = type(f"_Kind{base.__name__[-2:]}", (base,), {"__doc__": f"A {base.__name__} with a geometric kind."})
+    for operator in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__",
+                     "__rtruediv__"):
+        setattr(kind, operator, keeping_kind(operator))
+    kind.__neg__ = lambda self: type(self)(base.__neg__(self))
+    return kind
 
 
-def _keeping_kind(operator):
-    native = getattr(_kl.Array3f, operator)
-
-    def apply(self, other):
-        result = native(self, other)
-        if result is NotImplemented:
-            return result
-        return (type(other) if isinstance(other, _Kind3f) else type(self))(result)
-
-    return apply
-
-
-for _operator in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__", "__rtruediv__"):
-    setattr(_Kind3f, _operator, _keeping_kind(_operator))
-_Kind3f.__neg__ = lambda self: type(self)(_kl.Array3f.__neg__(self))
+_Kind2f, _Kind3f = _kinds_of(_kl.Array2f), _kinds_of(_kl.Array3f)
 
 
 class Point3f(_Kind3f):
@@ -50,7 +54,14 @@ class Normal3f(_Kind3f):
     """A surface normal: transforms apply their inverse transpose."""
 
 
-Point2f = Vector2f = _kl.Array2f
+class Point2f(_Kind2f):
+    """A 2D position (texture coordinates): 2D transforms translate it."""
+
+
+class Vector2f(_Kind2f):
+    """A 2D offset: 2D transforms do not translate it."""
+
+
 Color3f = Spectrum = UnpolarizedSpectrum = _kl.Array3f
 Point2i = Vector2i = _kl.Array2i
 Point3i = Vector3i = _kl.Array3i
@@ -66,7 +77,7 @@ PCG32 = _kl.PCG32
 ScalarFloat = float
 ScalarInt32 = ScalarUInt32 = int
 ScalarBool = bool
-ScalarPoint2f = ScalarVector2f = _kl.Array2f
+ScalarPoint2f, ScalarVector2f = Point2f, Vector2f
 ScalarPoint3f, ScalarVector3f, ScalarNormal3f, ScalarColor3f = Point3f, Vector3f, Normal3f, Color3f
 ScalarPoint2i = ScalarVector2i = _kl.Array2i
 ScalarPoint2u = ScalarVector2u = _kl.Array2u
@@ -100,4 +111,4 @@ def _transform(self, other):
 
 
 Transform4f.__matmul__ = _transform
-ScalarTransform4f = Transform4f
+ScalarTransform4f = ProjectiveTransform4f = ScalarProjectiveTransform4f = Transform4f

@@ -52,9 +52,10 @@ def _why_not(name):
 
 def set_variant(*names):
     """Sets the first usable variant of `names` (Mitsuba's `mi.set_variant`): it makes its
-    device the default for new arrays and scenes. ImportError, with each name's reason, when
-    none can be used — as Mitsuba raises, so `try: set_variant('cuda_ad_rgb') except
-    ImportError:` works unchanged."""
+    device the default for new arrays and scenes, and np.array() of vectors Dr.Jit's
+    (components, lanes) layout (kl.set_numpy_layout('components')). ImportError, with each
+    name's reason, when none can be used — as Mitsuba raises, so `try:
+    set_variant('cuda_ad_rgb') except ImportError:` works unchanged."""
     global _current
     if not names:
         raise TypeError("set_variant() needs at least one variant name")
@@ -65,6 +66,7 @@ def set_variant(*names):
         reason = _why_not(name)
         if reason is None:
             _kl.set_device(_DEVICE_OF_VARIANT[name])
+            _kl.set_numpy_layout("components")
             _current = name
             return
         reasons.append(reason)

@@ -23,11 +23,26 @@ namespace {
 using namespace kiln::render;
 
 /// A surface interaction together with the scene it was found in, so that si.bsdf() can
-/// dispatch on the hit shape's BSDF (Mitsuba keeps that pointer in the interaction). Only
-/// scene.ray_intersect() makes them: Python cannot construct one without a scene.
+/// dispatch on the hit shape's BSDF (Mitsuba keeps that pointer in the interaction).
+/// Python's kr.SurfaceInteraction3f() (or kl.zeros of it) has no scene: a BSDF can
+/// evaluate it, si.bsdf() cannot.
 struct SceneInteraction : SurfaceInteraction {
   std::shared_ptr<const Scene> scene;
 };
+
+/// One lane of zeros, with the identity as shading frame and wi = +z (Dr.Jit's
+/// dr.zeros(mi.SurfaceInteraction3f), but with a frame that to_local/to_world can use).
+SceneInteraction zero_interaction() {
+  SceneInteraction si;
+  Float zero(0.0f), one(1.0f);
+  si.t = zero;
+  si.p = si.n = si.dp_du = si.dp_dv = Array3f(zero, zero, zero);
+  si.uv = Array2f(zero, zero);
+  si.sh_frame = Frame3f(Array3f(one, zero, zero), Array3f(zero, one, zero), Array3f(zero, zero, one));
+  si.wi = Array3f(zero, zero, one);
+  si.shape = si.prim_index = UInt32(0u);
+  return si;
+}
 
 /// The BSDFs of the shapes an interaction hit, per lane (Mitsuba's BSDFPtr): queries
 /// dispatch on each lane's BSDF.
@@ -67,7 +82,33 @@ void bind_records(nb::module_& m) {
       .def_rw("shape_index", &PreliminaryIntersection::shape_index, "The hit shape's position in the scene (0-based).")
       .def("is_valid", &PreliminaryIntersection::is_valid);
   nb::class_<Frame3f>(m, "Frame3f", "An orthonormal frame (s, t, n).")
-      .def(nb::init<const Array3f&>(), nb::arg("n"), "A frame around the unit normal n.")
+      .def(
+          "__init__",
+          [](Frame3f* self) {
+            Float zero(0.0f), one(1.0f);
+            new (self) Frame3f(Array3f(one, zero, zero), Array3f(zero, one, zero), Array3f(zero, zero, one));
+          },
+          "The identity frame.")
+      .def(
+          "__init__", [](Frame3f* self, nb::handle n) { new (self) Frame3f(as_vector<Array3f>(n, "Frame3f(): n")); },
+          nb::arg("n"), "A frame around the unit normal n (a vector or three numbers).")
+      .def(
+          "__init__",
+          [](Frame3f* self, nb::handle s, nb::handle t, nb::handle n) {
+            new (self) Frame3f(as_vector<Array3f>(s, "Frame3f(): s"), as_vector<Array3f>(t, "Frame3f(): t"),
+                               as_vector<Array3f>(n, "Frame3f(): n"));
+          },
+          nb::arg("s"), nb::arg("t"), nb::arg("n"), "The frame with these axes (taken as given).")
+      .def_static("cos_theta", &cos_theta, nb::arg("v"), "cos θ of a local direction (its z).")
+      .def_static("sin_theta_2", &sin_theta_2, nb::arg("v"), "sin² θ of a local direction.")
+      .def_static(
+          "cos_theta_2", [](const Array3f& v) { return v.z * v.z; }, nb::arg("v"), "cos² θ of a local direction.")
+      .def_static(
+          "sin_theta", [](const Array3f& v) { return sqrt(max(sin_theta_2(v), Float(0.0f))); }, nb::arg("v"),
+          "sin θ of a local direction.")
+      .def_static(
+          "tan_theta", [](const Array3f& v) { return sqrt(max(sin_theta_2(v), Float(0.0f))) / v.z; }, nb::arg("v"),
+          "tan θ of a local direction.")
       .def_rw("s", &Frame3f::s)
       .def_rw("t", &Frame3f::t)
       .def_rw("n", &Frame3f::n)
@@ -112,6 +153,10 @@ template <typename Pick> auto eval_pdf_part(Pick pick) {
 void bind_interaction(nb::module_& m) {
   nb::class_<SceneInteraction>(m, "SurfaceInteraction3f",
                                "Where rays met surfaces (scene.ray_intersect()): t = inf and shape = 0 on misses.")
+      .def(
+          "__init__", [](SceneInteraction* self) { new (self) SceneInteraction(zero_interaction()); },
+          "One lane of zeros (identity shading frame, wi = +z), for evaluating a BSDF directly; si.bsdf() needs an "
+          "interaction from scene.ray_intersect().")
       .def_rw("t", &SurfaceInteraction::t)
       .def_rw("p", &SurfaceInteraction::p)
       .def_rw("n", &SurfaceInteraction::n, "The geometric normal.")
@@ -127,7 +172,14 @@ void bind_interaction(nb::module_& m) {
       .def("spawn_ray_to", &SurfaceInteraction::spawn_ray_to, nb::arg("target"),
            "A ray towards a point, ending just short of it.")
       .def(
-          "bsdf", [](const SceneInteraction& si) { return BSDFPtr{si.scene}; },
+          "bsdf",
+          [](const SceneInteraction& si) {
+            if (!si.scene)
+              throw ValueError(
+                  "kiln.render: si.bsdf(): this interaction was not found by scene.ray_intersect(), so "
+                  "there is no hit shape to take the BSDF from; call bsdf.eval(ctx, si, wo) on a BSDF");
+            return BSDFPtr{si.scene};
+          },
           "The BSDFs of the hit shapes, per lane.")
       .def(
           "emitter", [](const SceneInteraction&, const std::shared_ptr<Scene>& scene) { return EmitterPtr{scene}; },

@@ -3,6 +3,8 @@
 #include "render/render_binding.h"
 
 #include <kiln/errors.h>
+#include <kiln/render/camera.h>
+#include <kiln/render/frame.h>
 #include <kiln/render/transform.h>
 
 #include <nanobind/ndarray.h>
@@ -13,21 +15,20 @@
 namespace kiln::python::render {
 namespace {
 
+using kiln::render::Frame3f;
 using kiln::render::Transform4f;
 
-/// Three numbers as an Array3f.
-Array3f vector3(const std::array<float, 3>& v) { return Array3f(Float(v[0]), Float(v[1]), Float(v[2])); }
-
-/// A kl.Array3f (Mitsuba's Point3f, Vector3f ...) or a sequence of three numbers, for the
-/// argument `name` of `method`.
+/// A kl.Array3f (Mitsuba's Point3f, Vector3f ...) or three numbers, for the argument `name`
+/// of `method`.
 Array3f vector3(nb::handle v, const char* method, const char* name) {
-  if (nb::isinstance<Array3f>(v)) return nb::cast<Array3f>(v);
-  std::array<float, 3> numbers{};
-  if (!nb::try_cast(v, numbers))
-    throw TypeError(std::string("kiln.render: Transform4f.") + method + "(): '" + name +
-                    "' must be three numbers or a kl.Array3f, got " +
-                    nb::cast<std::string>(nb::str(nb::handle(v.type()).attr("__name__"))));
-  return vector3(numbers);
+  return as_vector<Array3f>(v, std::string("Transform4f.") + method + "(): '" + name + "'");
+}
+
+/// The transform whose linear part has the frame's axes as columns.
+Transform4f frame_transform(const Frame3f& frame) {
+  Float zero(0.0f), one(1.0f);
+  return Transform4f(Matrix4f(frame.s.x, frame.t.x, frame.n.x, zero, frame.s.y, frame.t.y, frame.n.y, zero, frame.s.z,
+                              frame.t.z, frame.n.z, zero, zero, zero, zero, one));
 }
 
 /// A transform from 16 row-major numbers.
@@ -67,7 +68,7 @@ void bind_transform(nb::module_& m) {
           [](const Transform4f& t, const nb::handle& v) {
             if (nb::isinstance<nb::float_>(v) || nb::isinstance<nb::int_>(v)) {
               float s = nb::cast<float>(v);
-              return t.scale(vector3({s, s, s}));
+              return t.scale(Array3f(Float(s), Float(s), Float(s)));
             }
             return t.scale(vector3(v, "scale", "v"));
           },
@@ -85,6 +86,28 @@ void bind_transform(nb::module_& m) {
                              vector3(up, "look_at", "up"));
           },
           nb::arg("origin"), nb::arg("target"), nb::arg("up"), "This · LookAt(origin, target, up).")
+      .def(
+          "perspective",
+          [](const Transform4f& t, float fov, float near, float far) {
+            return t * Transform4f(kiln::render::perspective_matrix(Float(fov), near, far));
+          },
+          nb::arg("fov"), nb::arg("near"), nb::arg("far"),
+          "This · Perspective(fov, near, far): camera space to clip space, depth from [near, far] to [0, 1] "
+          "(Mitsuba's ProjectiveTransform4f.perspective).")
+      .def(
+          "orthographic",
+          [](const Transform4f& t, float near, float far) {
+            Float one(1.0f);
+            return t.scale(Array3f(one, one, Float(1.0f / (far - near))))
+                .translate(Array3f(Float(0.0f), Float(0.0f), Float(-near)));
+          },
+          nb::arg("near"), nb::arg("far"), "This · Orthographic(near, far): depth from [near, far] to [0, 1].")
+      .def(
+          "to_frame", [](const Transform4f& t, const Frame3f& frame) { return t * frame_transform(frame); },
+          nb::arg("frame"), "This · the map from the frame's local coordinates to the world (columns s, t, n).")
+      .def(
+          "from_frame", [](const Transform4f& t, const Frame3f& frame) { return t * frame_transform(frame).inverse(); },
+          nb::arg("frame"), "This · the map from the world to the frame's local coordinates.")
       .def("inverse", &Transform4f::inverse, "The inverse transform.")
       .def("__matmul__", &Transform4f::operator*, nb::arg("other"), "The composition: `other` is applied first.")
       .def("apply_point", &Transform4f::apply_point, nb::arg("p"), "The transformed point (translation applies).")

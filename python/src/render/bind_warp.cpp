@@ -3,35 +3,23 @@
 // are kl.Array2f / kl.Array3f or sequences of their components (Dr.Jit's spelling).
 #include "render/render_binding.h"
 
-#include <kiln/errors.h>
 #include <kiln/render/warp.h>
-
-#include <nanobind/stl/array.h>
 
 namespace kiln::python::render {
 namespace {
-
-/// `value` as a vector of type V: a V, or a sequence of its components (numbers or arrays).
-template <typename V> V as_vector(nb::handle value, const char* function) {
-  if (nb::isinstance<V>(value)) return nb::cast<V>(value);
-  std::array<typename V::Component, V::Size> components;
-  if (!nb::try_cast(value, components))
-    throw TypeError(std::string("kiln.render: warp.") + function + "(): expected a vector of " +
-                    std::to_string(V::Size) + " components (a Kiln vector or a sequence), got " +
-                    nb::type_name(value.type()).c_str());
-  V v;
-  for (size_t i = 0; i < V::Size; ++i) v[i] = components[i];
-  return v;
-}
 
 /// Binds warp::name(V) and its pdf(W), each taking vectors or sequences.
 template <typename V, typename Out, typename W> void bind_pair(nb::module_& m, const char* name, const char* pdf_name,
                                                                Out (*warp_fn)(const V&), Float (*pdf_fn)(const W&),
                                                                const char* doc) {
-  m.def(name, [=](nb::handle sample) { return warp_fn(as_vector<V>(sample, name)); }, nb::arg("sample"), doc);
   m.def(
-      pdf_name, [=](nb::handle point) { return pdf_fn(as_vector<W>(point, pdf_name)); }, nb::arg("v"),
-      "The density of the warp's output (zero outside its support).");
+      name,
+      [=](nb::handle sample) { return warp_fn(as_vector<V>(sample, std::string("warp.") + name + "(): sample")); },
+      nb::arg("sample"), doc);
+  m.def(
+      pdf_name,
+      [=](nb::handle point) { return pdf_fn(as_vector<W>(point, std::string("warp.") + pdf_name + "(): v")); },
+      nb::arg("v"), "The density of the warp's output (zero outside its support).");
 }
 
 }  // namespace
@@ -53,13 +41,14 @@ void bind_warp(nb::module_& parent) {
   m.def(
       "square_to_uniform_cone",
       [](nb::handle sample, const Float& cos_cutoff) {
-        return w::square_to_uniform_cone(as_vector<Array2f>(sample, "square_to_uniform_cone"), cos_cutoff);
+        return w::square_to_uniform_cone(as_vector<Array2f>(sample, "warp.square_to_uniform_cone(): sample"),
+                                         cos_cutoff);
       },
       nb::arg("sample"), nb::arg("cos_cutoff"), "Uniform directions in the cone of cos θ ≥ cos_cutoff around +z.");
   m.def(
       "square_to_uniform_cone_pdf",
       [](nb::handle v, const Float& cos_cutoff) {
-        return w::square_to_uniform_cone_pdf(as_vector<Array3f>(v, "square_to_uniform_cone_pdf"), cos_cutoff);
+        return w::square_to_uniform_cone_pdf(as_vector<Array3f>(v, "warp.square_to_uniform_cone_pdf(): v"), cos_cutoff);
       },
       nb::arg("v"), nb::arg("cos_cutoff"), "The cone's density.");
 }

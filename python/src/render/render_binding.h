@@ -2,11 +2,31 @@
 // each converting Python values and forwarding to the C++ renderer.
 #pragma once
 
+#include <kiln/errors.h>
+#include <kiln/vector.h>
+
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/array.h>
+
+#include <string>
 
 namespace kiln::python::render {
 
 namespace nb = nanobind;
+
+/// `value` as a Kiln vector of type V: a V, or a sequence of its components (numbers or
+/// arrays), as Dr.Jit and Mitsuba take them; TypeError naming `where` (the function and
+/// argument) otherwise.
+template <typename V> V as_vector(nb::handle value, const std::string& where) {
+  if (nb::isinstance<V>(value)) return nb::cast<V>(value);
+  std::array<typename V::Component, V::Size> components;
+  if (!nb::try_cast(value, components))
+    throw TypeError("kiln.render: " + where + " must be a vector of " + std::to_string(V::Size) +
+                    " components (a Kiln vector or a sequence), got " + nb::type_name(value.type()).c_str());
+  V v;
+  for (size_t i = 0; i < V::Size; ++i) v[i] = components[i];
+  return v;
+}
 
 void bind_transform(nb::module_& m);
 void bind_objects(nb::module_& m);

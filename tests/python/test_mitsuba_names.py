@@ -71,7 +71,7 @@ def test_array_type_names_are_kiln_types():
     assert kr.Color3f is kl.Array3f and kr.ScalarPoint3f is kr.Point3f
     for name in ("Point3f", "Vector3f", "Normal3f"):  # kinds of Array3f: transforms tell them apart
         assert issubclass(getattr(kr, name), kl.Array3f)
-    assert kr.Point2f is kl.Array2f and kr.Vector3u is kl.Array3u
+    assert issubclass(kr.Point2f, kl.Array2f) and kr.Vector3u is kl.Array3u
     assert kr.ScalarTransform4f is kr.Transform4f
 
 

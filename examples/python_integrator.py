@@ -116,7 +116,7 @@ def render(scene, spp, seed=0, max_depth=6, rr_depth=5, mode=None, sensor=0, rec
     the sample's index, pixel * spp + sample)."""
     sensor = scene.sensors()[sensor]
     film = sensor.film()
-    (width, height), (crop_w, crop_h), (off_x, off_y) = film.size, film.crop_size, film.crop_offset
+    (width, height), (crop_w, crop_h), (off_x, off_y) = film.size(), film.crop_size(), film.crop_offset()
     lanes = crop_w * crop_h * spp
     rng = sensor.sampler().rng(seed, lanes)
     pixel = kl.arange(kl.UInt32, lanes) // kl.opaque(kl.UInt32, spp)
@@ -140,10 +140,10 @@ def render(scene, spp, seed=0, max_depth=6, rr_depth=5, mode=None, sensor=0, rec
                         name="python_path", max_iterations=max(max_depth, 1))
     radiance = kl.select(end.valid, end.result, kl.Array3f(0.0, 0.0, 0.0)) * ray_weight
     values = [radiance.x, radiance.y, radiance.z]
-    if film.has_alpha:
+    if film.has_alpha():
         values.append(kl.select(end.valid, kl.Float(1.0), kl.Float(0.0)))
     block = film.create_block(len(values))
-    block.put(position if film.box_filter else sample_position, values)
+    block.put(position if film.box_filter() else sample_position, values)
     return film.develop(block)
 
 

@@ -1,6 +1,9 @@
-// Reading and writing PNG (libpng) and OpenEXR (OpenEXR 3) images as linear Bitmaps, reading
-// JPEG (libjpeg), and the conversions textures and environment maps make of them.
+// Reading and writing PNG (libpng), JPEG (libjpeg) and OpenEXR (OpenEXR 3) images as linear
+// Bitmaps (Radiance's in radiance_hdr.cpp), and the conversions textures and environment
+// maps make of them.
 #include <kiln/render/image.h>
+
+#include "core/radiance_hdr.h"
 
 #include <OpenEXR/ImfChannelList.h>
 #include <OpenEXR/ImfFrameBuffer.h>
@@ -22,7 +25,7 @@
 namespace kiln::render {
 namespace {
 
-enum class Format { Png, Jpeg, Exr };
+enum class Format { Png, Jpeg, Exr, Hdr };
 
 Format format_of(const std::string& path) {
   std::string lower = path;
@@ -34,7 +37,8 @@ Format format_of(const std::string& path) {
   if (ends_with(".png")) return Format::Png;
   if (ends_with(".jpg") || ends_with(".jpeg")) return Format::Jpeg;
   if (ends_with(".exr")) return Format::Exr;
-  throw FileError("kiln.render: " + path + ": unknown image format (accepted: .png, .jpg, .jpeg, .exr)");
+  if (ends_with(".hdr")) return Format::Hdr;
+  throw FileError("kiln.render: " + path + ": unknown image format (accepted: .png, .jpg, .jpeg, .exr, .hdr)");
 }
 
 [[noreturn]] void fail(const std::string& path, const std::string& why) {
@@ -204,6 +208,57 @@ Bitmap read_jpeg(const std::string& path, bool raw) {
   return image;
 }
 
+/// Owns a FILE* and libjpeg's compressor.
+struct JpegOutput {
+  FILE* file = nullptr;
+  jpeg_compress_struct info = {};
+  JpegErrors errors;
+  bool created = false;
+  ~JpegOutput() {
+    if (created) jpeg_destroy_compress(&info);
+    if (file) std::fclose(file);
+  }
+};
+
+/// Encodes 8-bit rows (libjpeg's longjmp kept in a frame without C++ objects).
+bool encode_jpeg(JpegOutput* f, const std::vector<unsigned char>& bytes, size_t width, size_t height, size_t channels) {
+  if (setjmp(f->errors.jump)) return false;
+  jpeg_create_compress(&f->info);
+  f->created = true;
+  jpeg_stdio_dest(&f->info, f->file);
+  f->info.image_width = JDIMENSION(width);
+  f->info.image_height = JDIMENSION(height);
+  f->info.input_components = int(channels);
+  f->info.in_color_space = channels == 1 ? JCS_GRAYSCALE : JCS_RGB;
+  jpeg_set_defaults(&f->info);
+  jpeg_set_quality(&f->info, 95, TRUE);
+  jpeg_start_compress(&f->info, TRUE);
+  while (f->info.next_scanline < f->info.image_height) {
+    JSAMPROW row = const_cast<unsigned char*>(bytes.data() + f->info.next_scanline * width * channels);
+    jpeg_write_scanlines(&f->info, &row, 1);
+  }
+  jpeg_finish_compress(&f->info);
+  return true;
+}
+
+void write_jpeg(const Bitmap& image, const std::string& path) {
+  if (image.channels != 1 && image.channels != 3)
+    fail(path, "a JPEG file stores gray or RGB: " + std::to_string(image.channels) + " channels (accepted: 1, 3)");
+  JpegOutput f;
+  f.file = std::fopen(path.c_str(), "wb");
+  if (!f.file) fail(path, "cannot be opened for writing");
+  f.info.err = jpeg_std_error(&f.errors.manager);
+  f.errors.manager.error_exit = jpeg_quiet_error;
+  f.errors.manager.output_message = [](j_common_ptr) {};
+  std::vector<unsigned char> bytes(image.pixels.size());
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    float value = linear_to_srgb(image.pixels[i]);
+    bytes[i] = (unsigned char)(std::lround(std::clamp(std::isnan(value) ? 0.0f : value, 0.0f, 1.0f) * 255.0f));
+  }
+  if (!encode_jpeg(&f, bytes, image.width, image.height, image.channels))
+    fail(path, std::string("could not be written as JPEG (") + f.errors.message + ")");
+}
+
 /// The EXR channel names of 1 to 4 channels.
 std::vector<const char*> exr_channel_names(size_t channels) {
   switch (channels) {
@@ -214,7 +269,33 @@ std::vector<const char*> exr_channel_names(size_t channels) {
   }
 }
 
-Bitmap read_exr(const std::string& path) {
+/// Every channel of an EXR file, grouped by layer (the part before the last '.') in the
+/// order layers first appear, each layer's R, G, B / X, Y, Z first and A after them.
+std::vector<std::string> all_exr_channels(const Imf::ChannelList& list) {
+  std::vector<std::string> names;
+  for (auto it = list.begin(); it != list.end(); ++it) names.emplace_back(it.name());
+  auto layer = [](const std::string& name) {
+    size_t dot = name.rfind('.');
+    return dot == std::string::npos ? std::string() : name.substr(0, dot);
+  };
+  auto rank = [](const std::string& name) {
+    std::string channel = name.substr(name.rfind('.') == std::string::npos ? 0 : name.rfind('.') + 1);
+    static const char* kOrder[] = {"R", "G", "B", "X", "Y", "Z", "A"};
+    for (int i = 0; i < 7; ++i)
+      if (channel == kOrder[i]) return i;
+    return 7;
+  };
+  std::vector<std::string> layers;
+  for (const std::string& name : names)
+    if (std::find(layers.begin(), layers.end(), layer(name)) == layers.end()) layers.push_back(layer(name));
+  std::stable_sort(names.begin(), names.end(), [&](const std::string& a, const std::string& b) {
+    auto la = std::find(layers.begin(), layers.end(), layer(a)), lb = std::find(layers.begin(), layers.end(), layer(b));
+    return la != lb ? la < lb : rank(a) < rank(b);
+  });
+  return names;
+}
+
+Bitmap read_exr(const std::string& path, bool all_channels) {
   try {
     Imf::InputFile file(path.c_str());
     const Imf::Header& header = file.header();
@@ -224,16 +305,24 @@ Bitmap read_exr(const std::string& path) {
     image.height = size_t(window.max.y - window.min.y + 1);
     const Imf::ChannelList& list = header.channels();
     bool rgb = list.findChannel("R") && list.findChannel("G") && list.findChannel("B");
-    if (!rgb && !list.findChannel("Y")) fail(path, "has neither R, G, B nor Y channels");
-    image.channels = (rgb ? 3 : 1) + (list.findChannel("A") ? 1 : 0);
+    std::vector<std::string> names;
+    if (all_channels) {
+      names = all_exr_channels(list);
+      image.channel_names = names;
+    } else {
+      if (!rgb && !list.findChannel("Y")) fail(path, "has neither R, G, B nor Y channels");
+      for (const char* name : exr_channel_names((rgb ? 3 : 1) + (list.findChannel("A") ? 1 : 0)))
+        names.emplace_back(name);
+    }
+    if (names.empty()) fail(path, "has no channels");
+    image.channels = names.size();
     image.pixels.resize(image.width * image.height * image.channels);
     size_t x_stride = sizeof(float) * image.channels, y_stride = x_stride * image.width;
     Imf::FrameBuffer frame;
-    std::vector<const char*> names = exr_channel_names(image.channels);
     for (size_t c = 0; c < names.size(); ++c) {
       char* origin = reinterpret_cast<char*>(image.pixels.data() + c) - window.min.x * ptrdiff_t(x_stride) -
                      window.min.y * ptrdiff_t(y_stride);
-      frame.insert(names[c], Imf::Slice(Imf::FLOAT, origin, x_stride, y_stride));
+      frame.insert(names[c].c_str(), Imf::Slice(Imf::FLOAT, origin, x_stride, y_stride));
     }
     file.setFrameBuffer(frame);
     file.readPixels(window.min.y, window.max.y);
@@ -249,12 +338,14 @@ void write_exr(const Bitmap& image, const std::string& path) {
   try {
     Imf::Header header(int(image.width), int(image.height));
     Imf::FrameBuffer frame;
-    std::vector<const char*> names = exr_channel_names(image.channels);
+    std::vector<std::string> names = image.channel_names;
+    if (names.empty())
+      for (const char* name : exr_channel_names(image.channels)) names.emplace_back(name);
     size_t x_stride = sizeof(float) * image.channels, y_stride = x_stride * image.width;
     for (size_t c = 0; c < names.size(); ++c) {
       header.channels().insert(names[c], Imf::Channel(Imf::FLOAT));
       char* origin = const_cast<char*>(reinterpret_cast<const char*>(image.pixels.data() + c));
-      frame.insert(names[c], Imf::Slice(Imf::FLOAT, origin, x_stride, y_stride));
+      frame.insert(names[c].c_str(), Imf::Slice(Imf::FLOAT, origin, x_stride, y_stride));
     }
     Imf::OutputFile file(path.c_str(), header);
     file.setFrameBuffer(frame);
@@ -274,27 +365,34 @@ float srgb_to_linear(float value) {
   return value <= 0.04045f ? value / 12.92f : std::pow((value + 0.055f) / 1.055f, 2.4f);
 }
 
-Bitmap read_image(const std::string& path, bool raw) {
+Bitmap read_image(const std::string& path, bool raw, bool all_channels) {
   switch (format_of(path)) {
     case Format::Png: return read_png(path, raw);
     case Format::Jpeg: return read_jpeg(path, raw);
-    case Format::Exr: return read_exr(path);
+    case Format::Exr: return read_exr(path, all_channels);
+    case Format::Hdr: return read_radiance_hdr(path);
   }
   throw InternalError("kiln.render: read_image(): unknown format");
 }
 
 void write_image(const Bitmap& image, const std::string& path) {
   Format format = format_of(path);
-  if (format == Format::Jpeg) fail(path, "JPEG files are read, not written (accepted for writing: .png, .exr)");
-  if (image.channels < 1 || image.channels > 4)
-    fail(path, "cannot store " + std::to_string(image.channels) + " channels (accepted: 1 to 4)");
+  if (image.channels < 1 || (image.channels > 4 && format != Format::Exr))
+    fail(path, "cannot store " + std::to_string(image.channels) + " channels (accepted: 1 to 4; .exr any)");
+  if (!image.channel_names.empty() && image.channel_names.size() != image.channels)
+    fail(path, std::to_string(image.channel_names.size()) + " channel names for " + std::to_string(image.channels) +
+                   " channels");
+  if (image.channels > 4 && image.channel_names.empty())
+    fail(path, "cannot name " + std::to_string(image.channels) + " channels: give the bitmap channel names");
   if (image.width == 0 || image.height == 0) fail(path, "cannot store an empty image");
   if (image.pixels.size() != image.width * image.height * image.channels)
     fail(path, "the bitmap holds " + std::to_string(image.pixels.size()) + " values, not width * height * channels");
-  if (format == Format::Png)
-    write_png(image, path);
-  else
-    write_exr(image, path);
+  switch (format) {
+    case Format::Png: return write_png(image, path);
+    case Format::Jpeg: return write_jpeg(image, path);
+    case Format::Exr: return write_exr(image, path);
+    case Format::Hdr: return write_radiance_hdr(image, path);
+  }
 }
 
 Bitmap color_channels(const Bitmap& image, size_t channels) {

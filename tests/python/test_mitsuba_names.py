@@ -142,8 +142,8 @@ def test_bitmap_errors_are_clear(tmp_path):
         kr.Bitmap(np.zeros((2, 2, 3), np.float32), channel_names=["R", "G"])
     with pytest.raises(TypeError, match="numbers"):
         kr.Bitmap(np.array([["a"]]))
-    with pytest.raises(NotImplementedError, match="resample"):
-        kr.Bitmap(np.zeros((2, 2, 3), np.float32)).resample([4, 4])
+    with pytest.raises(NotImplementedError, match="boundary conditions"):
+        kr.Bitmap(np.zeros((2, 2, 3), np.float32)).resample([4, 4], bc=("repeat", "repeat"))
     with pytest.raises(Exception, match="unknown image format"):
         kr.Bitmap(np.zeros((2, 2, 3), np.float32)).write(str(tmp_path / "image.tga"))
     with pytest.raises(Exception, match="missing.exr"):
@@ -264,3 +264,53 @@ def test_transform_toolbox_values_match_mitsuba():
         kr.Transform3f() @ kl.Array2f(1, 2)
     with pytest.raises(ValueError, match="3 x 3"):
         kr.Transform3f([[1, 2], [3, 4]])
+
+
+def test_resample_as_mitsuba():
+    rng = np.random.default_rng(5)
+    pixels = rng.random((8, 6, 3)).astype(np.float32)
+    bitmap = kr.Bitmap(pixels)
+    box = kr.load_dict({"type": "box"})
+    assert isinstance(box, kr.ReconstructionFilter) and box.radius() == 0.5
+    assert np.allclose(np.array(bitmap.resample([6, 8], box)), pixels, atol=1e-6)  # same size: unchanged
+    halved = np.array(bitmap.resample([3, 4], box))  # a box at half size averages 2 x 2 blocks
+    assert np.allclose(halved, pixels.reshape(4, 2, 3, 2, 3).mean(axis=(1, 3)), atol=1e-6)
+    constant = kr.Bitmap(np.full((5, 7, 1), 0.25, np.float32))
+    for rfilter in (None, kr.load_dict({"type": "tent"}), kr.load_dict({"type": "gaussian"})):
+        assert np.allclose(np.array(constant.resample([13, 3], rfilter)), 0.25, atol=1e-6)
+    eight_bit = kr.util.convert_to_bitmap(pixels).resample([3, 4], box)
+    assert eight_bit.component_format() == kr.Struct.Type.UInt8 and eight_bit.srgb_gamma()
+    with pytest.raises(TypeError, match="reconstruction filter"):
+        bitmap.resample([3, 4], "box")
+    with pytest.raises(ValueError, match="positive"):
+        bitmap.resample([0, 4])
+
+
+def test_bitmap_files_jpeg_hdr_and_named_exr_channels(tmp_path):
+    pixels = np.random.default_rng(2).random((6, 5, 3)).astype(np.float32) * 4.0
+    kr.Bitmap(pixels).write(tmp_path / "image.hdr")
+    hdr = np.array(kr.Bitmap(tmp_path / "image.hdr"))
+    # RGBE: one exponent per pixel, 8-bit mantissas (steps of the pixel's largest value / 128).
+    assert np.all(np.abs(hdr - pixels) <= pixels.max(axis=2, keepdims=True) / 128.0)
+    kr.util.write_bitmap(tmp_path / "image.jpg", np.clip(pixels / 4.0, 0, 1))
+    jpeg = kr.Bitmap(tmp_path / "image.jpg")
+    assert jpeg.component_format() == kr.Struct.Type.UInt8 and jpeg.srgb_gamma() and (jpeg.width(), jpeg.height()) == (5, 6)
+    layers = np.arange(2 * 3 * 5, dtype=np.float32).reshape(2, 3, 5)
+    kr.Bitmap(layers, channel_names=["R", "G", "B", "depth.Y", "albedo.R"]).write(tmp_path / "layers.exr")
+    read = kr.Bitmap(tmp_path / "layers.exr")
+    assert read.pixel_format() == kr.Bitmap.PixelFormat.MultiChannel
+    split = dict(read.split())
+    assert sorted(split) == ["<root>", "albedo", "depth"]
+    assert np.array_equal(np.array(split["<root>"]), layers[..., :3])
+    assert np.array_equal(np.array(split["depth"])[..., 0], layers[..., 3])
+    read.metadata()["note"] = "kept"
+    assert read.metadata() == {"note": "kept"}
+
+
+def test_cornell_box_loads_as_mitsubas():
+    description = kr.cornell_box()
+    assert description["sensor"]["film"]["width"] == 256 and description["integrator"]["max_depth"] == 8
+    description["sensor"]["film"].update(width=16, height=16)
+    image = kr.render(kr.load_dict(description), spp=16)
+    # Mitsuba 3.9.1 (llvm_ad_rgb, 256 spp at 256 x 256) gives channel means 0.2402, 0.1411, 0.0600.
+    assert np.allclose(np.asarray(image).mean(axis=(0, 1)), [0.2402, 0.1411, 0.0600], rtol=0.15)

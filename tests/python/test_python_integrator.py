@@ -83,7 +83,7 @@ def test_interfaces_answer_for_single_rays():
     ("sensor.sampler().rng(-1, 4)", ValueError, ["seed"]),
     ("sensor.sampler().rng(0, 0)", ValueError, ["size"]),
     ("scene.ray_intersect('ray')", TypeError, ["ray_intersect"]),
-    ("kr.SurfaceInteraction3f()", TypeError, []),
+    ("kr.SurfaceInteraction3f().bsdf()", ValueError, ["scene.ray_intersect()"]),
     ("sensor.sample_ray(kl.Array2f(kl.Float([0.1, 0.2]), kl.Float([0.1, 0.2, 0.3])))", Exception, []),
 ])
 def test_bad_interface_calls_raise(call, error, words):

@@ -228,7 +228,7 @@ TEST(EmitterEnvmap, Errors) {
   expect_error<FileError>([] { emitter("envmap", {{"filename", std::string("/nonexistent/sky.exr")}}); },
                           {"emitter 'envmap' (test): 'filename' (test:filename): /nonexistent/sky.exr"});
   expect_error<FileError>([] { emitter("envmap", {{"filename", std::string("sky.hdr")}}); },
-                          {"unknown image format (accepted: .png, .jpg, .jpeg, .exr)"});
+                          {"unknown image format (accepted: .png, .jpg, .jpeg, .exr, .hdr)"});
   expect_error<ValueError>([] { emitter("envmap"); }, {"filename"});  // required
   expect_error<ValueError>([] { environment({{"scale", -1.0}}); },
                            {"'scale' (test:scale) must be a finite number >= 0, got -1"});

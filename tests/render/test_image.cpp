@@ -97,7 +97,7 @@ TEST(Image, ErrorsNameTheFileAndWhatIsAccepted) {
   Bitmap image = gradient(2, 2, 3);
   EXPECT_NE(message([&] {
               write_image(image, temp_path("x.bmp"));
-            }).find("unknown image format (accepted: .png, .jpg, .jpeg, .exr)"),
+            }).find("unknown image format (accepted: .png, .jpg, .jpeg, .exr, .hdr)"),
             std::string::npos);
   EXPECT_NE(message([&] { read_image("/nonexistent/kiln.png"); }).find("/nonexistent/kiln.png: cannot be opened"),
             std::string::npos);
@@ -113,7 +113,9 @@ TEST(Image, ErrorsNameTheFileAndWhatIsAccepted) {
   std::remove(junk.c_str());
   std::remove(truncated.c_str());
   Bitmap five = gradient(2, 2, 5);
-  EXPECT_NE(message([&] { write_image(five, temp_path("five.exr")); }).find("cannot store 5 channels"),
+  EXPECT_NE(message([&] { write_image(five, temp_path("five.exr")); }).find("cannot name 5 channels"),
+            std::string::npos);
+  EXPECT_NE(message([&] { write_image(five, temp_path("five.png")); }).find("cannot store 5 channels"),
             std::string::npos);
   Bitmap wrong = gradient(2, 2, 3);
   wrong.pixels.pop_back();
@@ -124,7 +126,9 @@ TEST(Image, ErrorsNameTheFileAndWhatIsAccepted) {
             std::string::npos);
   EXPECT_NE(message([&] { write_image(image, "/nonexistent/dir/out.png"); }).find("cannot be opened for writing"),
             std::string::npos);
-  EXPECT_NE(message([&] { write_image(image, temp_path("out.jpg")); }).find("JPEG files are read, not written"),
+  EXPECT_NE(message([&] { write_image(gradient(2, 2, 2), temp_path("out.jpg")); }).find("accepted: 1, 3"),
+            std::string::npos);
+  EXPECT_NE(message([&] { write_image(gradient(2, 2, 4), temp_path("out.hdr")); }).find("accepted: 1, 3"),
             std::string::npos);
   std::string jpeg = temp_path("junk.jpg");
   std::ofstream(jpeg) << "not a jpeg";
@@ -168,4 +172,76 @@ TEST(Image, ColorChannelsAndPadding) {
   EXPECT_EQ(padded.height, 2u);
   EXPECT_EQ(padded.pixels, (std::vector<float>{1, 2, 2, 1, 2, 2}));
   EXPECT_EQ(pad_image(small, 1, 1).pixels, small.pixels);
+}
+
+TEST(Image, JpegWritesWhatItReadsWithinItsCompression) {
+  for (size_t channels : {1u, 3u}) {
+    Bitmap image = gradient(16, 8, channels);
+    std::string path = temp_path(std::to_string(channels) + ".jpg");
+    write_image(image, path);
+    Bitmap back = read_image(path, /*raw=*/true);
+    std::remove(path.c_str());
+    ASSERT_EQ(back.channels, channels);
+    double error = 0.0;
+    for (size_t i = 0; i < image.pixels.size(); ++i)
+      error += std::abs(back.pixels[i] - linear_to_srgb(image.pixels[i]));
+    EXPECT_LT(error / double(image.pixels.size()), 0.02) << channels;  // quality 95 on a smooth ramp
+  }
+}
+
+TEST(Image, RadianceRoundTripKeepsEightBitMantissas) {
+  Bitmap image = gradient(9, 4, 3);
+  image.pixels[0] = 1500.0f;  // large, small and zero values share exponents per pixel
+  image.pixels[4] = 1e-3f;
+  image.pixels[6] = image.pixels[7] = image.pixels[8] = 0.0f;
+  std::string path = temp_path("rgbe.hdr");
+  write_image(image, path);
+  Bitmap back = read_image(path);
+  std::remove(path.c_str());
+  ASSERT_EQ(back.width, 9u);
+  ASSERT_EQ(back.channels, 3u);
+  for (size_t pixel = 0; pixel < 9 * 4; ++pixel) {
+    float largest = std::max({image.pixels[3 * pixel], image.pixels[3 * pixel + 1], image.pixels[3 * pixel + 2]});
+    for (size_t c = 0; c < 3; ++c)  // within one step of the pixel's shared 8-bit mantissa
+      EXPECT_NEAR(back.pixels[3 * pixel + c], image.pixels[3 * pixel + c], largest / 128.0f + 1e-30f) << pixel;
+  }
+}
+
+TEST(Image, RadianceReadsRunLengthEncodedScanlines) {
+  // One 8-pixel scanline, each component a run: R = 128 (x8), G literal 0..7, B 0, E = 129.
+  std::string path = temp_path("rle.hdr");
+  {
+    std::ofstream file(path, std::ios::binary);
+    file << "#?RADIANCE\nFORMAT=32-bit_rle_rgbe\n\n-Y 1 +X 8\n";
+    const unsigned char bytes[] = {2, 2, 0, 8, 128 + 8, 128, 8, 0, 1, 2, 3, 4, 5, 6, 7, 128 + 8, 0, 128 + 8, 129};
+    file.write(reinterpret_cast<const char*>(bytes), sizeof(bytes));
+  }
+  Bitmap image = read_image(path);
+  std::remove(path.c_str());
+  ASSERT_EQ(image.width, 8u);
+  for (size_t x = 0; x < 8; ++x) {
+    EXPECT_FLOAT_EQ(image.pixels[3 * x], 128.0f / 128.0f);  // 128 · 2^(129 - 136)
+    EXPECT_FLOAT_EQ(image.pixels[3 * x + 1], float(x) / 128.0f);
+    EXPECT_FLOAT_EQ(image.pixels[3 * x + 2], 0.0f);
+  }
+  std::ofstream(path) << "#?RADIANCE\n\n-Y 2 +X 8\n";
+  EXPECT_THROW(read_image(path), FileError);  // ends before its scanlines
+  std::ofstream(path) << "P6 not radiance";
+  EXPECT_THROW(read_image(path), FileError);
+  std::remove(path.c_str());
+}
+
+TEST(Image, ExrKeepsNamedChannelsGroupedByLayer) {
+  Bitmap image = gradient(3, 2, 5);
+  image.channel_names = {"albedo.B", "albedo.R", "depth.Y", "albedo.G", "A"};
+  std::string path = temp_path("layers.exr");
+  write_image(image, path);
+  Bitmap all = read_image(path, false, /*all_channels=*/true);
+  EXPECT_THROW(read_image(path), FileError);  // no color channels for a texture
+  std::remove(path.c_str());
+  std::vector<std::string> expected = {"A", "albedo.R", "albedo.G", "albedo.B", "depth.Y"};
+  ASSERT_EQ(all.channel_names, expected);
+  size_t source[] = {4, 1, 3, 0, 2};  // where each read channel was written
+  for (size_t pixel = 0; pixel < 6; ++pixel)
+    for (size_t c = 0; c < 5; ++c) EXPECT_EQ(all.pixels[pixel * 5 + c], image.pixels[pixel * 5 + source[c]]);
 }

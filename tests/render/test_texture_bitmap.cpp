@@ -214,7 +214,7 @@ TEST(TextureBitmap, Errors) {
                           {"texture 'bitmap' (test): 'filename' (test:filename): /nonexistent/wood.png: cannot be "
                            "opened"});
   expect_error<FileError>([] { texture("bitmap", {{"filename", std::string("wood.tga")}}); },
-                          {"unknown image format (accepted: .png, .jpg, .jpeg, .exr)"});
+                          {"unknown image format (accepted: .png, .jpg, .jpeg, .exr, .hdr)"});
   expect_error<ValueError>([] { texture("bitmap"); }, {"filename"});  // required
   expect_error<ValueError>([] { test_bitmap({{"filter_type", std::string("trilinear")}}); },
                            {"'filter_type' (test:filter_type) is \"trilinear\"; accepted: \"bilinear\", \"nearest\""});

@@ -1,6 +1,6 @@
 """Mitsuba's Bitmap in Kiln: an image on the host with a pixel format, a component format and an
 sRGB flag, made from an array or read from a file, converted, split into layers and written.
-Files go through Kiln's image I/O (kr.read_image / kr.write_image: OpenEXR, PNG, JPEG); the
+Files go through Kiln's image I/O (OpenEXR with named channels, PNG, JPEG, Radiance); the
 pixels are a NumPy array, reached through the NumPy and DLPack protocols
 (`np.array(bitmap)`, `kl.TensorXf(bitmap)`)."""
 
@@ -10,7 +10,8 @@ from pathlib import Path
 import numpy as np
 
 import kiln as _kl
-from kiln._kiln_render import read_image as _read_image, write_image as _write_image
+from kiln._kiln_render import _read_image_channels, write_image as _write_image
+from kiln.render.resample import resample as _resample
 
 
 class Struct:
@@ -95,8 +96,10 @@ class Bitmap:
     Float32 = Struct.Type.Float32  # Mitsuba's shorthand for the component format
 
     def __init__(self, source, pixel_format=None, channel_names=None, srgb_gamma=None):
+        self._metadata = {}
         if isinstance(source, (str, Path)):
-            values, srgb = self._read(str(source))
+            values, srgb, file_names = self._read(str(source))
+            channel_names = channel_names or file_names
         else:
             values, srgb = np.asarray(source), False
             if values.dtype == np.bool_ or values.dtype.kind not in "uif":
@@ -123,12 +126,14 @@ class Bitmap:
 
     @staticmethod
     def _read(path):
-        """The file's pixels and whether they are sRGB-encoded."""
-        if Path(path).suffix.lower() == ".exr":
-            return np.asarray(_read_image(path)), False
-        encoded = np.asarray(_read_image(path, raw=True)).astype(np.float64)
+        """The file's pixels, whether they are sRGB-encoded, and its channel names (EXR)."""
+        values, names = _read_image_channels(path)
+        values = np.asarray(values)
+        if Path(path).suffix.lower() in (".exr", ".hdr"):
+            return values, False, names or None
+        encoded = values.astype(np.float64)
         eight_bit = np.allclose(encoded * 255.0, np.rint(encoded * 255.0), atol=1e-4)
-        return _stored(encoded, np.uint8 if eight_bit else np.uint16), True
+        return _stored(encoded, np.uint8 if eight_bit else np.uint16), True, None
 
     def width(self):
         return self._values.shape[1]
@@ -160,7 +165,8 @@ class Bitmap:
         return self._format in (PixelFormat.YA, PixelFormat.RGBA)
 
     def metadata(self):
-        return {}
+        """The image's metadata: a dict to read and fill (it is not written to files)."""
+        return self._metadata
 
     def convert(self, pixel_format=None, component_format=None, srgb_gamma=None):
         """A new Bitmap with other channels, component type and/or transfer curve."""
@@ -185,17 +191,33 @@ class Bitmap:
                 for layer, entries in layers.items()]
 
     def write(self, path, *args, **kwargs):
-        """Writes the image by the file's extension: .exr as 32-bit floats (linear), .png as
-        8-bit sRGB. Extra arguments (Mitsuba's quality, file format) are not supported."""
+        """Writes the image by the file's extension: .exr as 32-bit floats (linear, with the
+        channel names), .png and .jpg as 8-bit sRGB, .hdr as Radiance RGBE. Extra arguments
+        (Mitsuba's quality, file format) are not supported."""
         if args or kwargs:
             raise TypeError("Bitmap.write: only the path is supported (the format follows its extension)")
         linear = _normalized(self._values, self._values.dtype)
         if self._srgb:
             linear = _srgb_decode(linear)
-        _write_image(_kl.TensorXf(np.ascontiguousarray(linear, dtype=np.float32)), str(path))
+        names = self._names if self._format == PixelFormat.MultiChannel else []
+        _write_image(_kl.TensorXf(np.ascontiguousarray(linear, dtype=np.float32)), str(path), names)
 
-    def resample(self, *args, **kwargs):
-        raise NotImplementedError("Bitmap.resample is not supported by kiln.render")
+    def resample(self, res, rfilter=None, bc=None, clamp=(-np.inf, np.inf)):
+        """A new Bitmap of `res` = (width, height) pixels, filtered with `rfilter` (a
+        kr.ReconstructionFilter; Mitsuba's default 2-lobe Lanczos when None), border pixels
+        repeated outside the image (Mitsuba's default boundary condition; others are not
+        supported) and values clamped to `clamp`."""
+        if bc is not None:
+            raise NotImplementedError("Bitmap.resample: boundary conditions other than the default (clamp) are not "
+                                      "supported by kiln.render")
+        width, height = (int(res[0]), int(res[1]))
+        if width < 1 or height < 1:
+            raise ValueError(f"Bitmap.resample: the resolution must be positive, got {width} x {height}")
+        values = _normalized(self._values, self._values.dtype)
+        resampled = _resample(values, width, height, rfilter, clamp)
+        dtype = self._values.dtype
+        stored = _stored(np.clip(resampled, 0.0, 1.0), dtype) if np.issubdtype(dtype, np.integer) else resampled
+        return Bitmap(stored.astype(dtype), self._format, self._names, self._srgb)
 
     def __array__(self, dtype=None, copy=None):
         return self._values if dtype is None else self._values.astype(dtype)

@@ -327,11 +327,11 @@ void bind_film(nb::module_& m) {
            "Splats values (one Float per channel) of samples at film positions (pixels) through the filter.")
       .def("develop", &ImageBlock::develop, "The weighted means per pixel: (height, width, channels).");
   nb::class_<Film, Object>(m, "Film", "What a sensor records: the film size, the crop window, the filter.")
-      .def_prop_ro("size", &Film::size)
-      .def_prop_ro("crop_size", &Film::crop_size)
-      .def_prop_ro("crop_offset", &Film::crop_offset)
-      .def_prop_ro("has_alpha", &Film::has_alpha)
-      .def_prop_ro(
+      .def("size", &Film::size, "(width, height) of the whole film (a method, as Mitsuba's).")
+      .def("crop_size", &Film::crop_size, "(width, height) of the crop window rendered.")
+      .def("crop_offset", &Film::crop_offset, "(x, y) of the crop window's upper left corner.")
+      .def("has_alpha", &Film::has_alpha)
+      .def(
           "box_filter", [](const Film& f) { return f.rfilter()->is_box(); },
           "True with the box filter: then a sample belongs to its own pixel.")
       .def("create_block", &Film::create_block, nb::arg("channels"), "An empty block for the crop window.")

@@ -6,6 +6,7 @@
 #include <kiln/errors.h>
 #include <kiln/render/load.h>
 #include <kiln/render/plugin.h>
+#include <kiln/render/rfilter.h>
 #include <kiln/render/sampler.h>
 #include <kiln/render/scene.h>
 #include <kiln/render/scene_description.h>
@@ -162,7 +163,8 @@ template <typename Kind, typename... Others> nb::object as_bound_class(const std
 }
 
 nb::object loaded(const std::shared_ptr<Object>& object) {
-  return as_bound_class<Scene, Sensor, kiln::render::Shape, BSDF, Emitter, Integrator, Film, Sampler>(object);
+  return as_bound_class<Scene, Sensor, kiln::render::Shape, BSDF, Emitter, Integrator, Film, Sampler,
+                        ReconstructionFilter>(object);
 }
 
 std::map<std::string, std::string> defaults_of(const nb::kwargs& kwargs) {

@@ -5,6 +5,7 @@
 #include <kiln/render/image.h>
 #include <kiln/render/records.h>
 #include <kiln/render/render.h>
+#include <kiln/render/rfilter.h>
 #include <kiln/render/scene.h>
 
 #include <nanobind/stl/optional.h>
@@ -82,6 +83,10 @@ void bind_objects(nb::module_& m) {
   nb::class_<Emitter, Object>(m, "Emitter", "A light source.");
   nb::class_<Integrator, Object>(m, "Integrator", "How a render estimates pixel values.");
   nb::class_<Sensor, Object>(m, "Sensor", "A camera: where rays start, with its film and sampler.");
+  nb::class_<ReconstructionFilter, Object>(m, "ReconstructionFilter",
+                                           "How a film weighs samples by their distance to a pixel's centre.")
+      .def("radius", &ReconstructionFilter::radius, "The support: eval() vanishes at and beyond it (pixels).")
+      .def("eval", &ReconstructionFilter::eval, nb::arg("x"), "The filter's value at offset x (pixels).");
   nb::class_<Scene, Object>(m, "Scene", "A loaded scene: shapes, emitters, sensors and the integrator.")
       .def("shapes", &Scene::shapes, "The shapes, in declaration order.")
       .def("emitters", &Scene::emitters, "The emitters (area lights after the others).")
@@ -127,9 +132,16 @@ void bind_objects(nb::module_& m) {
           nb::rv_policy::reference_internal)
       .def("clear", &PathRecorder::clear, "Forgets the records of both passes.");
   m.def(
-      "write_image", [](const TensorXf& image, const std::string& path) { write_image(image, path); }, nb::arg("image"),
-      nb::arg("path"),
-      "Writes a (height, width, channels) image: .exr keeps linear floats, .png is sRGB-encoded 8-bit.");
+      "write_image",
+      [](const TensorXf& image, const std::string& path, std::vector<std::string> channel_names) {
+        const kiln::Shape& shape = image.shape();
+        if (channel_names.empty() || shape.size() != 3) return write_image(image, path);
+        Bitmap bitmap{shape[1], shape[0], shape[2], image.array().to_vector(), std::move(channel_names)};
+        write_image(bitmap, path);
+      },
+      nb::arg("image"), nb::arg("path"), nb::arg("channel_names") = std::vector<std::string>{},
+      "Writes a (height, width, channels) image: .exr keeps linear floats (with `channel_names` if given), .png "
+      "and .jpg are sRGB-encoded 8-bit, .hdr Radiance RGBE.");
   m.def(
       "read_image",
       [](const std::string& path, bool raw) {
@@ -137,7 +149,16 @@ void bind_objects(nb::module_& m) {
         return TensorXf::from(bitmap.pixels.data(), {bitmap.height, bitmap.width, bitmap.channels});
       },
       nb::arg("path"), nb::arg("raw") = false,
-      "Reads a .png or .exr file as a (height, width, channels) kl.TensorXf; 8-bit sRGB becomes linear unless raw.");
+      "Reads a .png, .jpg, .exr or .hdr file as a (height, width, channels) kl.TensorXf; 8-bit sRGB becomes linear "
+      "unless raw.");
+  m.def(
+      "_read_image_channels",
+      [](const std::string& path) {
+        Bitmap bitmap = read_image(path, true, true);
+        return nb::make_tuple(TensorXf::from(bitmap.pixels.data(), {bitmap.height, bitmap.width, bitmap.channels}),
+                              bitmap.channel_names);
+      },
+      nb::arg("path"), "Every channel of the file (raw values) and, for EXR, their names (kr.Bitmap reads this).");
 }
 
 }  // namespace kiln::python::render

@@ -1,5 +1,7 @@
 // The area light (Mitsuba 3's `area`): a shape that emits `radiance` (a texture; required,
 // as in Mitsuba) from its front side, sampled by the shape's own direction sampling.
+#include "emitters/common.h"
+
 #include <kiln/render/emitter.h>
 #include <kiln/render/plugin.h>
 #include <kiln/render/shape.h>
@@ -9,9 +11,15 @@
 namespace kiln::render {
 namespace {
 
+/// The required `radiance` (a texture, a color or a uniform spectrum: emitted_texture()).
+std::shared_ptr<Texture> required_radiance(const Properties& props) {
+  (void)props.get("radiance");  // raises, naming the emitter, when it is missing
+  return emitted_texture(props, "radiance", Color3d{});
+}
+
 class AreaLight : public Emitter {
  public:
-  explicit AreaLight(const Properties& props) : radiance_(texture_parameter(props, "radiance")) {
+  explicit AreaLight(const Properties& props) : radiance_(required_radiance(props)) {
     flags_ = emitter_flags::kSurface;
     if (!radiance_->is_constant()) flags_ |= emitter_flags::kSpatiallyVarying;
   }

@@ -2,10 +2,21 @@
 #include "emitters/common.h"
 
 #include "core/parameter_checks.h"
+#include "textures/uniform.h"
 
 #include <algorithm>
 
 namespace kiln::render {
+
+std::shared_ptr<Texture> emitted_texture(const Properties& props, const std::string& name, const Color3d& fallback) {
+  if (props.has(name))
+    if (const auto* color = std::get_if<Color3d>(&props.get(name)); color && color->uniform_spectrum) {
+      Color3d emitted;
+      for (size_t c = 0; c < 3; ++c) emitted[c] = (*color)[c] * kEqualEnergySrgb[c];
+      return std::make_shared<UniformTexture>(emitted);
+    }
+  return texture_parameter(props, name, fallback);
+}
 
 std::shared_ptr<Texture> emission_parameter(const Properties& props, const std::string& name) {
   if (props.has(name)) {
@@ -17,7 +28,7 @@ std::shared_ptr<Texture> emission_parameter(const Properties& props, const std::
     if (smallest < 0)
       throw_parameter_error(props, name, "must not be negative (an emitted value), got " + std::to_string(smallest));
   }
-  std::shared_ptr<Texture> texture = texture_parameter(props, name, Color3d{1.0, 1.0, 1.0});
+  std::shared_ptr<Texture> texture = emitted_texture(props, name, Color3d{{1.0, 1.0, 1.0}});
   if (!texture->is_constant())
     throw_parameter_error(props, name,
                           "must not vary over the surface, as a '" + texture->plugin() +

@@ -10,9 +10,19 @@
 
 namespace kiln::render {
 
+/// The sRGB (linear) color of the equal-energy spectrum at luminance 1: the row sums of the
+/// CIE XYZ → sRGB matrix, (3.240479 − 1.537150 − 0.498535, ...). Mitsuba's RGB variants
+/// give an emitter's uniform spectrum this color.
+inline constexpr double kEqualEnergySrgb[3] = {1.204794, 0.948291, 0.908916};
+
+/// The texture of emitted value `name` of `props` (`fallback` when absent): a uniform
+/// spectrum becomes its value times kEqualEnergySrgb, anything else as texture_parameter().
+std::shared_ptr<Texture> emitted_texture(const Properties& props, const std::string& name, const Color3d& fallback);
+
 /// The emitted value `name` of `props` (1 when absent), as Mitsuba's emissive textures: a
-/// float, an RGB color or a texture that does not vary over the surface. ValueError for a
-/// negative float or color component and for a spatially varying texture.
+/// float, an RGB color, a uniform spectrum (emitted_texture()) or a texture that does not
+/// vary over the surface. ValueError for a negative float or color component and for a
+/// spatially varying texture.
 std::shared_ptr<Texture> emission_parameter(const Properties& props, const std::string& name);
 
 /// An emitter at infinity (environments, directional lights): it places its sampled points

@@ -425,7 +425,7 @@ class XmlParser {
         fail(site, "value=\"" + attribute("value") +
                        "\" is spectral data, which is not supported (kiln.render renders in RGB): use <rgb>, or a "
                        "single value for gray");
-      return Color3d{*gray, *gray, *gray};
+      return Color3d{{*gray, *gray, *gray}, true};
     }
     check_attributes(site, {"name", "value"}, {});
     std::string value = attribute("value");

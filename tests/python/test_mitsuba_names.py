@@ -314,3 +314,22 @@ def test_cornell_box_loads_as_mitsubas():
     image = kr.render(kr.load_dict(description), spp=16)
     # Mitsuba 3.9.1 (llvm_ad_rgb, 256 spp at 256 x 256) gives channel means 0.2402, 0.1411, 0.0600.
     assert np.allclose(np.asarray(image).mean(axis=(0, 1)), [0.2402, 0.1411, 0.0600], rtol=0.15)
+
+
+@pytest.mark.parametrize("plugin, name", [("area", "radiance"), ("constant", "radiance"), ("point", "intensity"),
+                                          ("spot", "intensity"), ("directional", "irradiance")])
+def test_an_emitters_uniform_spectrum_is_the_equal_energy_color(plugin, name):
+    # Mitsuba 3.9.1 (llvm_ad_rgb) lists [2.40959, 1.89658, 1.81783] for a spectrum of value 2
+    # given as emitted value, and keeps plain floats and RGB gray.
+    params = kr.traverse(kr.load_dict({"type": plugin, name: {"type": "spectrum", "value": 2.0}}))
+    assert np.allclose(np.asarray(params[f"{name}.value"]).ravel(), [2.40959, 1.89658, 1.81783], atol=2e-5)
+    params = kr.traverse(kr.load_dict({"type": plugin, name: 2.0}))
+    assert np.allclose(np.asarray(params[f"{name}.value"]).ravel(), 2.0)
+
+
+def test_a_uniform_spectrum_reflectance_stays_gray():
+    params = kr.traverse(kr.load_dict({"type": "diffuse", "reflectance": {"type": "spectrum", "value": 0.5}}))
+    assert np.allclose(np.asarray(params["reflectance.value"]).ravel(), 0.5)
+    xml = '<emitter version="3.0.0" type="constant"><spectrum name="radiance" value="1"/></emitter>'
+    params = kr.traverse(kr.load_string(xml))
+    assert np.allclose(np.asarray(params["radiance.value"]).ravel(), [1.204794, 0.948291, 0.908916], atol=1e-6)

@@ -53,7 +53,12 @@ class Object {
 
 /// An RGB triple (linear sRGB primaries), as `<rgb>` or a 3-element list gives it. A type
 /// of its own (not an alias of std::array), so a Value tells a color from a vector.
-struct Color3d : std::array<double, 3> {};
+struct Color3d : std::array<double, 3> {
+  /// Given as a uniform spectrum (`<spectrum value="v"/>`): gray v where it is a
+  /// reflectance, v times the equal-energy spectrum's sRGB where it is emitted (Mitsuba's RGB
+  /// variants convert it so; emitted_texture() applies it).
+  bool uniform_spectrum = false;
+};
 /// A point or vector (`<point>`, `<vector>`).
 struct Vector3d : std::array<double, 3> {};
 /// A 4 x 4 matrix in row-major order (`<transform>` composed, a nested list, a NumPy array).

@@ -79,7 +79,7 @@ Color3d spectrum_value(const nb::dict& dict, const std::string& path) {
   if (!value.is_valid() || nb::hasattr(value, "__iter__"))
     fail(path, "kiln.render is RGB only: a 'spectrum' must be a single 'value' (use {'type': 'rgb', ...})");
   double gray = number(value, key_path(path, "value"));
-  return Color3d{{gray, gray, gray}};
+  return Color3d{{gray, gray, gray}, true};
 }
 
 PluginNode convert_node(const nb::dict& dict, const std::string& path, bool scene_child);

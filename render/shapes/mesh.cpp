@@ -47,7 +47,26 @@ Mesh::Mesh(const Properties& props, MeshData data)
 void Mesh::refresh_host_data() {
   host_.positions = host_copy<float>(positions_);
   host_.faces = host_copy<uint32_t>(faces_);
-  area_ = DiscreteDistribution(triangle_areas(host_));
+  std::vector<float> areas = triangle_areas(host_);
+  // A mesh made empty (kr.Mesh(...) before its arrays are set) has no area to sample yet.
+  bool has_area = std::any_of(areas.begin(), areas.end(), [](float a) { return a > 0.0f; });
+  area_ = has_area ? DiscreteDistribution(areas) : DiscreteDistribution();
+}
+
+MeshData Mesh::host_data() const {
+  MeshData data;
+  data.positions = host_copy<float>(positions_);
+  if (has_normals_) data.normals = host_copy<float>(normals_);
+  if (has_texcoords_) data.uvs = host_copy<float>(texcoords_);
+  data.faces = host_copy<uint32_t>(faces_);
+  return data;
+}
+
+void Mesh::require_area() const {
+  if (area_.size() == 0)
+    throw ValueError("kiln.render: shape '" + plugin() + "' (" + source() +
+                     "): its triangles have no area, so it cannot be sampled (set vertex_positions and faces, "
+                     "then params.update())");
 }
 
 AccelGeometry Mesh::accel_geometry() const { return AccelTriangles{host_.positions, host_.faces}; }
@@ -93,6 +112,7 @@ SurfaceInteraction Mesh::compute_surface_interaction(const Ray3f&, const Prelimi
 }
 
 PositionSample3f Mesh::sample_position(const Array2f& sample, const Bool& active) const {
+  require_area();
   auto [face_index, reused] = area_.sample_reuse(sample.y, active);
   Array3u face = gather<Array3u>(faces_, face_index, active);
   Array3f p0 = gather<Array3f>(positions_, face.x, active), p1 = gather<Array3f>(positions_, face.y, active),
@@ -158,10 +178,11 @@ void pool_meshes(const std::vector<std::shared_ptr<Shape>>& shapes) {
 }
 
 Float Mesh::pdf_position(const PositionSample3f&, const Bool& active) const {
+  require_area();
   return select(active, Float(area_.normalization()), Float(0.0f));
 }
 
-Float Mesh::surface_area() const { return Float(area_.sum()); }
+Float Mesh::surface_area() const { return Float(area_.size() == 0 ? 0.0f : area_.sum()); }
 
 std::pair<std::array<float, 3>, std::array<float, 3>> Mesh::bounding_box() const {
   std::array<float, 3> lower{kInfinity, kInfinity, kInfinity}, upper{-kInfinity, -kInfinity, -kInfinity};
@@ -187,6 +208,28 @@ void Mesh::parameters_changed(const std::vector<std::string>& keys) {
                      "): vertex_positions and faces need 3 values per vertex and per triangle");
   refresh_host_data();
   set_geometry_changed(true);
+}
+
+std::shared_ptr<Shape> make_mesh(size_t vertex_count, size_t face_count, bool vertex_normals, bool vertex_texcoords,
+                                 const Properties& props) {
+  MeshData data;
+  data.positions.assign(3 * vertex_count, 0.0f);
+  if (vertex_normals) data.normals.assign(3 * vertex_count, 0.0f);
+  if (vertex_texcoords) data.uvs.assign(2 * vertex_count, 0.0f);
+  data.faces.assign(3 * face_count, 0u);
+  // No normals asked: none computed either (they would come from the zero positions).
+  Properties settings = props;
+  if (!vertex_normals && !settings.has("face_normals")) settings.set("face_normals", true, props.source());
+  auto mesh = std::make_shared<Mesh>(settings, std::move(data));
+  mesh->set_origin(props.plugin(), props.id(), props.source());
+  return mesh;
+}
+
+MeshData mesh_arrays(const Shape& shape) {
+  const auto* mesh = dynamic_cast<const Mesh*>(&shape);
+  if (!mesh)
+    throw TypeError("kiln.render: shape '" + shape.plugin() + "' (" + shape.source() + ") is not a triangle mesh");
+  return mesh->host_data();
 }
 
 }  // namespace kiln::render

@@ -48,10 +48,17 @@ class Mesh : public Shape {
   std::pair<bool, bool> layout() const { return {has_normals_, has_texcoords_}; }
   /// The mesh's own arrays (vertex_positions, vertex_normals, vertex_texcoords, faces).
   MeshPool own_arrays() const { return {positions_, normals_, texcoords_, faces_}; }
+  size_t vertex_count() const { return positions_.size() / 3; }
+  size_t face_count() const { return faces_.size() / 3; }
+  /// The mesh as the ply reader reads it back (world space, as Mitsuba's write_ply).
+  MeshData host_data() const;
 
  private:
-  /// Host copies of positions and faces, and the area distribution, from the Kiln arrays.
+  /// Host copies of positions and faces, and the area distribution, from the Kiln arrays
+  /// (none while every triangle is degenerate).
   void refresh_host_data();
+  /// ValueError naming the shape when it has no area distribution to sample.
+  void require_area() const;
   /// `n` turned to the side flip_normals asks for.
   Array3f oriented(const Array3f& n) const;
 

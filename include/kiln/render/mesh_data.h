@@ -22,6 +22,7 @@
 #include <kiln/render/properties.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -62,6 +63,22 @@ MeshData read_obj(const std::string& path, const MeshReadOptions& options = {.fl
 /// integer types. Other properties and elements are skipped. Mitsuba 3.9 reads triangles only;
 /// other polygons are fanned here.
 MeshData read_ply(const std::string& path, const MeshReadOptions& options = {});
+/// Writes `mesh` as a binary little-endian PLY file that read_ply() reads back as it is
+/// (positions, normals and uvs when present, triangles). FileError naming the file when it
+/// cannot be written or the mesh's arrays are inconsistent.
+void write_ply(const MeshData& mesh, const std::string& path);
+
+class Shape;
+
+/// A triangle-mesh shape with `vertex_count` vertices and `face_count` faces, all zero (and
+/// zero normals / uvs when asked), to fill through traverse() — Mitsuba's mi.Mesh(name,
+/// vertex_count, face_count, ...). `props` (a shape's, its id the name) gives the other
+/// parameters (bsdf, to_world ...). ValueError for no faces.
+std::shared_ptr<Shape> make_mesh(size_t vertex_count, size_t face_count, bool vertex_normals, bool vertex_texcoords,
+                                 const Properties& props);
+/// The world-space arrays of a mesh shape (what write_ply() stores); TypeError naming the
+/// shape when it is not a triangle mesh.
+MeshData mesh_arrays(const Shape& shape);
 
 /// Mitsuba's rectangle: [-1, 1]^2 at z = 0 facing +z; vertex i at
 /// (2 (i & 1) - 1, 2 (i >> 1) - 1, 0) with uv (i & 1, i >> 1).

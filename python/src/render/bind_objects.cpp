@@ -3,11 +3,13 @@
 
 #include <kiln/errors.h>
 #include <kiln/render/image.h>
+#include <kiln/render/mesh_data.h>
 #include <kiln/render/records.h>
 #include <kiln/render/render.h>
 #include <kiln/render/rfilter.h>
 #include <kiln/render/scene.h>
 
+#include <nanobind/stl/filesystem.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
@@ -78,7 +80,34 @@ void bind_objects(nb::module_& m) {
       .def(
           "is_mesh",
           [](const kiln::render::Shape& self) { return std::holds_alternative<AccelTriangles>(self.accel_geometry()); },
-          "Whether the shape is a triangle mesh (Mitsuba's Shape.is_mesh()).");
+          "Whether the shape is a triangle mesh (Mitsuba's Shape.is_mesh()).")
+      .def(
+          "vertex_count", [](const kiln::render::Shape& self) { return mesh_arrays(self).vertex_count(); },
+          "A mesh's number of vertices (TypeError for other shapes).")
+      .def(
+          "face_count", [](const kiln::render::Shape& self) { return mesh_arrays(self).face_count(); },
+          "A mesh's number of triangles.")
+      .def(
+          "write_ply",
+          [](const kiln::render::Shape& self, const std::filesystem::path& path) {
+            write_ply(mesh_arrays(self), path.string());
+          },
+          nb::arg("filename"), "Writes a mesh (world space) as a binary PLY file, as Mitsuba's Mesh.write_ply.");
+  m.def(
+      "Mesh",
+      [](const std::string& name, size_t vertex_count, size_t face_count, nb::handle props, bool has_vertex_normals,
+         bool has_vertex_texcoords) {
+        if (!props.is_none())
+          throw TypeError(
+              "kiln.render: Mesh(): `props` (a mi.Properties) is not supported; give the mesh's other "
+              "parameters by loading it in a scene dict");
+        Properties properties(PluginKind::Shape, "mesh", name, "kr.Mesh('" + name + "')");
+        return make_mesh(vertex_count, face_count, has_vertex_normals, has_vertex_texcoords, properties);
+      },
+      nb::arg("name"), nb::arg("vertex_count"), nb::arg("face_count"), nb::arg("props") = nb::none(),
+      nb::arg("has_vertex_normals") = false, nb::arg("has_vertex_texcoords") = false,
+      "A triangle mesh of zeros to fill through kr.traverse(mesh) (vertex_positions, faces ...) and "
+      "params.update(), as Mitsuba's mi.Mesh; then put it in a scene dict or write_ply() it.");
   nb::class_<BSDF, Object>(m, "BSDF", "How a surface scatters light.");
   nb::class_<Emitter, Object>(m, "Emitter", "A light source.");
   nb::class_<Integrator, Object>(m, "Integrator", "How a render estimates pixel values.");

@@ -1,6 +1,6 @@
 """The plain-Python side of Kiln's tensors (kl.TensorXf ... TensorXb, bound from tensor.h):
-NumPy-style indexing, NumPy/DLPack import and export, and repr. Everything else is the C++
-class."""
+NumPy-style indexing and assignment to indexed parts, NumPy/DLPack import and export, and
+repr. Everything else is the C++ class."""
 
 from . import _kiln
 from ._kiln import TensorXf, TensorXd, TensorXu, TensorXi, TensorXb
@@ -44,6 +44,23 @@ def _getitem(self, key):
         else:
             raise TypeError(f"kiln: Tensor[]: indices are ints, slices and ..., got {type(k).__name__}")
     return result
+
+
+def _setitem(self, key, value):
+    """t[i, a:b, ...] = value: the elements t[key] selects take `value` (a number, or a tensor
+    of the selection's shape or of one element), a scatter into a copy the tensor then
+    refers to (kl.Tensor.assign: derivatives flow as through any scatter)."""
+    positions = TensorXu(_kiln.arange(_kiln.UInt32, self.size()), list(self.shape))[key]
+    array = type(self.array)(self.array)
+    if isinstance(value, TENSOR_TYPES):
+        if value.size() not in (1, positions.size()):
+            raise ValueError(f"kiln: Tensor[] = value: the value has shape {value.shape}, the selection "
+                             f"{positions.shape}")
+        values = type(array)(value.array)
+    else:
+        values = type(array)(value)
+    _kiln.scatter(array, values, positions.array)
+    self.assign(type(self)(array, list(self.shape)))
 
 
 def _numpy(self):
@@ -101,6 +118,7 @@ def _repr(self):
 for _cls in TENSOR_TYPES:
     _cls.__array_ufunc__ = None  # NumPy's operators defer to Kiln's: np_array * t is a Kiln tensor
     _cls.__getitem__ = _getitem
+    _cls.__setitem__ = _setitem
     _cls.numpy = _numpy
     _cls.__array__ = _array
     _cls.__repr__ = _repr

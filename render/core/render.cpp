@@ -88,6 +88,11 @@ class FreshLeaves {
   std::vector<Float> saved_, leaves_;
 };
 
+/// The integrator a render uses: the one given in `options`, else the scene's.
+const Integrator& integrator_of(const Scene& scene, const RenderOptions& options) {
+  return options.integrator ? *options.integrator : *scene.integrator();
+}
+
 /// The integrator's image, traced with derivatives suspended: other arrays with
 /// derivatives alive in the process (a network's weights) must not make its loops record
 /// what a derivative would need.
@@ -95,7 +100,7 @@ TensorXf primal_render(Scene& scene, const Sensor& sensor, const RenderOptions& 
   GradScope suspended = suspend_grad();
   std::optional<RecordingRequest> recording;
   if (options.recorder) recording.emplace(options.recorder, RecordingPass::Render);
-  return scene.integrator()->render(scene, sensor, options.seed, options.spp);
+  return integrator_of(scene, options).render(scene, sensor, options.seed, options.spp);
 }
 
 class RenderOp : public CustomOp<std::tuple<std::vector<Float>>, std::tuple<TensorXf>> {
@@ -130,7 +135,7 @@ class RenderOp : public CustomOp<std::tuple<std::vector<Float>>, std::tuple<Tens
 
   Inputs backward(const Outputs& adjoints) override {
     ControlModeScope primal_mode(primal_default_);
-    scene_->integrator()->check_reverse_mode();
+    integrator_of(*scene_, options_).check_reverse_mode();
     GradScope recording = resume_grad();
     GradScope isolation = isolate_grad();
     FreshLeaves fresh(slots_, values_);
@@ -151,8 +156,8 @@ class RenderOp : public CustomOp<std::tuple<std::vector<Float>>, std::tuple<Tens
  private:
   TensorXf gradient_render() const {
     uint32_t seed = options_.seed_grad.value_or(gradient_seed(options_.seed));
-    return scene_->integrator()->render_for_derivatives(*scene_, *sensor_, seed,
-                                                        options_.spp_grad.value_or(options_.spp));
+    return integrator_of(*scene_, options_)
+        .render_for_derivatives(*scene_, *sensor_, seed, options_.spp_grad.value_or(options_.spp));
   }
 
   // The op outlives the call (until the image is freed): it keeps the scene, which owns

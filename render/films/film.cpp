@@ -71,4 +71,9 @@ void Film::parameters_changed(const std::vector<std::string>& keys) {
   set_crop_window(offset, size);
 }
 
+void Film::keep_image(TensorXf image, std::vector<std::string> channel_names) {
+  last_image_ = std::move(image);
+  last_channel_names_ = std::move(channel_names);
+}
+
 }  // namespace kiln::render

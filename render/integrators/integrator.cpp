@@ -113,6 +113,14 @@ TensorXf SamplingIntegrator::render_samples(const Scene& scene, const Sensor& se
   // Evaluated here, as Mitsuba's render() does: nothing pending refers to the scene after.
   TensorXf image = film.develop(block, returns_color());
   kiln::eval(image.array());
+  if (!for_derivatives) {  // film.bitmap()'s copy: values only, so it holds no derivative graph
+    std::vector<std::string> channels;
+    if (returns_color())
+      channels =
+          film.has_alpha() ? std::vector<std::string>{"R", "G", "B", "A"} : std::vector<std::string>{"R", "G", "B"};
+    for (const std::string& aov : aov_names()) channels.push_back(aov);
+    sensor.film()->keep_image(TensorXf(detach(image.array()), image.shape()), std::move(channels));
+  }
   return image;
 }
 

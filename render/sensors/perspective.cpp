@@ -91,6 +91,8 @@ class PerspectiveCamera : public Sensor {
     return {Ray3f{rays.origin, rays.direction, rays.max_distance}, Color3f(1.0f, 1.0f, 1.0f)};
   }
 
+  const Transform4f& world_transform() const override { return to_world_; }
+
   void traverse(TraversalCallback& callback) override {
     Sensor::traverse(callback);
     callback.put("near_clip", &near_clip_, param_flags::kNonDifferentiable);

@@ -88,3 +88,21 @@ def test_masked_assignment():
     assert np.asarray(v).tolist() == [[1.0, 5.0, 6.0], [7.0, 8.0, 9.0]]
     v[kl.Bool([True, False])] = 0.0
     assert np.asarray(v).tolist() == [[0.0, 0.0, 0.0], [7.0, 8.0, 9.0]]
+
+
+def test_tensor_slice_assignment():
+    t = kl.TensorXf(np.arange(12, dtype=np.float32).reshape(3, 4))
+    t[:2, 1:3] = 0.0
+    t[2] = kl.TensorXf(np.full(4, 7.0, np.float32))
+    expected = np.arange(12, dtype=np.float32).reshape(3, 4)
+    expected[:2, 1:3] = 0.0
+    expected[2] = 7.0
+    assert np.array_equal(t.numpy(), expected)
+    x = kl.TensorXf(np.ones((2, 2), np.float32))
+    kl.enable_grad(x)
+    y = kl.TensorXf(x.array * 2.0, [2, 2])
+    y[0, 0] = 5.0  # the overwritten element no longer depends on x
+    kl.backward(kl.sum(y.array))
+    assert kl.grad(x).numpy().tolist() == [[0.0, 2.0], [2.0, 2.0]]
+    with pytest.raises(ValueError, match="selection"):
+        t[0] = kl.TensorXf(np.ones(3, np.float32))

@@ -384,3 +384,22 @@ def test_mesh_errors(tmp_path):
         kr.load_dict({"type": "sphere"}).write_ply(tmp_path / "sphere.ply")
     with pytest.raises(TypeError, match="props"):
         kr.Mesh("named", 3, 1, props={"bsdf": None})
+
+
+def test_film_bitmap_world_transform_and_render_with_another_integrator():
+    scene = kr.load_string(CBOX_SENSOR)
+    sensor = scene.sensors()[0]
+    with pytest.raises(ValueError, match="nothing was rendered"):
+        sensor.film().bitmap()
+    image = kr.render(scene, spp=2)
+    bitmap = sensor.film().bitmap()
+    assert bitmap.pixel_format() == kr.Bitmap.PixelFormat.RGB and np.array_equal(np.array(bitmap), np.asarray(image))
+    assert np.allclose(np.asarray(sensor.world_transform().matrix).reshape(4, 4), np.eye(4))
+    aov = kr.load_dict({"type": "aov", "aovs": "dd:depth,nn:sh_normal"})
+    channels = kr.render(scene, spp=2, integrator=aov)
+    assert channels.shape == (8, 8, 4)
+    names = [name for name, _ in sensor.film().bitmap().split()]
+    assert names == ["dd", "nn"]
+    assert kr.render(scene, spp=0).shape == (8, 8, 3)  # 0: the sampler's count, as Mitsuba
+    kl.set_flag(kl.Flag.Symbolic, True)
+    assert np.array_equal(np.asarray(kr.render(scene, None, 0, None, 3)), np.asarray(kr.render(scene, seed=3)))

@@ -235,9 +235,11 @@ def test_a_malformed_mesh_is_an_error(tmp_path):
 def test_bad_render_arguments_raise():
     scene = kr.load_dict(small_scene())
     with pytest.raises(ValueError):
-        kr.render(scene, spp=0)
+        kr.render(scene, spp=-1)
     with pytest.raises(ValueError):
         kr.render(scene, seed=-1)
+    with pytest.raises(TypeError):
+        kr.render(scene, integrator=kr.load_dict({"type": "diffuse"}))
     with pytest.raises(IndexError):
         kr.render(scene, sensor=3)
     params = kr.traverse(scene)

@@ -18,6 +18,7 @@
 
 #include <array>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -71,9 +72,19 @@ class Film : public Object {
   void traverse(TraversalCallback& callback) override;
   void parameters_changed(const std::vector<std::string>& keys) override;
 
+  /// The image the last render() developed and its channels' names (R, G, B[, A] then the
+  /// AOVs), as Mitsuba's film keeps it for film.bitmap(); null before the first render.
+  void keep_image(TensorXf image, std::vector<std::string> channel_names);
+  const TensorXf* last_image() const { return last_image_ ? &*last_image_ : nullptr; }
+  const std::vector<std::string>& last_channel_names() const { return last_channel_names_; }
+
  protected:
   std::array<uint32_t, 2> size_{}, crop_offset_{}, crop_size_{};
   std::shared_ptr<ReconstructionFilter> filter_;
+
+ private:
+  std::optional<TensorXf> last_image_;
+  std::vector<std::string> last_channel_names_;
 };
 
 }  // namespace kiln::render

@@ -34,6 +34,8 @@ struct RenderOptions {
   /// Receives per-vertex records of this render and of its reverse-mode derivatives
   /// (records.h says which integrators record).
   std::shared_ptr<PathRecorder> recorder;
+  /// Renders with this integrator instead of the scene's (Mitsuba's render(..., integrator=)).
+  std::shared_ptr<const Integrator> integrator;
 };
 
 /// The seed of the gradient render when none is given: a hash of `seed`, so that it differs

@@ -12,6 +12,7 @@
 #include <kiln/render/film.h>
 #include <kiln/render/ray.h>
 #include <kiln/render/sampler.h>
+#include <kiln/render/transform.h>
 
 #include <memory>
 #include <utility>
@@ -26,6 +27,8 @@ class Sensor : public Object {
 
   /// The ray through `film_position` and its weight.
   virtual std::pair<Ray3f, Color3f> sample_ray(const Array2f& film_position, const Bool& active) const = 0;
+  /// Camera space to world space (Mitsuba's world_transform()).
+  virtual const Transform4f& world_transform() const = 0;
 
   const std::shared_ptr<Film>& film() const { return film_; }
   void traverse(TraversalCallback& callback) override;

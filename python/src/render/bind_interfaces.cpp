@@ -272,6 +272,9 @@ void bind_object_queries(nb::handle sensor, nb::handle bsdf, nb::handle emitter)
   def_method(sensor, "sample_ray", &Sensor::sample_ray, nb::arg("position"), nb::arg("active") = true,
              "(ray, weight) through film positions in [0, 1]^2 (x right, y down).");
   def_method(sensor, "film", [](const Sensor& self) { return self.film(); }, "The film.");
+  def_method(
+      sensor, "world_transform", [](const Sensor& self) { return self.world_transform(); },
+      "Camera space to world space (a kr.Transform4f).");
   def_method(sensor, "sampler", [](const Sensor& self) { return self.sampler(); }, "The sampler.");
   def_method(
       bsdf, "sample",
@@ -334,6 +337,18 @@ void bind_film(nb::module_& m) {
       .def(
           "box_filter", [](const Film& f) { return f.rfilter()->is_box(); },
           "True with the box filter: then a sample belongs to its own pixel.")
+      .def(
+          "bitmap",
+          [](const Film& film) {
+            const TensorXf* image = film.last_image();
+            if (!image)
+              throw ValueError(
+                  "kiln.render: film.bitmap(): nothing was rendered with this film yet (call "
+                  "kr.render first)");
+            return nb::module_::import_("kiln.render").attr("Bitmap")(*image, nb::none(), film.last_channel_names());
+          },
+          "The last render's image as a kr.Bitmap, channels named (R, G, B, then the AOVs), as Mitsuba's "
+          "film.bitmap().")
       .def("create_block", &Film::create_block, nb::arg("channels"), "An empty block for the crop window.")
       .def("develop", &Film::develop, nb::arg("block"), nb::arg("color") = true,
            "The block as the film's image (RGB and alpha first when `color`).");

@@ -46,9 +46,9 @@ uint32_t checked(const char* name, int64_t value, int64_t low, int64_t high, con
   return uint32_t(value);
 }
 
-TensorXf render(const std::shared_ptr<Scene>& scene, const nb::handle& params, std::optional<int64_t> spp,
-                std::optional<int64_t> spp_grad, int64_t seed, std::optional<int64_t> seed_grad,
-                const nb::handle& sensor, std::shared_ptr<PathRecorder> recorder) {
+TensorXf render(const std::shared_ptr<Scene>& scene, const nb::handle& params, const nb::handle& sensor,
+                std::shared_ptr<Integrator> integrator, int64_t seed, std::optional<int64_t> seed_grad,
+                std::optional<int64_t> spp, std::optional<int64_t> spp_grad, std::shared_ptr<PathRecorder> recorder) {
   nb::object parameter_type = nb::module_::import_("kiln.render").attr("SceneParameters");
   if (!params.is_none() && !PyObject_IsInstance(params.ptr(), parameter_type.ptr()))
     throw TypeError(
@@ -56,11 +56,13 @@ TensorXf render(const std::shared_ptr<Scene>& scene, const nb::handle& params, s
         "by name)");
   RenderOptions options;
   constexpr int64_t kMaxSpp = int64_t(1) << 24;
-  if (spp) options.spp = checked("spp", *spp, 1, kMaxSpp, "1 and 2^24");
-  if (spp_grad) options.spp_grad = checked("spp_grad", *spp_grad, 1, kMaxSpp, "1 and 2^24");
+  // 0, as None, asks for the default (Mitsuba's spelling).
+  if (spp && *spp != 0) options.spp = checked("spp", *spp, 1, kMaxSpp, "1 and 2^24");
+  if (spp_grad && *spp_grad != 0) options.spp_grad = checked("spp_grad", *spp_grad, 1, kMaxSpp, "1 and 2^24");
   options.seed = checked("seed", seed, 0, UINT32_MAX, "0 and 2^32 - 1");
   if (seed_grad) options.seed_grad = checked("seed_grad", *seed_grad, 0, UINT32_MAX, "0 and 2^32 - 1");
   options.recorder = std::move(recorder);
+  options.integrator = std::move(integrator);
   return kiln::render::render(scene, pick_sensor(*scene, sensor), options);
 }
 
@@ -127,11 +129,12 @@ void bind_objects(nb::module_& m) {
                " sensor(s)>";
       });
 
-  m.def("render", &render, nb::arg("scene"), nb::arg("params") = nb::none(), nb::arg("spp") = nb::none(),
-        nb::arg("spp_grad") = nb::none(), nb::arg("seed") = 0, nb::arg("seed_grad") = nb::none(), nb::arg("sensor") = 0,
-        nb::arg("recorder").none() = nb::none(),
-        "Renders `scene` with its integrator: a kl.TensorXf of shape (crop height, crop width, channels). "
-        "`spp` defaults to the sensor's sampler's sample_count; `sensor` is an index or a sensor. When scene "
+  m.def("render", &render, nb::arg("scene"), nb::arg("params") = nb::none(), nb::arg("sensor") = 0,
+        nb::arg("integrator").none() = nb::none(), nb::arg("seed") = 0, nb::arg("seed_grad") = nb::none(),
+        nb::arg("spp") = nb::none(), nb::arg("spp_grad") = nb::none(), nb::arg("recorder").none() = nb::none(),
+        "Renders `scene` with its integrator (or `integrator`, a loaded kr.Integrator): a kl.TensorXf of shape "
+        "(crop height, crop width, channels); Mitsuba's signature and argument order. `spp` defaults to the "
+        "sensor's sampler's sample_count (also for 0); `sensor` is an index or a sensor. When scene "
         "parameters carry derivatives (kl.enable_grad on values assigned through kr.traverse(scene)), the image "
         "does too: kl.backward / kl.forward run a second render with `seed_grad` (derived from `seed` when None) "
         "and `spp_grad` (`spp` when None). `params` (kr.traverse(scene)'s result) is accepted as in Mitsuba. "

@@ -149,6 +149,26 @@ def torch_op(fn):
     return wrap(fn)
 
 
+def wrap(source, target):
+    """Dr.Jit 1.x's decorator for mixing frameworks: ``@kl.wrap(source='torch',
+    target='drjit')`` makes a Kiln function callable from PyTorch code (wrap_torch), and
+    ``@kl.wrap(source='drjit', target='torch')`` a PyTorch function callable from Kiln code
+    (torch_op). 'kiln' may stand for 'drjit'; PyTorch is the only other framework."""
+    def framework(name):
+        if name in ("drjit", "kiln"):
+            return "kiln"
+        if name == "torch":
+            return "torch"
+        raise ValueError(f"kiln: wrap(): '{name}' is not a framework Kiln wraps (accepted: 'drjit' or 'kiln', 'torch')")
+
+    pair = (framework(source), framework(target))
+    if pair == ("torch", "kiln"):
+        return wrap_torch
+    if pair == ("kiln", "torch"):
+        return torch_op
+    raise ValueError(f"kiln: wrap(): source and target must differ, one of them 'torch', got {source!r}, {target!r}")
+
+
 def _torch(self):
     """A PyTorch tensor sharing the memory (needs PyTorch)."""
     import torch

@@ -2,6 +2,7 @@
 #include "core/parameter_checks.h"
 
 #include <kiln/errors.h>
+#include <kiln/render/file_resolver.h>
 
 #include <algorithm>
 #include <cmath>
@@ -48,8 +49,12 @@ std::string one_of(const Properties& props, const std::string& name, const std::
   throw_parameter_error(props, name, "is \"" + value + "\"; accepted: " + list);
 }
 
+std::string file_parameter(const Properties& props, const std::string& name) {
+  return file_resolver().resolve(props.get_string(name)).string();
+}
+
 Bitmap image_parameter(const Properties& props, const std::string& name, bool raw) {
-  std::string path = props.get_string(name);
+  std::string path = file_parameter(props, name);
   try {
     return read_image(path, raw);
   } catch (const FileError& e) {

@@ -29,8 +29,10 @@ float positive_float(const Properties& props, const std::string& name, double fa
 std::string one_of(const Properties& props, const std::string& name, const std::string& fallback,
                    const std::vector<std::string>& accepted);
 
-/// The image file the string `name` names (read_image()); its FileError also names the
-/// plugin and the parameter.
+/// The file the string `name` names, found through the file resolver (file_resolver.h).
+std::string file_parameter(const Properties& props, const std::string& name);
+/// The image file the string `name` names (read_image(), found as file_parameter()); its
+/// FileError also names the plugin and the parameter.
 Bitmap image_parameter(const Properties& props, const std::string& name, bool raw);
 
 }  // namespace kiln::render

@@ -3,6 +3,7 @@
 // parameters, composes transforms and follows includes. Errors name file:line, the element
 // and the plugin it sits in.
 #include <kiln/errors.h>
+#include <kiln/render/file_resolver.h>
 #include <kiln/render/load.h>
 
 #include <algorithm>
@@ -492,12 +493,13 @@ class XmlParser {
   }
 
   /// `name` made absolute: the first of the XML text's directory, the `<path>` folders
-  /// (latest first) and the top file's directory where it exists; else in the text's
-  /// directory.
+  /// (latest first), the top file's directory and the file resolver's folders where it
+  /// exists; else in the text's directory.
   fs::path resolve(const std::string& name, const XmlText& text) const {
     std::vector<fs::path> folders = {text.directory()};
     folders.insert(folders.end(), search_paths_.begin(), search_paths_.end());
     folders.push_back(top_directory_);
+    for (const fs::path& folder : file_resolver().folders()) folders.push_back(folder);
     for (const fs::path& folder : folders)
       if (fs::path candidate = (folder / name).lexically_normal(); fs::exists(candidate)) return candidate;
     return (text.directory() / name).lexically_normal();

@@ -106,3 +106,12 @@ def test_tensor_slice_assignment():
     assert kl.grad(x).numpy().tolist() == [[0.0, 2.0], [2.0, 2.0]]
     with pytest.raises(ValueError, match="selection"):
         t[0] = kl.TensorXf(np.ones(3, np.float32))
+
+
+def test_wrap_picks_the_direction():
+    assert kl.wrap(source="torch", target="drjit") is kl.wrap_torch
+    assert kl.wrap(source="kiln", target="torch") is kl.torch_op
+    with pytest.raises(ValueError, match="not a framework"):
+        kl.wrap(source="jax", target="drjit")
+    with pytest.raises(ValueError, match="must differ"):
+        kl.wrap(source="torch", target="torch")

@@ -403,3 +403,24 @@ def test_film_bitmap_world_transform_and_render_with_another_integrator():
     assert kr.render(scene, spp=0).shape == (8, 8, 3)  # 0: the sampler's count, as Mitsuba
     kl.set_flag(kl.Flag.Symbolic, True)
     assert np.array_equal(np.asarray(kr.render(scene, None, 0, None, 3)), np.asarray(kr.render(scene, seed=3)))
+
+
+def test_file_resolver_finds_scene_files_in_its_folders(tmp_path):
+    folder = tmp_path / "assets"
+    folder.mkdir()
+    kr.Mesh("tri", 3, 1).write_ply(folder / "tri.ply")
+    resolver = kr.file_resolver()
+    before = len(resolver)
+    with pytest.raises(OSError, match="tri.ply"):
+        kr.load_dict({"type": "ply", "filename": "tri.ply"})
+    resolver.append(str(folder))
+    try:
+        assert len(resolver) == before + 1 and str(resolver[before]) == str(folder)
+        assert str(resolver.resolve("tri.ply")) == str(folder / "tri.ply")
+        assert kr.load_dict({"type": "ply", "filename": "tri.ply", "face_normals": True}).face_count() == 1
+        xml = '<shape version="3.0.0" type="ply"><string name="filename" value="tri.ply"/></shape>'
+        assert kr.load_string(xml).face_count() == 1
+        assert str(resolver.resolve("/absolute/missing.ply")) == "/absolute/missing.ply"
+    finally:
+        resolver.clear()
+    assert len(resolver) == 0

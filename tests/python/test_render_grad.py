@@ -323,7 +323,7 @@ def test_other_live_derivatives_leave_the_primal_render_alone():
 
 @pytest.mark.parametrize("call, error, words", [
     ("kr.render(scene, 4)", TypeError, ["params", "spp="]),
-    ("kr.render(scene, spp_grad=0)", ValueError, ["spp_grad", "1 and 2^24"]),
+    ("kr.render(scene, spp_grad=-1)", ValueError, ["spp_grad", "1 and 2^24"]),
     ("kr.render(scene, seed_grad=-1)", ValueError, ["seed_grad"]),
     ("kr.render(scene, seed_grad=2**32)", ValueError, ["seed_grad"]),
 ])

@@ -227,7 +227,7 @@ TEST(EmitterEnvmap, SmallAndGrayImages) {
 TEST(EmitterEnvmap, Errors) {
   expect_error<FileError>([] { emitter("envmap", {{"filename", std::string("/nonexistent/sky.exr")}}); },
                           {"emitter 'envmap' (test): 'filename' (test:filename): /nonexistent/sky.exr"});
-  expect_error<FileError>([] { emitter("envmap", {{"filename", std::string("sky.hdr")}}); },
+  expect_error<FileError>([] { emitter("envmap", {{"filename", std::string("sky.tga")}}); },
                           {"unknown image format (accepted: .png, .jpg, .jpeg, .exr, .hdr)"});
   expect_error<ValueError>([] { emitter("envmap"); }, {"filename"});  // required
   expect_error<ValueError>([] { environment({{"scale", -1.0}}); },

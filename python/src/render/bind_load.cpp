@@ -4,6 +4,7 @@
 #include "render/render_binding.h"
 
 #include <kiln/errors.h>
+#include <kiln/render/file_resolver.h>
 #include <kiln/render/load.h>
 #include <kiln/render/plugin.h>
 #include <kiln/render/rfilter.h>
@@ -13,9 +14,11 @@
 #include <kiln/render/transform.h>
 
 #include <nanobind/ndarray.h>
+#include <nanobind/stl/filesystem.h>
 #include <nanobind/stl/map.h>
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
 
 namespace kiln::python::render {
 namespace {
@@ -176,6 +179,30 @@ std::map<std::string, std::string> defaults_of(const nb::kwargs& kwargs) {
 }  // namespace
 
 void bind_load(nb::module_& m) {
+  nb::class_<FileResolver>(m, "FileResolver",
+                           "Folders where relative file names in scenes are looked for (Mitsuba's FileResolver).")
+      .def("append", &FileResolver::append, nb::arg("folder"), "Looks in `folder` after the others.")
+      .def("prepend", &FileResolver::prepend, nb::arg("folder"), "Looks in `folder` before the others.")
+      .def("clear", &FileResolver::clear)
+      .def("resolve", &FileResolver::resolve, nb::arg("name"),
+           "The first existing file `name` in the working directory or a folder, else `name`.")
+      .def("__len__", [](const FileResolver& r) { return r.folders().size(); })
+      .def(
+          "__getitem__",
+          [](const FileResolver& r, size_t i) {
+            std::vector<std::filesystem::path> folders = r.folders();
+            if (i >= folders.size()) throw nb::index_error();
+            return folders[i];
+          },
+          nb::arg("index"))
+      .def("__repr__", [](const FileResolver& r) {
+        std::string text = "FileResolver[";
+        for (const std::filesystem::path& folder : r.folders()) text += "\n  \"" + folder.string() + "\"";
+        return text + "]";
+      });
+  m.def(
+      "file_resolver", []() -> FileResolver& { return file_resolver(); }, nb::rv_policy::reference,
+      "The process's file resolver: kr.file_resolver().append(folder) lets scenes name files relative to it.");
   m.def(
       "load_dict",
       [](const nb::dict& dict) {

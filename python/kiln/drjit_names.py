@@ -11,6 +11,7 @@ import operator
 
 from . import _kiln
 from ._kiln import Bool, Int32, UInt32, Int64, UInt64, Float, Float64
+from .tensor import TENSOR_TYPES
 
 _ARRAYS = (Bool, Int32, UInt32, Int64, UInt64, Float, Float64)
 
@@ -144,6 +145,25 @@ def _is_kiln_class(cls):
     return cls.__module__ == "kiln._kiln"
 
 
+def _tensor_shapes(native, fill=None):
+    """`native` also for a tensor type with a shape (Dr.Jit's dr.zeros(TensorXf, (h, w, c)),
+    dr.full(TensorXf, value, shape)): the tensor of that shape."""
+
+    @functools.wraps(native)
+    def construct(cls, *args, **kwargs):
+        if cls in TENSOR_TYPES and not kwargs and args:
+            value, shape = (args[0], args[1] if len(args) > 1 else None) if fill == "value" else (None, args[0])
+            if isinstance(shape, (tuple, list)):
+                shape = [int(n) for n in shape]
+                array_type = type(cls().array)
+                count = functools.reduce(operator.mul, shape, 1)
+                flat = native(array_type, value, count) if fill == "value" else native(array_type, count)
+                return cls(flat, shape)
+        return native(cls, *args, **kwargs)
+
+    return construct
+
+
 def _zeros_of_structs(native):
     """zeros() also of kiln.render's records (kr.SurfaceInteraction3f): their default value,
     one lane of zeros that broadcasts to any width (Dr.Jit's dr.zeros of a struct)."""
@@ -157,8 +177,8 @@ def _zeros_of_structs(native):
     return zeros_
 
 
-zeros = _zeros_of_structs(_keeping_subclass(_kiln.zeros))
-ones = _keeping_subclass(_kiln.ones)
-full = _keeping_subclass(_kiln.full)
+zeros = _zeros_of_structs(_tensor_shapes(_keeping_subclass(_kiln.zeros)))
+ones = _tensor_shapes(_keeping_subclass(_kiln.ones))
+full = _tensor_shapes(_keeping_subclass(_kiln.full), fill="value")
 empty = _keeping_subclass(_kiln.empty)
 unravel = _keeping_subclass(_kiln.unravel)

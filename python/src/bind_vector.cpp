@@ -5,6 +5,7 @@
 
 #include <nanobind/operators.h>
 #include <nanobind/stl/array.h>
+#include <nanobind/stl/vector.h>
 
 namespace kiln::python {
 namespace {
@@ -57,6 +58,34 @@ template <typename V> void bind_sequence_operands(nb::class_<V>& cls) {
         .def("__rtruediv__", [](const V& a, const Seq& b) { return from_components<V>(b) / a; }, nb::is_operator());
 }
 
+/// One component from a Python value: an array of the component's type, a number, or a
+/// sequence of numbers (Dr.Jit's Vector3u(list_x, list_y, list_z)).
+template <typename T> T component_from(nb::handle value, size_t index) {
+  if (nb::isinstance<T>(value)) return nb::cast<T>(value);
+  if (nb::isinstance<nb::float_>(value) || nb::isinstance<nb::int_>(value) || nb::isinstance<nb::bool_>(value))
+    return T(nb::cast<typename T::Value>(value));
+  std::vector<typename T::Value> values;
+  if (!nb::try_cast(value, values))
+    throw TypeError("kiln: vector constructor: component " + std::to_string(index) +
+                    " must be an array, a number or a sequence of numbers, got " + nb::type_name(value.type()).c_str());
+  return T::from(values);
+}
+
+/// Components given as arrays, numbers or sequences of numbers, mixed.
+template <typename V> void bind_mixed_components(nb::class_<V>& cls) {
+  using T = typename V::Component;
+  cls.def(
+      "__init__",
+      [](V* self, nb::args components) {
+        if (components.size() != V::Size)
+          throw TypeError("kiln: vector constructor: " + std::to_string(V::Size) + " components expected, got " +
+                          std::to_string(components.size()));
+        new (self) V();
+        for (size_t i = 0; i < V::Size; ++i) (*self)[i] = component_from<T>(components[i], i);
+      },
+      "From N components, each an array, a number or a sequence of numbers.");
+}
+
 template <typename V> void bind_vector_type(nb::module_& m, const char* name) {
   using T = typename V::Component;
   constexpr size_t N = V::Size;
@@ -94,6 +123,7 @@ template <typename V> void bind_vector_type(nb::module_& m, const char* name) {
       .def(-nb::self)
       .def("__abs__", [](const V& v) { return abs(v); });
   bind_sequence_operands(cls);
+  bind_mixed_components(cls);
   if constexpr (is_float_array_v<T>) {
     cls.def(nb::self / nb::self).def(nb::self / T()).def(T() / nb::self);
   } else {  // as for integer arrays: // truncates (C++), / is refused

@@ -115,3 +115,18 @@ def test_wrap_picks_the_direction():
         kl.wrap(source="jax", target="drjit")
     with pytest.raises(ValueError, match="must differ"):
         kl.wrap(source="torch", target="torch")
+
+
+def test_vectors_from_lists_of_components_and_tensors_of_a_shape():
+    faces = kl.Array3u([1, 2], [3, 4], [5, 6])
+    assert np.asarray(faces).tolist() == [[1, 3, 5], [2, 4, 6]]
+    mixed = kl.Array3f([1.0, 2.0], 0.5, kl.Float([3.0, 4.0]))
+    assert np.asarray(mixed).tolist() == [[1.0, 0.5, 3.0], [2.0, 0.5, 4.0]]
+    with pytest.raises(TypeError, match="3 components expected"):
+        kl.Array3u([1], [2])
+    with pytest.raises(TypeError, match="component 0 must be"):
+        kl.Array3u("a", [2], [3])
+    assert kl.zeros(kl.TensorXf, (32, 32, 3)).shape == (32, 32, 3)
+    assert np.all(kl.full(kl.TensorXf, 0.5, [2, 2]).numpy() == 0.5)
+    assert kl.ones(kl.TensorXu, (4,)).numpy().tolist() == [1, 1, 1, 1]
+    assert kl.zeros(kl.Float, 3).numpy().tolist() == [0.0, 0.0, 0.0]  # Kiln's own form unchanged

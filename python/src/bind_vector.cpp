@@ -77,9 +77,7 @@ template <typename V> void bind_mixed_components(nb::class_<V>& cls) {
   cls.def(
       "__init__",
       [](V* self, nb::args components) {
-        if (components.size() != V::Size)
-          throw TypeError("kiln: vector constructor: " + std::to_string(V::Size) + " components expected, got " +
-                          std::to_string(components.size()));
+        if (components.size() != V::Size) throw nb::next_overload();  // e.g. one NumPy array: bound later
         new (self) V();
         for (size_t i = 0; i < V::Size; ++i) (*self)[i] = component_from<T>(components[i], i);
       },

@@ -60,26 +60,26 @@ template <typename V> void bind_sequence_operands(nb::class_<V>& cls) {
 
 /// One component from a Python value: an array of the component's type, a number, or a
 /// sequence of numbers (Dr.Jit's Vector3u(list_x, list_y, list_z)).
-template <typename T> T component_from(nb::handle value, size_t index) {
+template <typename T> T component_from(nb::handle value, size_t index, const char* vector_name) {
   if (nb::isinstance<T>(value)) return nb::cast<T>(value);
   if (nb::isinstance<nb::float_>(value) || nb::isinstance<nb::int_>(value) || nb::isinstance<nb::bool_>(value))
     return T(nb::cast<typename T::Value>(value));
   std::vector<typename T::Value> values;
   if (!nb::try_cast(value, values))
-    throw TypeError("kiln: vector constructor: component " + std::to_string(index) +
+    throw TypeError(std::string("kiln: ") + vector_name + "(): component " + std::to_string(index) +
                     " must be an array, a number or a sequence of numbers, got " + nb::type_name(value.type()).c_str());
   return T::from(values);
 }
 
 /// Components given as arrays, numbers or sequences of numbers, mixed.
-template <typename V> void bind_mixed_components(nb::class_<V>& cls) {
+template <typename V> void bind_mixed_components(nb::class_<V>& cls, const char* name) {
   using T = typename V::Component;
   cls.def(
       "__init__",
-      [](V* self, nb::args components) {
+      [name](V* self, nb::args components) {
         if (components.size() != V::Size) throw nb::next_overload();  // e.g. one NumPy array: bound later
         new (self) V();
-        for (size_t i = 0; i < V::Size; ++i) (*self)[i] = component_from<T>(components[i], i);
+        for (size_t i = 0; i < V::Size; ++i) (*self)[i] = component_from<T>(components[i], i, name);
       },
       "From N components, each an array, a number or a sequence of numbers.");
 }
@@ -121,7 +121,7 @@ template <typename V> void bind_vector_type(nb::module_& m, const char* name) {
       .def(-nb::self)
       .def("__abs__", [](const V& v) { return abs(v); });
   bind_sequence_operands(cls);
-  bind_mixed_components(cls);
+  bind_mixed_components(cls, name);
   if constexpr (is_float_array_v<T>) {
     cls.def(nb::self / nb::self).def(nb::self / T()).def(T() / nb::self);
   } else {  // as for integer arrays: // truncates (C++), / is refused

@@ -124,7 +124,7 @@ def test_vectors_from_lists_of_components_and_tensors_of_a_shape():
     assert np.asarray(mixed).tolist() == [[1.0, 0.5, 3.0], [2.0, 0.5, 4.0]]
     with pytest.raises(TypeError, match="incompatible function arguments"):
         kl.Array3u([1], [2])
-    with pytest.raises(TypeError, match="component 0 must be"):
+    with pytest.raises(TypeError, match="Array3u\\(\\): component 0 must be"):
         kl.Array3u("a", [2], [3])
     assert kl.zeros(kl.TensorXf, (32, 32, 3)).shape == (32, 32, 3)
     assert np.all(kl.full(kl.TensorXf, 0.5, [2, 2]).numpy() == 0.5)

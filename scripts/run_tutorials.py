@@ -3,8 +3,9 @@ snapshot of github mitsuba-renderer/mitsuba-tutorials, and prints a table (issue
 
     python scripts/run_tutorials.py SNAPSHOT [--only NAME ...] [--original] [--json FILE]
 
-SNAPSHOT is a checkout or a git directory of the tutorials; the notebooks are taken at
-commit b79d3ac (the last one written for Mitsuba 3.9) when it is a git directory. Each
+Needs matplotlib (pip install matplotlib). SNAPSHOT is a checkout or a git directory of the
+tutorials; the notebooks are taken at commit b79d3ac (the last one written for Mitsuba 3.9)
+when it is a git directory. Each
 notebook's code cells run in order in a fresh process, headless (matplotlib's Agg backend),
 in the notebook's folder, with `import mitsuba as mi` / `import drjit as dr` changed to
 `import kiln.render as mi` / `import kiln as dr` (and `from mitsuba import` / `from drjit
@@ -149,6 +150,10 @@ def main():
     parser.add_argument("--json", help="also write the results here")
     parser.add_argument("--logs", help="folder for each notebook's output (default: a temporary one)")
     args = parser.parse_args()
+    try:
+        import matplotlib  # noqa: F401  (the notebooks plot; their cells run with its Agg backend)
+    except ImportError:
+        sys.exit("run_tutorials.py: the notebooks need matplotlib: pip install matplotlib")
 
     with tempfile.TemporaryDirectory() as scratch:
         root = checkout(args.snapshot, Path(scratch))

@@ -126,14 +126,29 @@ prod = _reduction(_kiln.prod, operator.mul)
 mean = _reduction(_kiln.mean, operator.add, average=True)
 
 
-def _keeping_subclass(native):
-    """`native(type, ...)` for a Python subclass of a Kiln type too: the result is made one
-    (it shares the components Kiln's function computed)."""
+def _dr_constructor(native, value_first=False, records=False):
+    """`native(type, ...)` (Kiln's zeros, full, unravel ...) also taking what Dr.Jit's takes:
+    a Python subclass of a Kiln type (kiln.render's Point3f: the result is made one, sharing
+    the components), a tensor type with a shape (`dr.full(TensorXf, value, (h, w, c))`,
+    `value_first` for full's argument order) and, with `records`, kiln.render's records
+    (kr.SurfaceInteraction3f: its default value, one lane of zeros that broadcasts)."""
 
     @functools.wraps(native)
     def construct(cls, *args, **kwargs):
-        if isinstance(cls, type) and not _is_kiln_class(cls):
-            base = next((c for c in cls.__mro__ if _is_kiln_class(c)), None)
+        module = getattr(cls, "__module__", None)
+        if module == "kiln._kiln":
+            if cls in TENSOR_TYPES and args and not kwargs:
+                value, shape = (args[0], args[1] if len(args) > 1 else None) if value_first else (None, args[0])
+                if isinstance(shape, (tuple, list)):
+                    shape = [int(n) for n in shape]
+                    count = functools.reduce(operator.mul, shape, 1)
+                    array_type = type(cls().array)
+                    flat = native(array_type, value, count) if value_first else native(array_type, count)
+                    return cls(flat, shape)
+        elif records and module == "kiln._kiln_render":
+            return cls()
+        elif isinstance(cls, type):
+            base = next((c for c in cls.__mro__ if c.__module__ == "kiln._kiln"), None)
             if base is not None:
                 return cls(native(base, *args, **kwargs))
         return native(cls, *args, **kwargs)
@@ -141,44 +156,8 @@ def _keeping_subclass(native):
     return construct
 
 
-def _is_kiln_class(cls):
-    return cls.__module__ == "kiln._kiln"
-
-
-def _tensor_shapes(native, fill=None):
-    """`native` also for a tensor type with a shape (Dr.Jit's dr.zeros(TensorXf, (h, w, c)),
-    dr.full(TensorXf, value, shape)): the tensor of that shape."""
-
-    @functools.wraps(native)
-    def construct(cls, *args, **kwargs):
-        if cls in TENSOR_TYPES and not kwargs and args:
-            value, shape = (args[0], args[1] if len(args) > 1 else None) if fill == "value" else (None, args[0])
-            if isinstance(shape, (tuple, list)):
-                shape = [int(n) for n in shape]
-                array_type = type(cls().array)
-                count = functools.reduce(operator.mul, shape, 1)
-                flat = native(array_type, value, count) if fill == "value" else native(array_type, count)
-                return cls(flat, shape)
-        return native(cls, *args, **kwargs)
-
-    return construct
-
-
-def _zeros_of_structs(native):
-    """zeros() also of kiln.render's records (kr.SurfaceInteraction3f): their default value,
-    one lane of zeros that broadcasts to any width (Dr.Jit's dr.zeros of a struct)."""
-
-    @functools.wraps(native)
-    def zeros_(cls, *args, **kwargs):
-        if isinstance(cls, type) and cls.__module__ == "kiln._kiln_render":
-            return cls()
-        return native(cls, *args, **kwargs)
-
-    return zeros_
-
-
-zeros = _zeros_of_structs(_tensor_shapes(_keeping_subclass(_kiln.zeros)))
-ones = _tensor_shapes(_keeping_subclass(_kiln.ones))
-full = _tensor_shapes(_keeping_subclass(_kiln.full), fill="value")
-empty = _keeping_subclass(_kiln.empty)
-unravel = _keeping_subclass(_kiln.unravel)
+zeros = _dr_constructor(_kiln.zeros, records=True)
+ones = _dr_constructor(_kiln.ones)
+full = _dr_constructor(_kiln.full, value_first=True)
+empty = _dr_constructor(_kiln.empty)
+unravel = _dr_constructor(_kiln.unravel)

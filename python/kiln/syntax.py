@@ -174,8 +174,8 @@ def _names(nodes):
 
 
 def _leaves_python_control(nodes):
-    """Whether `nodes` contain break, continue, return or yield (outside nested loops for
-    break/continue), which only Python's own statements can run."""
+    """Whether `nodes` contain break, continue, return or yield (also a break of a nested
+    Python loop: conservative), which only Python's own statements can run."""
     for node in _local_scope_nodes(nodes):
         if isinstance(node, (ast.Return, ast.Yield, ast.YieldFrom)):
             return True

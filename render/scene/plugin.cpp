@@ -41,6 +41,14 @@ void register_plugin(PluginKind kind, const std::string& name, PluginFactory fac
                         " and " + kind_tag(kind) + "); plugin names must be unique");
 }
 
+void replace_plugin(PluginKind kind, const std::string& name, PluginFactory factory) {
+  auto it = registry().find(name);
+  if (it != registry().end() && it->second.kind != kind)
+    throw ValueError("kiln.render: cannot register '" + name + "' as a " + kind_tag(kind) + " plugin: it is a " +
+                     kind_tag(it->second.kind) + " plugin; choose another name");
+  registry()[name] = RegisteredPlugin{kind, std::move(factory)};
+}
+
 std::optional<PluginKind> plugin_kind(const std::string& name) {
   auto it = registry().find(name);
   if (it == registry().end()) return std::nullopt;

@@ -95,6 +95,12 @@ const Properties::Entry* Properties::find(const std::string& name) const {
 
 bool Properties::has(const std::string& name) const { return find(name) != nullptr; }
 
+std::vector<std::string> Properties::names() const {
+  std::vector<std::string> out;
+  for (const Entry& entry : entries_) out.push_back(entry.name);
+  return out;
+}
+
 std::string Properties::source_of(const std::string& name) const {
   for (const Entry& entry : entries_)
     if (entry.name == name && !entry.source.empty()) return entry.source;

@@ -45,9 +45,18 @@ class Instantiation {
         throw ValueError("kiln.render: the id '" + node.id + "' is declared twice: by " + describe_node(*it->second) +
                          " and by " + describe_node(node));
     }
-    for (const NodeParameter& parameter : node.parameters)
+    for (const NodeParameter& parameter : node.parameters) {
       if (const auto* child = std::get_if<std::unique_ptr<PluginNode>>(&parameter.value); child && *child)
         declare_ids(**child);
+      // An object a scene dict holds as a child (already built) is referenced by its key, as
+      // in Mitsuba's load_dict, and takes the key as id when it has none.
+      const auto* value = std::get_if<Properties::Value>(&parameter.value);
+      if (node.kind != PluginKind::Scene || !value || !std::holds_alternative<std::shared_ptr<Object>>(*value))
+        continue;
+      const std::shared_ptr<Object>& instance = std::get<std::shared_ptr<Object>>(*value);
+      if (instance->id().empty()) instance->set_origin(instance->plugin(), parameter.name, instance->source());
+      instances_.emplace(parameter.name, instance);
+    }
   }
 
   Properties::Value parameter_value(const PluginNode& node, const NodeParameter& parameter) {
@@ -59,19 +68,19 @@ class Instantiation {
       return build(**child);
     }
     const Reference& reference = std::get<Reference>(parameter.value);
-    auto it = declared_.find(reference.id);
-    if (it == declared_.end()) {
-      std::string known;
-      for (const auto& [id, declaration] : declared_) known += (known.empty() ? "" : ", ") + id;
-      throw ValueError("kiln.render: " + describe_node(node) + ", parameter '" + parameter.name + "'" +
-                       (reference.source.empty() ? "" : " (" + reference.source + ")") + " refers to the id '" +
-                       reference.id + "', which nothing declares" +
-                       (known.empty() ? " (the scene declares no ids)" : " (declared ids: " + known + ")"));
-    }
-    return build(*it->second);
+    if (auto it = declared_.find(reference.id); it != declared_.end()) return build(*it->second);
+    if (auto it = instances_.find(reference.id); it != instances_.end()) return it->second;
+    std::string known;
+    for (const auto& [id, declaration] : declared_) known += (known.empty() ? "" : ", ") + id;
+    for (const auto& [id, instance] : instances_) known += (known.empty() ? "" : ", ") + id;
+    throw ValueError("kiln.render: " + describe_node(node) + ", parameter '" + parameter.name + "'" +
+                     (reference.source.empty() ? "" : " (" + reference.source + ")") + " refers to the id '" +
+                     reference.id + "', which nothing declares" +
+                     (known.empty() ? " (the scene declares no ids)" : " (declared ids: " + known + ")"));
   }
 
   std::map<std::string, const PluginNode*> declared_;
+  std::map<std::string, std::shared_ptr<Object>> instances_;  ///< built objects a scene holds, by key
   std::map<const PluginNode*, std::shared_ptr<Object>> built_;
   std::vector<const PluginNode*> building_;
 };

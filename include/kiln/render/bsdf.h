@@ -116,6 +116,9 @@ class BSDF : public Object {
  protected:
   /// Declares the components' flags (in the order `component` indices refer to).
   void set_components(std::vector<uint32_t> components);
+  /// Sets the union of the lobes' flags apart from the components (a BSDF written in
+  /// Python sets both, as Mitsuba's m_flags and m_components).
+  void set_flags(uint32_t flags) { flags_ = flags; }
 
  private:
   std::vector<uint32_t> components_;

@@ -30,6 +30,10 @@ using PluginFactory = std::function<std::shared_ptr<Object>(const Properties&)>;
 /// Registers `factory` as plugin `name` of `kind`; InternalError when the name is taken
 /// (by any kind).
 void register_plugin(PluginKind kind, const std::string& name, PluginFactory factory);
+/// Registers `factory` as plugin `name` of `kind` at run time (a plugin written in Python),
+/// replacing an earlier plugin of that kind and name as Mitsuba's register_* functions do;
+/// ValueError when the name is a plugin of another kind.
+void replace_plugin(PluginKind kind, const std::string& name, PluginFactory factory);
 /// The kind plugin `name` is registered as; nullopt when no plugin has that name.
 std::optional<PluginKind> plugin_kind(const std::string& name);
 /// The registered plugins of `kind`, sorted by name.

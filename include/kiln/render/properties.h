@@ -81,6 +81,8 @@ class Properties {
   /// Sets `name` (declared at `source`); throws ValueError when it is already set.
   void set(const std::string& name, Value value, std::string source = "");
   bool has(const std::string& name) const;
+  /// Every parameter's name, in declaration order (marks none read).
+  std::vector<std::string> names() const;
   /// Where `name` was declared (the plugin's own source when unknown).
   std::string source_of(const std::string& name) const;
 

@@ -1,10 +1,11 @@
-// What an integrator written in Python calls, with Mitsuba 3's names: rays, surface
-// interactions (si.bsdf(), si.emitter(scene)), BSDF and emitter queries, scene queries,
-// camera rays, the sampler's generators and the film's image blocks.
+// What an integrator or BSDF written in Python calls, with Mitsuba 3's names: rays, surface
+// interactions (si.bsdf(), si.emitter(scene)), BSDF and emitter queries, Fresnel terms,
+// scene queries, camera rays, the sampler's generators and the film's image blocks.
 #include "render/render_binding.h"
 
 #include <kiln/errors.h>
 #include <kiln/render/film.h>
+#include <kiln/render/fresnel.h>
 #include <kiln/render/sampler.h>
 #include <kiln/render/scene.h>
 
@@ -21,14 +22,6 @@ namespace kiln::python::render {
 namespace {
 
 using namespace kiln::render;
-
-/// A surface interaction together with the scene it was found in, so that si.bsdf() can
-/// dispatch on the hit shape's BSDF (Mitsuba keeps that pointer in the interaction).
-/// Python's kr.SurfaceInteraction3f() (or kl.zeros of it) has no scene: a BSDF can
-/// evaluate it, si.bsdf() cannot.
-struct SceneInteraction : SurfaceInteraction {
-  std::shared_ptr<const Scene> scene;
-};
 
 /// One lane of zeros, with the identity as shading frame and wi = +z (Dr.Jit's
 /// dr.zeros(mi.SurfaceInteraction3f), but with a frame that to_local/to_world can use).
@@ -121,6 +114,12 @@ void bind_records(nb::module_& m) {
       .def_rw("type_mask", &BSDFContext::type_mask)
       .def_rw("component", &BSDFContext::component);
   nb::class_<BSDFSample3f>(m, "BSDFSample3f", "A sampled outgoing direction (local) and its density.")
+      .def(
+          "__init__",
+          [](BSDFSample3f* self) {
+            new (self) BSDFSample3f{Array3f(0.0f, 0.0f, 0.0f), Float(0.0f), Float(1.0f), UInt32(0u), UInt32(0u)};
+          },
+          "One lane: wo = 0, pdf 0, eta 1, no lobe (a BSDF written in Python fills it in sample()).")
       .def_rw("wo", &BSDFSample3f::wo)
       .def_rw("pdf", &BSDFSample3f::pdf)
       .def_rw("eta", &BSDFSample3f::eta)
@@ -136,12 +135,62 @@ void bind_records(nb::module_& m) {
       .def_rw("d", &DirectionSample3f::d)
       .def_rw("dist", &DirectionSample3f::dist)
       .def_rw("emitter", &DirectionSample3f::emitter);
-  nb::dict flags;
-  flags["Null"] = bsdf_flags::kNull;
-  flags["Smooth"] = bsdf_flags::kSmooth;
-  flags["Delta"] = bsdf_flags::kDelta;
-  flags["All"] = bsdf_flags::kAll;
-  m.attr("BSDFFlags") = nb::module_::import_("types").attr("SimpleNamespace")(**flags);
+  namespace f = bsdf_flags;
+  nb::dict flags;  // Mitsuba's names and bits; the combinations after the lobes
+  for (auto [name, bits] : {std::pair{"Empty", f::kNone},
+                            {"Null", f::kNull},
+                            {"DiffuseReflection", f::kDiffuseReflection},
+                            {"DiffuseTransmission", f::kDiffuseTransmission},
+                            {"GlossyReflection", f::kGlossyReflection},
+                            {"GlossyTransmission", f::kGlossyTransmission},
+                            {"DeltaReflection", f::kDeltaReflection},
+                            {"DeltaTransmission", f::kDeltaTransmission},
+                            {"Anisotropic", f::kAnisotropic},
+                            {"SpatiallyVarying", f::kSpatiallyVarying},
+                            {"NonSymmetric", f::kNonSymmetric},
+                            {"FrontSide", f::kFrontSide},
+                            {"BackSide", f::kBackSide},
+                            {"Reflection", f::kReflection},
+                            {"Transmission", f::kTransmission},
+                            {"Diffuse", f::kDiffuse},
+                            {"Glossy", f::kGlossy},
+                            {"Smooth", f::kSmooth},
+                            {"Delta", f::kDelta},
+                            {"All", f::kAll}})
+    flags[name] = bits;
+  // An IntFlag, as Mitsuba's: `a | b`, `+flag` and kl.UInt32(flag) give the bits.
+  m.attr("BSDFFlags") = nb::module_::import_("enum").attr("IntFlag")("BSDFFlags", flags);
+}
+
+void bind_fresnel(nb::module_& m) {
+  m.def(
+      "fresnel",
+      [](const Float& cos_theta_i, const Float& eta) {
+        FresnelResult f = fresnel(cos_theta_i, eta);
+        return std::tuple(f.reflectance, f.cos_theta_t, f.eta_it, f.eta_ti);
+      },
+      nb::arg("cos_theta_i"), nb::arg("eta"),
+      "(F, cos θt, eta_it, eta_ti): the dielectric Fresnel reflectance of relative index eta and the refraction data "
+      "(Mitsuba's mi.fresnel).");
+  m.def("fresnel_conductor", &fresnel_conductor, nb::arg("cos_theta_i"), nb::arg("eta"), nb::arg("k"),
+        "The unpolarized reflectance of a conductor of index eta + i k, per channel.");
+  m.def(
+      "reflect", [](const Array3f& wi) { return Array3f(-wi.x, -wi.y, wi.z); }, nb::arg("wi"),
+      "wi mirrored about +z (local).");
+  m.def(
+      "reflect", [](const Array3f& wi, const Array3f& m) { return reflect(wi, m); }, nb::arg("wi"), nb::arg("m"),
+      "wi mirrored about the normal m.");
+  m.def(
+      "refract",
+      [](const Array3f& wi, const Float& cos_theta_t, const Float& eta_ti) { return refract(wi, cos_theta_t, eta_ti); },
+      nb::arg("wi"), nb::arg("cos_theta_t"), nb::arg("eta_ti"), "wi refracted through +z, from fresnel()'s results.");
+  m.def(
+      "refract",
+      [](const Array3f& wi, const Array3f& m, const Float& cos_theta_t, const Float& eta_ti) {
+        return refract(wi, m, cos_theta_t, eta_ti);
+      },
+      nb::arg("wi"), nb::arg("m"), nb::arg("cos_theta_t"), nb::arg("eta_ti"),
+      "wi refracted through the normal m, from fresnel()'s results at cos θi = dot(wi, m).");
 }
 
 /// BSDFPtr's eval, pdf or eval_pdf: `pick` takes its part of the scene's (eval, pdf).
@@ -358,6 +407,7 @@ void bind_film(nb::module_& m) {
 
 void bind_interfaces(nb::module_& m) {
   bind_records(m);
+  bind_fresnel(m);
   bind_interaction(m);
   bind_film(m);
   bind_scene_queries(m.attr("Scene"));

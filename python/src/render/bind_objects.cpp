@@ -110,7 +110,7 @@ void bind_objects(nb::module_& m) {
       nb::arg("has_vertex_normals") = false, nb::arg("has_vertex_texcoords") = false,
       "A triangle mesh of zeros to fill through kr.traverse(mesh) (vertex_positions, faces ...) and "
       "params.update(), as Mitsuba's mi.Mesh; then put it in a scene dict or write_ply() it.");
-  nb::class_<BSDF, Object>(m, "BSDF", "How a surface scatters light.");
+  bind_python_plugins(m);
   nb::class_<Emitter, Object>(m, "Emitter", "A light source.");
   nb::class_<Integrator, Object>(m, "Integrator", "How a render estimates pixel values.");
   nb::class_<Sensor, Object>(m, "Sensor", "A camera: where rays start, with its film and sampler.");

@@ -3,16 +3,30 @@
 #pragma once
 
 #include <kiln/errors.h>
+#include <kiln/render/interaction.h>
 #include <kiln/vector.h>
 
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/array.h>
 
+#include <memory>
 #include <string>
+
+namespace kiln::render {
+class Scene;
+}
 
 namespace kiln::python::render {
 
 namespace nb = nanobind;
+
+/// A surface interaction together with the scene it was found in, so that si.bsdf() can
+/// dispatch on the hit shape's BSDF (Mitsuba keeps that pointer in the interaction).
+/// Python's kr.SurfaceInteraction3f() (or kl.zeros of it), and the interactions a BSDF
+/// written in Python receives, have no scene: a BSDF can evaluate them, si.bsdf() cannot.
+struct SceneInteraction : kiln::render::SurfaceInteraction {
+  std::shared_ptr<const kiln::render::Scene> scene;
+};
 
 /// `value` as a Kiln vector of type V: a V, or a sequence of its components (numbers or
 /// arrays), as Dr.Jit and Mitsuba take them; TypeError naming `where` (the function and
@@ -30,6 +44,9 @@ template <typename V> V as_vector(nb::handle value, const std::string& where) {
 
 void bind_transform(nb::module_& m);
 void bind_objects(nb::module_& m);
+/// kr.BSDF and kr.Integrator, subclassable in Python, kr.Properties and register_bsdf /
+/// register_integrator (bind_objects() calls it after binding kr.Object).
+void bind_python_plugins(nb::module_& m);
 void bind_load(nb::module_& m);
 void bind_parameters(nb::module_& m);
 void bind_optimizers(nb::module_& m);

@@ -1,7 +1,7 @@
 """A path tracer written in Python on kiln.render's scene interfaces, as Mitsuba users write
 integrators (Mitsuba's prb.py): scene.ray_intersect, si.bsdf() and its sample / eval_pdf,
-scene.sample_emitter_direction, si.emitter(scene).eval, sensor.sample_ray, the sampler's
-generators and the film's image block. It makes the same random decisions as the C++ `path`
+scene.sample_emitter_direction, si.emitter(scene).eval, the camera samples of a render and
+the film; and the same tracer as a plugin (PathIntegrator, a kr.SamplingIntegrator). It makes the same random decisions as the C++ `path`
 integrator in the same order, so with the same seed the two images agree to float rounding;
 and it is differentiable like any Kiln code (kl.backward through the loop).
 
@@ -109,27 +109,10 @@ RECORD_FIELDS = {"lane": kl.UInt32, "depth": kl.UInt32, "p": kl.Array3f, "n": kl
                  "throughput": kl.Array3f}
 
 
-def render(scene, spp, seed=0, max_depth=6, rr_depth=5, mode=None, sensor=0, recorder=None):
-    """The image of `scene` (its first sensor) traced by the Python path tracer above: the
-    C++ path integrator's pixel sampling (sample positions, the film's filter) and vertices.
-    `recorder`, a kl.Recorder(RECORD_FIELDS, capacity), gets one record per vertex (lane:
-    the sample's index, pixel * spp + sample)."""
-    sensor = scene.sensors()[sensor]
-    film = sensor.film()
-    (width, height), (crop_w, crop_h), (off_x, off_y) = film.size(), film.crop_size(), film.crop_offset()
-    lanes = crop_w * crop_h * spp
-    rng = sensor.sampler().rng(seed, lanes)
-    pixel = kl.arange(kl.UInt32, lanes) // kl.opaque(kl.UInt32, spp)
-    row = pixel // kl.opaque(kl.UInt32, crop_w)
-    column = pixel - row * kl.opaque(kl.UInt32, crop_w)
-    position = kl.Array2f(kl.cast(kl.Float, column + kl.opaque(kl.UInt32, off_x)),
-                          kl.cast(kl.Float, row + kl.opaque(kl.UInt32, off_y)))
-    jitter_x = rng.next_float32()
-    sample_position = kl.Array2f(position.x + jitter_x, position.y + rng.next_float32())
-    film_position = kl.Array2f(sample_position.x * kl.opaque(kl.Float, 1.0 / width),
-                               sample_position.y * kl.opaque(kl.Float, 1.0 / height))
-    ray, ray_weight = sensor.sample_ray(film_position)
-
+def trace(scene, rng, ray, max_depth=6, rr_depth=5, mode=None, recorder=None):
+    """(radiance, valid, rng) of the paths starting with the camera rays `ray`, one per lane
+    (lane: the sample's index in a render, pixel * spp + sample, for `recorder`)."""
+    lanes = kl.width(ray.o.x)
     zeros3 = kl.Array3f(kl.zeros(kl.Float, lanes), kl.zeros(kl.Float, lanes), kl.zeros(kl.Float, lanes))
     start = PathState(ray.o, ray.d, ray.maxt + kl.zeros(kl.Float, lanes), zeros3 + 1.0, zeros3,
                       kl.full(kl.Float, 1.0, lanes), kl.zeros(kl.UInt32, lanes),
@@ -138,13 +121,39 @@ def render(scene, spp, seed=0, max_depth=6, rr_depth=5, mode=None, sensor=0, rec
                       kl.arange(kl.UInt32, lanes))
     end = kl.while_loop(start, lambda s: s.active, lambda s: bounce(scene, s, max_depth, rr_depth, recorder), mode=mode,
                         name="python_path", max_iterations=max(max_depth, 1))
-    radiance = kl.select(end.valid, end.result, kl.Array3f(0.0, 0.0, 0.0)) * ray_weight
+    return kl.select(end.valid, end.result, kl.Array3f(0.0, 0.0, 0.0)), end.valid, end.rng
+
+
+def render(scene, spp, seed=0, max_depth=6, rr_depth=5, mode=None, sensor=0, recorder=None):
+    """The image of `scene` (its first sensor) traced by the Python path tracer above, from
+    the camera samples the C++ integrators trace (kr.camera_samples: sample positions, the
+    film's filter). `recorder`, a kl.Recorder(RECORD_FIELDS, capacity), gets one record per
+    vertex."""
+    sensor = scene.sensors()[sensor]
+    film = sensor.film()
+    samples = kr.camera_samples(sensor, seed, spp)
+    radiance, valid, _ = trace(scene, samples.rng, samples.ray, max_depth, rr_depth, mode, recorder)
+    radiance = radiance * samples.weight
     values = [radiance.x, radiance.y, radiance.z]
     if film.has_alpha():
-        values.append(kl.select(end.valid, kl.Float(1.0), kl.Float(0.0)))
-    block = film.create_block(len(values))
-    block.put(position if film.box_filter() else sample_position, values)
-    return film.develop(block)
+        values.append(kl.select(valid, kl.Float(1.0), kl.Float(0.0)))
+    return kr.develop_samples(film, samples, values)
+
+
+class PathIntegrator(kr.SamplingIntegrator):
+    """The same path tracer as a plugin, as Mitsuba users write one: after
+    kr.register_integrator("python_path", PathIntegrator), a scene's {'type': 'python_path',
+    'max_depth': 6} renders with kr.render like a C++ integrator (the render loop, film and
+    derivatives are the C++ ones; sample() is called for the camera rays)."""
+
+    def __init__(self, props):
+        kr.SamplingIntegrator.__init__(self, props)
+        self.max_depth = props.get("max_depth", 6)
+        self.rr_depth = props.get("rr_depth", 5)
+
+    def sample(self, scene, sampler, ray, medium=None, active=True):
+        radiance, valid, sampler.rng = trace(scene, sampler.rng, ray, self.max_depth, self.rr_depth)
+        return radiance, valid, []
 
 
 def main():

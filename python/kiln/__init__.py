@@ -25,11 +25,13 @@ from .control import while_loop, if_stmt, Registry, dispatch, print_async  # noq
 from .record import Recorder  # noqa: F401
 from .autodiff import (enable_grad, grad, set_grad, accumulate_grad, clear_grad, detach,  # noqa: F401
                        grad_enabled, backward, backward_from, backward_to, forward, forward_from, forward_to,
-                       suspend_grad, resume_grad, isolate_grad, CustomOp, custom, check_grads)
+                       suspend_grad, resume_grad, isolate_grad, deferred_backward, CustomOp, custom, check_grads)
 from .drjit_names import (ADFlag, ADMode, pi, two_pi, four_pi, inv_pi, inv_two_pi, inv_four_pi,  # noqa: F401
                           sqrt_two, inv_sqrt_two, e, inf, nan, deg2rad, rad2deg, maximum, minimum, sqr, slice,
                           sum, prod, mean, zeros, ones, full, empty, unravel)
 from .syntax import syntax  # noqa: F401
+from .spherical_harmonics import sh_eval  # noqa: F401
+from .resample import resample, upsample  # noqa: F401
 from .tensor import TENSOR_TYPES, tensor  # noqa: F401  (also adds indexing, numpy(), DLPack and repr)
 from .map import chunked_map, checkpoint  # noqa: F401
 from . import nn  # noqa: F401

@@ -24,7 +24,7 @@ from .tree import flatten, flatten_like, unflatten, describe, kiln_values, array
 
 __all__ = ["enable_grad", "grad", "set_grad", "accumulate_grad", "clear_grad", "detach", "grad_enabled",
            "backward", "backward_from", "forward", "forward_from", "forward_to", "backward_to", "suspend_grad",
-           "resume_grad", "isolate_grad", "CustomOp", "custom", "check_grads"]
+           "resume_grad", "isolate_grad", "deferred_backward", "CustomOp", "custom", "check_grads"]
 
 _FLOAT_ARRAYS = (Float, Float64)
 # Kiln values that can carry derivatives: float arrays and the vectors and matrices of them.
@@ -162,13 +162,17 @@ def backward(value, retain_graph=False):
     _kiln._backward_from(arrays, [type(a)(1.0) for a in arrays], retain_graph)
 
 
-def backward_from(value, seed, retain_graph=False):
+def backward_from(value, seed=1.0, retain_graph=False):
     """Reverse mode from ``value`` whose gradient is ``seed`` (the same structure, each
-    array one lane or as many as the value's; or a Python number): one traversal for all
-    of them. Arrays that carry no derivatives are skipped."""
+    array one lane or as many as the value's; or a Python number; 1 when omitted, as in
+    Dr.Jit): one traversal for all of them. Arrays that carry no derivatives are skipped.
+    Inside ``deferred_backward()`` it only adds to that scope's sum."""
+    tree = _Tree(value, "y", "backward_from()").require_float()
+    if _DEFERRED:
+        _DEFERRED[-1].add(tree, tree.like(seed, "seed", "the structure of y"))
+        return
     _kiln._check_traversal_allowed("backward_from()")
     retain_graph = retain_graph_of(retain_graph)
-    tree = _Tree(value, "y", "backward_from()").require_float()
     arrays, seeds = _carrying(tree, tree.like(seed, "seed", "the structure of y"))
     _kiln._backward_from(arrays, seeds, retain_graph)
 
@@ -228,14 +232,22 @@ class _GradScope(contextlib.ContextDecorator):
         return False
 
 
-def suspend_grad():
-    """``with kl.suspend_grad():`` operations inside record no derivatives (also a decorator)."""
-    return _GradScope(lambda: _kiln._push_recording(False), lambda _: _kiln._pop_recording())
+def _recording_scope(enabled, when):
+    if not when:  # Dr.Jit's `when=False`: a scope that changes nothing
+        return contextlib.nullcontext()
+    return _GradScope(lambda: _kiln._push_recording(enabled), lambda _: _kiln._pop_recording())
 
 
-def resume_grad():
-    """``with kl.resume_grad():`` turns recording back on inside a suspend_grad() scope."""
-    return _GradScope(lambda: _kiln._push_recording(True), lambda _: _kiln._pop_recording())
+def suspend_grad(when=True):
+    """``with kl.suspend_grad():`` operations inside record no derivatives (also a decorator);
+    with ``when=False`` (Dr.Jit's keyword) the scope changes nothing."""
+    return _recording_scope(False, when)
+
+
+def resume_grad(when=True):
+    """``with kl.resume_grad():`` turns recording back on inside a suspend_grad() scope;
+    ``when=False`` as for suspend_grad()."""
+    return _recording_scope(True, when)
 
 
 def isolate_grad():
@@ -243,6 +255,51 @@ def isolate_grad():
     the scope; what reached them propagates further when the scope ends (unless it ends
     with an exception: then it is dropped)."""
     return _GradScope(_kiln._push_isolation, _kiln._pop_isolation)
+
+
+class _DeferredSum:
+    """What backward_from() adds to inside deferred_backward(): the terms <seed, y> per lane
+    of its calls outside loops (`parts`, each of its own width), and inside the body of a
+    loop that loop's running sum (`loop_total`, carried as hidden state: control.py)."""
+
+    def __init__(self):
+        self.parts = []
+        self.loop_total = None
+
+    def add(self, tree, seeds):
+        with resume_grad():
+            for array, seed in zip(tree.arrays, seeds):
+                if _kiln.grad_enabled(array):
+                    term = Float(array * seed) if type(array) is not Float else array * seed
+                    if self.loop_total is None:
+                        self.parts.append(term)
+                    else:
+                        self.loop_total = self.loop_total + term
+
+
+_DEFERRED = []  # the deferred_backward() scopes, innermost last
+
+
+@contextlib.contextmanager
+def deferred_backward(retain_graph=False):
+    """``with kl.deferred_backward():`` backward_from(y, seed) inside it, also in the body of
+    a while_loop, does not traverse: it adds <seed, y> per lane to a sum, and leaving the
+    scope runs one traversal from that sum. A loop traced inside carries its part of the
+    sum as hidden state and becomes a sum loop (reverse mode runs it again instead of
+    storing its iterations). This is how code written for Dr.Jit that calls
+    dr.backward_from at every step of a loop (Mitsuba's path replay integrators) runs on
+    Kiln, whose traversals cannot start inside a loop. An exception inside the scope drops
+    the sum."""
+    deferred = _DeferredSum()
+    _DEFERRED.append(deferred)
+    try:
+        yield deferred
+    finally:
+        _DEFERRED.pop()
+    parts = [part for part in deferred.parts if _kiln.grad_enabled(part)]
+    if parts:
+        _kiln._check_traversal_allowed("deferred_backward()")
+        _kiln._backward_from(parts, [Float(1.0)] * len(parts), retain_graph_of(retain_graph))
 
 
 # ---------------------------------------------------------------------------------------

@@ -10,8 +10,8 @@ given and naming the place (``state['depth']``) when it does not.
                              lambda i, t: (i + 1, t + kl.cast(kl.Float, i)))
 """
 
-from . import _kiln
-from ._kiln import Bool, UInt32, ControlMode
+from . import _kiln, autodiff as _autodiff
+from ._kiln import Bool, Float, UInt32, ControlMode, zeros
 from .tree import flatten, flatten_like, unflatten, describe
 
 __all__ = ["while_loop", "if_stmt", "Registry", "dispatch", "print_async"]
@@ -115,9 +115,50 @@ def while_loop(state, cond, body, mode=None, name=None, max_iterations=None, sum
         flatten_like(node, result, "state", out, f"{what} body", "the structure and types of the state")
         return out
 
-    arrays = _kiln._while_loop(leaves, cond_fn, body_fn, _mode(mode), name or "", max_iterations or 0,
-                               bool(sum_loop))
+    if _autodiff._DEFERRED:
+        arrays = _deferred_while_loop(_autodiff._DEFERRED[-1], leaves, cond_fn, body_fn, _mode(mode), name,
+                                      max_iterations, sum_loop)
+    else:
+        arrays = _kiln._while_loop(leaves, cond_fn, body_fn, _mode(mode), name or "", max_iterations or 0,
+                                   bool(sum_loop))
     return unflatten(node, arrays)
+
+
+def _deferred_while_loop(deferred, leaves, cond_fn, body_fn, mode, name, max_iterations, sum_loop):
+    """A while_loop inside kl.deferred_backward(): the backward_from() calls of its body add
+    to a hidden state array, the loop's part of the deferred sum. The loop is traced with
+    derivatives recorded so that this part carries them (a sum loop unless max_iterations
+    asks to store iterations); cond and body run in the caller's recording state."""
+    lanes = max((len(a) for a in leaves), default=1)
+    recording = _kiln._grad_recording()
+    enclosing = deferred.loop_total  # the enclosing loop's sum, when this loop is nested in one
+
+    def in_callers_state(fn, arrays):
+        with (_autodiff.resume_grad() if recording else _autodiff.suspend_grad()):
+            return fn(arrays)
+
+    def hidden_body(arrays):
+        # The scope is active again whenever the body runs: also when reverse mode runs it
+        # again after the scope ended.
+        _autodiff._DEFERRED.append(deferred)
+        saved = deferred.loop_total
+        try:
+            deferred.loop_total = arrays[-1]
+            out = in_callers_state(body_fn, arrays[:-1])
+            return out + [deferred.loop_total]
+        finally:
+            deferred.loop_total = saved
+            _autodiff._DEFERRED.pop()
+
+    with _autodiff.resume_grad():
+        arrays = _kiln._while_loop(leaves + [zeros(Float, lanes)], lambda arrays: in_callers_state(cond_fn, arrays[:-1]),
+                                   hidden_body, mode, name or "", max_iterations or 0,
+                                   bool(sum_loop) or max_iterations is None)
+    if enclosing is None:
+        deferred.parts.append(arrays[-1])
+    else:
+        deferred.loop_total = enclosing + arrays[-1]
+    return arrays[:-1]
 
 
 def if_stmt(cond, true_fn, false_fn, args=(), mode=None, name=None):

@@ -64,14 +64,26 @@ def rad2deg(value):
     return value * (180.0 / math.pi)
 
 
+def _pair(native, a, b, python):
+    """native(a, b) for Kiln values (a Python number beside a tensor becomes one of its
+    type, as Kiln's tensor functions take tensors only), python(a, b) for numbers."""
+    if not (_is_kiln(a) or _is_kiln(b)):
+        return python(a, b)
+    if isinstance(a, (int, float)) and type(b) in TENSOR_TYPES:
+        a = type(b)(a)
+    elif isinstance(b, (int, float)) and type(a) in TENSOR_TYPES:
+        b = type(a)(b)
+    return native(a, b)
+
+
 def maximum(a, b):
     """Elementwise maximum (Dr.Jit's name for Kiln's two-argument max)."""
-    return _kiln.max(a, b) if _is_kiln(a) or _is_kiln(b) else (a if a > b else b)
+    return _pair(_kiln.max, a, b, lambda x, y: x if x > y else y)
 
 
 def minimum(a, b):
     """Elementwise minimum (Dr.Jit's name for Kiln's two-argument min)."""
-    return _kiln.min(a, b) if _is_kiln(a) or _is_kiln(b) else (a if a < b else b)
+    return _pair(_kiln.min, a, b, lambda x, y: x if x < y else y)
 
 
 def sqr(value):
@@ -131,10 +143,13 @@ def _dr_constructor(native, value_first=False, records=False):
     a Python subclass of a Kiln type (kiln.render's Point3f: the result is made one, sharing
     the components), a tensor type with a shape (`dr.full(TensorXf, value, (h, w, c))`,
     `value_first` for full's argument order) and, with `records`, kiln.render's records
-    (kr.SurfaceInteraction3f: its default value, one lane of zeros that broadcasts)."""
+    (kr.SurfaceInteraction3f: its default value, one lane of zeros that broadcasts); the
+    size or shape may be given as the keyword `shape`."""
 
     @functools.wraps(native)
     def construct(cls, *args, **kwargs):
+        if "shape" in kwargs:  # Dr.Jit's keyword for the size or shape argument
+            args = (*args, kwargs.pop("shape"))
         module = getattr(cls, "__module__", None)
         if module == "kiln._kiln":
             if cls in TENSOR_TYPES and args and not kwargs:

@@ -1,5 +1,5 @@
-// Render optimizers: keyed Float and Array3f values whose arrays kiln::nn's optimizers
-// update in place.
+// Render optimizers: keyed Float, Array3f and TensorXf values whose arrays kiln::nn's
+// optimizers update in place.
 #include <kiln/errors.h>
 #include <kiln/render/optimizer.h>
 
@@ -10,22 +10,30 @@ namespace {
 
 using Value = ParameterOptimizer::Value;
 
-/// The Float arrays of a value (one, or an Array3f's three components).
+/// The Float arrays of a value (one, an Array3f's three components, or a tensor's array).
 std::vector<Float*> arrays_of(Value& value) {
   if (Float* f = std::get_if<Float>(&value)) return {f};
+  if (TensorXf* t = std::get_if<TensorXf>(&value)) return {&t->array()};
   Array3f& a = std::get<Array3f>(value);
   return {&a[0], &a[1], &a[2]};
 }
 const Float* first_array_of(const Value& value) {
   if (const Float* f = std::get_if<Float>(&value)) return f;
+  if (const TensorXf* t = std::get_if<TensorXf>(&value)) return &t->array();
   return &std::get<Array3f>(value)[0];
 }
 
-/// The number of entries of each array of `value`.
-size_t entries(const Value& value) {
-  if (const Float* f = std::get_if<Float>(&value)) return f->size();
-  const Array3f& a = std::get<Array3f>(value);
-  return std::max({a[0].size(), a[1].size(), a[2].size()});
+/// Whether a new value of a key keeps the key's state: the same type, number of entries
+/// per array and, for a tensor, shape.
+bool same_layout(const Value& a, const Value& b) {
+  if (a.index() != b.index()) return false;
+  if (const TensorXf* t = std::get_if<TensorXf>(&a)) return t->shape() == std::get<TensorXf>(b).shape();
+  auto entries = [](const Value& value) {
+    if (const Float* f = std::get_if<Float>(&value)) return f->size();
+    const Array3f& v = std::get<Array3f>(value);
+    return std::max({v[0].size(), v[1].size(), v[2].size()});
+  };
+  return entries(a) == entries(b);
 }
 
 /// The value of `key` in `values`; ValueError naming the keys there are for an unknown one.
@@ -47,13 +55,15 @@ ParameterOptimizer::~ParameterOptimizer() = default;
 
 void ParameterOptimizer::set(const std::string& key, const Float& value) { assign(key, Value(detach(value))); }
 void ParameterOptimizer::set(const std::string& key, const Array3f& value) { assign(key, Value(detach(value))); }
+void ParameterOptimizer::set(const std::string& key, const TensorXf& value) {
+  assign(key, Value(TensorXf(detach(value.array()), value.shape())));
+}
 
 void ParameterOptimizer::assign(const std::string& key, Value value) {
-  if (value.index() == 1) {  // an Array3f's components become arrays of one size
-    Array3f& a = std::get<Array3f>(value);
-    size_t n = entries(value);
+  if (Array3f* a = std::get_if<Array3f>(&value)) {  // the components become arrays of one size
+    size_t n = std::max({(*a)[0].size(), (*a)[1].size(), (*a)[2].size()});
     for (size_t i = 0; i < 3; ++i)
-      if (a[i].size() != n) a[i] = a[i] + zeros<Float>(n);
+      if ((*a)[i].size() != n) (*a)[i] = (*a)[i] + zeros<Float>(n);
   }
   auto it = values_.find(key);
   if (it == values_.end()) {
@@ -61,8 +71,7 @@ void ParameterOptimizer::assign(const std::string& key, Value value) {
     for (Float* array : arrays_of(stored)) rule_->add(array);
     return;
   }
-  bool keep_state = it->second.index() == value.index() && entries(it->second) == entries(value);
-  if (!keep_state) {
+  if (!same_layout(it->second, value)) {
     for (Float* array : arrays_of(it->second)) rule_->remove(array);
     it->second = std::move(value);
     for (Float* array : arrays_of(it->second)) rule_->add(array);

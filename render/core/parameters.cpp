@@ -85,8 +85,9 @@ namespace {
 /// The stored value of type T behind `ref`, or a TypeError naming both types.
 template <typename T> T& target(const std::string& key, const ParameterRef& ref, const char* given) {
   if (T* const* pointer = std::get_if<T*>(&ref)) return **pointer;
-  static const char* kNames[] = {"a Float array", "an Array3f", "a UInt32 array", "a Transform4f",
-                                 "a pair of sizes (width, height)"};
+  static const char* kNames[] = {
+      "a Float array", "an Array3f", "a UInt32 array", "a Transform4f", "a pair of sizes (width, height)",
+      "a TensorXf"};
   throw TypeError("kiln.render: scene parameters: '" + key + "' holds " + kNames[ref.index()] + ", not " + given);
 }
 
@@ -128,6 +129,13 @@ void SceneParameters::set(const std::string& key, const Transform4f& value) {
 
 void SceneParameters::set(const std::string& key, const std::array<uint32_t, 2>& value) {
   target<std::array<uint32_t, 2>>(key, entry(key).ref, "a pair of sizes") = value;
+  changed(key);
+}
+
+void SceneParameters::set(const std::string& key, const TensorXf& value) {
+  TensorXf& stored = target<TensorXf>(key, entry(key).ref, "a TensorXf");
+  stored = value;
+  set_label(stored.array(), key);
   changed(key);
 }
 

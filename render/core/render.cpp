@@ -44,8 +44,8 @@ void check_supported(const SceneParameters& params, const std::string& key, cons
                      "; assign it a value without them (kl.detach)");
 }
 
-/// The scene's Float and Array3f parameters that carry derivatives, one slot per Float
-/// (an Array3f gives three), pointing into the objects that own them.
+/// The scene's Float, Array3f and TensorXf parameters that carry derivatives, one slot per
+/// Float array (an Array3f gives three), pointing into the objects that own them.
 std::vector<Float*> differentiable_slots(Scene& scene) {
   std::vector<Float*> slots;
   SceneParameters params(scene);
@@ -58,6 +58,8 @@ std::vector<Float*> differentiable_slots(Scene& scene) {
       for_each_array(**vector, [&](Float& component) {
         if (grad_enabled(component)) slots.push_back(&component);
       });
+    } else if (TensorXf* const* tensor = std::get_if<TensorXf*>(&ref)) {
+      if (grad_enabled((*tensor)->array())) slots.push_back(&(*tensor)->array());
     }
   }
   return slots;

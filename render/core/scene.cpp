@@ -57,6 +57,7 @@ Scene::Scene(const Properties& props)
       // Declared at the top level to be referenced by id: used through their users.
       case PluginKind::Bsdf:
       case PluginKind::Texture:
+      case PluginKind::Volume:
       case PluginKind::Film:
       case PluginKind::Filter:
       case PluginKind::Sampler: break;

@@ -11,11 +11,16 @@
 namespace kiln::render {
 namespace {
 
-/// A positive integer parameter that fits the film's 32-bit pixel indices.
+/// The most pixels along one axis (a row of a ray batch is long) and in all.
+constexpr int64_t kMaxExtent = int64_t(1) << 20;
+constexpr uint64_t kMaxPixels = uint64_t(1) << 30;  // 32-bit indices of pixels and their channels
+
+/// A positive integer parameter of at most kMaxExtent pixels.
 uint32_t film_extent(const Properties& props, const std::string& name, int64_t fallback) {
   int64_t value = props.get_int(name, fallback);
-  if (value <= 0 || value > (1 << 15))
-    throw_parameter_error(props, name, "must be between 1 and 32768 pixels, got " + std::to_string(value));
+  if (value <= 0 || value > kMaxExtent)
+    throw_parameter_error(
+        props, name, "must be between 1 and " + std::to_string(kMaxExtent) + " pixels, got " + std::to_string(value));
   return uint32_t(value);
 }
 
@@ -44,6 +49,9 @@ Film::Film(const Properties& props) {
 }
 
 void Film::set_crop_window(std::array<uint32_t, 2> offset, std::array<uint32_t, 2> size) {
+  if (uint64_t(size_[0]) * size_[1] > kMaxPixels || size_[0] > kMaxExtent || size_[1] > kMaxExtent)
+    throw ValueError("kiln.render: film: a film of size " + pair_text(size_) + " exceeds " +
+                     std::to_string(kMaxExtent) + " pixels along an axis or 2^30 pixels in all");
   for (int axis = 0; axis < 2; ++axis)
     if (size[axis] == 0 || uint64_t(offset[axis]) + size[axis] > size_[axis])
       throw ValueError("kiln.render: film: the crop window at offset " + pair_text(offset) + " of size " +

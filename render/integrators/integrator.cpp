@@ -1,5 +1,6 @@
 // What every integrator shares: the control-flow mode, and the sampling integrators'
-// render(): camera rays for every sample of the crop window, splatted into the film.
+// render(): camera rays for every sample of the crop window (camera_samples(), which
+// integrators written in Python use too), splatted into the film.
 // Everything a render varies per call (film size, crop, samples per pixel, seed) reaches
 // kernels as opaque parameters, so a new value compiles nothing (story 1).
 #include "core/parameter_checks.h"
@@ -19,8 +20,8 @@ namespace {
 
 /// Each sample's δL: the derivative of <image, adjoint> with respect to the first three
 /// values the samples splat at `position` (a block of `channels` developed by `film`).
-Color3f sample_adjoints(const Film& film, const Array2f& position, size_t channels, bool color,
-                        const TensorXf& adjoint) {
+Color3f splat_adjoints(const Film& film, const Array2f& position, size_t channels, bool color,
+                       const TensorXf& adjoint) {
   GradScope recording = resume_grad();
   GradScope isolation = isolate_grad();
   std::vector<Float> probes(channels, zeros<Float>(position.x.size()));
@@ -51,11 +52,7 @@ TensorXf SamplingIntegrator::render_for_derivatives(const Scene& scene, const Se
   return render_samples(scene, sensor, seed, spp, true);
 }
 
-TensorXf SamplingIntegrator::render_samples(const Scene& scene, const Sensor& sensor, uint32_t seed, uint32_t spp,
-                                            bool for_derivatives) const {
-  // Every loop and call the render traces (the scene's queries included) defaults to the
-  // integrator's `mode`; their derivatives keep it, whenever a traversal reaches them.
-  ControlModeScope mode_scope(mode_);
+CameraSamples camera_samples(const Sensor& sensor, uint32_t seed, uint32_t spp) {
   const Film& film = *sensor.film();
   if (spp == 0) spp = sensor.sampler()->sample_count();
   auto [crop_width, crop_height] = film.crop_size();
@@ -66,38 +63,63 @@ TensorXf SamplingIntegrator::render_samples(const Scene& scene, const Sensor& se
     throw ValueError("kiln.render: render(): " + std::to_string(crop_width) + " x " + std::to_string(crop_height) +
                      " pixels at " + std::to_string(spp) + " samples each exceed 2^32 samples; render fewer");
 
-  PCG32 rng = sensor.sampler()->rng(seed, size_t(wavefront));
-  UInt32 pixel = arange<UInt32>(size_t(wavefront)) / opaque<UInt32>(spp);
-  UInt32 row = pixel / opaque<UInt32>(crop_width);
-  UInt32 column = pixel - row * opaque<UInt32>(crop_width);
-  Array2f position(cast<float>(column + opaque<UInt32>(offset_x)), cast<float>(row + opaque<UInt32>(offset_y)));
-  Float jitter_x = rng.next_float32();
-  Array2f sample_position(position.x + jitter_x, position.y + rng.next_float32());
-  Array2f film_position(sample_position.x * opaque<Float>(1.0f / float(width)),
-                        sample_position.y * opaque<Float>(1.0f / float(height)));
+  CameraSamples samples;
+  samples.rng = sensor.sampler()->rng(seed, size_t(wavefront));
+  samples.pixel = arange<UInt32>(size_t(wavefront)) / opaque<UInt32>(spp);
+  samples.sample_index = arange<UInt32>(size_t(wavefront)) - samples.pixel * opaque<UInt32>(spp);
+  UInt32 row = samples.pixel / opaque<UInt32>(crop_width);
+  UInt32 column = samples.pixel - row * opaque<UInt32>(crop_width);
+  samples.position =
+      Array2f(cast<float>(column + opaque<UInt32>(offset_x)), cast<float>(row + opaque<UInt32>(offset_y)));
+  Float jitter_x = samples.rng.next_float32();
+  samples.sample_position = Array2f(samples.position.x + jitter_x, samples.position.y + samples.rng.next_float32());
+  // With the box filter a sample belongs to its pixel: it splats at the pixel's own position.
+  samples.splat_position = film.rfilter()->is_box() ? samples.position : samples.sample_position;
+  Array2f film_position(samples.sample_position.x * opaque<Float>(1.0f / float(width)),
+                        samples.sample_position.y * opaque<Float>(1.0f / float(height)));
+  samples.active = Bool(true);
+  std::tie(samples.ray, samples.weight) = sensor.sample_ray(film_position, samples.active);
+  return samples;
+}
 
-  Bool active(true);
-  auto [ray, ray_weight] = sensor.sample_ray(film_position, active);
+Color3f sample_adjoints(const Film& film, const CameraSamples& samples, size_t channels, bool color,
+                        const TensorXf& adjoint) {
+  return splat_adjoints(film, samples.splat_position, channels, color, adjoint);
+}
+
+TensorXf develop_samples(const Film& film, const CameraSamples& samples, const std::vector<Float>& values, bool color) {
+  ImageBlock block = film.create_block(values.size());
+  block.put(samples.splat_position, values, samples.active);
+  return film.develop(block, color);
+}
+
+TensorXf SamplingIntegrator::render_samples(const Scene& scene, const Sensor& sensor, uint32_t seed, uint32_t spp,
+                                            bool for_derivatives) const {
+  // Every loop and call the render traces (the scene's queries included) defaults to the
+  // integrator's `mode`; their derivatives keep it, whenever a traversal reaches them.
+  ControlModeScope mode_scope(mode_);
+  const Film& film = *sensor.film();
+  CameraSamples samples = camera_samples(sensor, seed, spp);
   std::optional<VertexRecording> recording;
   if (const RecordingRequest* request = recording_request()) {
     Color3f ray_adjoint(0.0f, 0.0f, 0.0f);
     if (request->image_adjoint()) {
       size_t channels = (returns_color() ? 3 + film.has_alpha() : 0) + aov_names().size();
-      Array2f splat_at = film.rfilter()->is_box() ? position : sample_position;
-      ray_adjoint = sample_adjoints(film, splat_at, channels, returns_color(), *request->image_adjoint()) * ray_weight;
+      ray_adjoint =
+          sample_adjoints(film, samples, channels, returns_color(), *request->image_adjoint()) * samples.weight;
     }
-    recording = VertexRecording{&request->records(), request->pass(), pixel,
-                                arange<UInt32>(size_t(wavefront)) - pixel * opaque<UInt32>(spp), ray_adjoint};
+    recording = VertexRecording{&request->records(), request->pass(), samples.pixel, samples.sample_index, ray_adjoint};
   }
   RaySample result;
   {
     VertexRecordingScope recording_scope(recording ? &*recording : nullptr);
-    result = for_derivatives ? sample_for_derivatives(scene, rng, ray, active) : sample(scene, rng, ray, active);
+    result = for_derivatives ? sample_for_derivatives(scene, samples.rng, samples.ray, samples.active)
+                             : sample(scene, samples.rng, samples.ray, samples.active);
   }
 
   std::vector<Float> values;
   if (returns_color()) {
-    Color3f radiance = result.radiance * ray_weight;
+    Color3f radiance = result.radiance * samples.weight;
     values = {radiance.x, radiance.y, radiance.z};
     if (film.has_alpha()) values.push_back(select(result.valid, Float(1.0f), Float(0.0f)));
   }
@@ -107,11 +129,8 @@ TensorXf SamplingIntegrator::render_samples(const Scene& scene, const Sensor& se
   if (for_derivatives)
     for (Float& value : values) value = derivatives_without_values(value);
 
-  ImageBlock block = film.create_block(values.size());
-  // With the box filter a sample belongs to its pixel: splat the pixel's own position.
-  block.put(film.rfilter()->is_box() ? position : sample_position, values, active);
   // Evaluated here, as Mitsuba's render() does: nothing pending refers to the scene after.
-  TensorXf image = film.develop(block, returns_color());
+  TensorXf image = develop_samples(film, samples, values, returns_color());
   kiln::eval(image.array());
   if (!for_derivatives) {  // film.bitmap()'s copy: values only, so it holds no derivative graph
     std::vector<std::string> channels;

@@ -33,6 +33,7 @@ const char* kind_tag(PluginKind kind) {
     case PluginKind::Filter: return "rfilter";
     case PluginKind::Sampler: return "sampler";
     case PluginKind::Integrator: return "integrator";
+    case PluginKind::Volume: return "volume";
   }
   throw InternalError("kiln.render: kind_tag() of an unknown PluginKind " + std::to_string(int(kind)));
 }

@@ -243,9 +243,9 @@ std::optional<int> major_version(std::string_view version) {
 
 /// The kind an object tag makes ("bsdf" → Bsdf), or nullopt.
 std::optional<PluginKind> object_kind(std::string_view tag) {
-  for (PluginKind kind :
-       {PluginKind::Scene, PluginKind::Shape, PluginKind::Bsdf, PluginKind::Emitter, PluginKind::Texture,
-        PluginKind::Sensor, PluginKind::Film, PluginKind::Filter, PluginKind::Sampler, PluginKind::Integrator})
+  for (PluginKind kind : {PluginKind::Scene, PluginKind::Shape, PluginKind::Bsdf, PluginKind::Emitter,
+                          PluginKind::Texture, PluginKind::Sensor, PluginKind::Film, PluginKind::Filter,
+                          PluginKind::Sampler, PluginKind::Integrator, PluginKind::Volume})
     if (tag == kind_tag(kind)) return kind;
   return std::nullopt;
 }
@@ -409,7 +409,8 @@ class XmlParser {
     if (!is_value_tag)
       fail(site,
            "is not an element of Mitsuba 3's scene format that kiln.render reads (objects: scene, shape, bsdf, "
-           "emitter, texture, sensor, film, rfilter, sampler, integrator; values: float, integer, boolean, string, "
+           "emitter, texture, volume, sensor, film, rfilter, sampler, integrator; values: float, integer, boolean, "
+           "string, "
            "rgb, spectrum, point, vector, transform; also ref, include, default, path)");
     check_no_children(site);
     if (tag == "point" || tag == "vector") {

@@ -130,3 +130,41 @@ def test_vectors_from_lists_of_components_and_tensors_of_a_shape():
     assert np.all(kl.full(kl.TensorXf, 0.5, [2, 2]).numpy() == 0.5)
     assert kl.ones(kl.TensorXu, (4,)).numpy().tolist() == [1, 1, 1, 1]
     assert kl.zeros(kl.Float, 3).numpy().tolist() == [0.0, 0.0, 0.0]  # Kiln's own form unchanged
+
+
+def test_sh_eval_is_orthonormal_and_matches_the_closed_forms():
+    # Gauss-Legendre in cos θ times a uniform rule in φ integrates the products exactly.
+    nodes, node_weights = np.polynomial.legendre.leggauss(12)
+    phi = (np.arange(24) + 0.5) * (2 * np.pi / 24)
+    z, p = np.meshgrid(nodes, phi, indexing="ij")
+    w = np.repeat(node_weights, 24) * (2 * np.pi / 24)
+    s = np.sqrt(1 - z ** 2)
+    x, y = (s * np.cos(p)).ravel(), (s * np.sin(p)).ravel()
+    d = kl.Array3f(kl.Float(x.astype(np.float32)), kl.Float(y.astype(np.float32)), kl.Float(z.ravel().astype(np.float32)))
+    basis = np.array([np.asarray(b, dtype=np.float64) for b in kl.sh_eval(d, 4)])
+    gram = (basis * w) @ basis.T
+    np.testing.assert_allclose(gram, np.eye(25), atol=2e-5)
+    # Sloan's constants for degrees 0 to 2 (Dr.Jit's signs)
+    closed = [0.2820948 + 0 * x, -0.4886025 * y, 0.4886025 * z.ravel(), -0.4886025 * x, 1.0925484 * x * y,
+              -1.0925484 * y * z.ravel(), 0.3153916 * (3 * z.ravel() ** 2 - 1), -1.0925484 * x * z.ravel(),
+              0.5462742 * (x * x - y * y)]
+    np.testing.assert_allclose(basis[:9], closed, atol=2e-6)
+    with pytest.raises(ValueError, match="order"):
+        kl.sh_eval(d, 10)
+
+
+def test_constructors_take_drjits_shape_keyword_and_scopes_take_when():
+    assert kl.full(kl.TensorXf, 0.5, shape=(2, 3)).shape == (2, 3)
+    assert len(kl.zeros(kl.Float, shape=4)) == 4
+    x = kl.Float([1.0, 2.0])
+    kl.enable_grad(x)
+    with kl.suspend_grad():
+        with kl.resume_grad(when=False):
+            assert not kl.grad_enabled(x * 2.0)
+        with kl.resume_grad(when=True):
+            assert kl.grad_enabled(x * 2.0)
+    with kl.suspend_grad(when=False):
+        assert kl.grad_enabled(x * 2.0)
+    t = kl.TensorXf(kl.Float([-1.0, 2.0]), (2,))
+    np.testing.assert_allclose(np.asarray(kl.maximum(t, 0.0)), [0.0, 2.0])
+    np.testing.assert_allclose(np.asarray(kl.minimum(1.0, t)), [-1.0, 1.0])

@@ -424,3 +424,37 @@ def test_file_resolver_finds_scene_files_in_its_folders(tmp_path):
     finally:
         resolver.clear()
     assert len(resolver) == 0
+
+
+def test_bounding_box_ray_intersect_as_mitsuba():
+    box = kr.ScalarBoundingBox3f([0, 0, 0], [1, 1, 1])
+    # (origin, direction) -> (hit, mint, maxt), as Mitsuba 3.9.1 gives them
+    cases = [([0.5, 0.5, 5], [0, 0, 1], True, -5.0, -4.0), ([0.5, 0.5, -5], [0, 0, 1], True, 5.0, 6.0),
+             ([2, 0.5, -5], [0, 0, 1], False, None, None), ([0.5, 0.5, 0.5], [0, 0, 1], True, -0.5, 0.5),
+             ([0.5, 0.5, -5], [0.0, 0.1, 1], True, 5.0, 5.0)]
+    for origin, direction, hit, mint, maxt in cases:
+        h, t0, t1 = box.ray_intersect(kr.Ray3f(kr.Point3f(origin), kr.Vector3f(direction)))
+        assert bool(np.asarray(h)[0]) == hit
+        if hit:
+            assert float(np.asarray(t0)[0]) == pytest.approx(mint) and float(np.asarray(t1)[0]) == pytest.approx(maxt)
+    assert box.valid() and not kr.BoundingBox3f().valid()
+    np.testing.assert_allclose(np.asarray(box.center()).ravel(), [0.5, 0.5, 0.5])
+    inside = box.contains(kr.Point3f(kl.Float([0.5, 1.5]), kl.Float([0.5, 0.5]), kl.Float([0.5, 0.5])))
+    assert list(np.asarray(inside)) == [True, False]
+    grown = kr.BoundingBox3f([0, 0, 0])
+    grown.expand([1, 2, 3])
+    np.testing.assert_allclose(np.asarray(grown.extents()).ravel(), [1, 2, 3])
+
+
+def test_texture3f_keeps_its_tensor_object_and_reads_it_again_on_update_inplace():
+    texture = kr.Texture3f(kl.full(kl.TensorXf, 1.0, shape=(2, 2, 2, 1)))
+    tensor = texture.tensor()
+    assert texture.tensor() is tensor and tensor.shape == (2, 2, 2, 1)
+    p = kr.Point3f(0.5, 0.5, 0.5)
+    texture.set_tensor(kl.full(kl.TensorXf, 3.0, shape=(4, 4, 4, 1)))
+    assert texture.shape == (4, 4, 4, 1) and float(np.asarray(texture.eval(p)[0])[0]) == pytest.approx(3.0)
+    ray = kr.Ray3f(kl.Array3f(1.0, 2.0, 3.0), kl.Array3f(0.0, 0.0, 1.0))
+    copy = kr.Ray3f(ray)
+    np.testing.assert_allclose(np.asarray(copy(2.0)).ravel(), [1.0, 2.0, 5.0])
+    assert kr.python.ad.integrators.common.RBIntegrator is kr.ad.RBIntegrator
+    assert kr.ad.common.ADIntegrator is kr.ad.ADIntegrator

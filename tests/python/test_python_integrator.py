@@ -108,3 +108,79 @@ def test_a_python_integrator_records_the_vertices_the_cpp_one_records():
     np.testing.assert_array_equal(a["lane"][order_a], (b["pixel"] * SPP + b["sample"])[order_b])
     for name in ("depth", "p", "n", "wi", "throughput"):
         np.testing.assert_allclose(a[name][order_a], b[name][order_b], rtol=1e-5, atol=1e-6, err_msg=name)
+
+
+# The same tracer as a plugin (Mitsuba's mi.register_integrator contract): the C++ render
+# loop, film and derivatives around a sample() written in Python.
+kr.register_integrator("test_python_path", lambda props: python_integrator.PathIntegrator(props))
+
+
+def plugin_scene(name):
+    description = scenes.SCENES[name](scenes.DATA_DIR)
+    description["integrator"] = {"type": "test_python_path", "max_depth": MAX_DEPTH, "rr_depth": 3}
+    return kr.load_dict(description)
+
+
+@pytest.mark.parametrize("name", ["cornell_box", "glass", "envmap"])
+def test_a_python_sampling_integrator_plugin_renders_what_path_does(name):
+    scene = plugin_scene(name)
+    assert isinstance(scene.integrator(), python_integrator.PathIntegrator)
+    ours = np.asarray(kr.render(scene, spp=SPP, seed=SEED))
+    theirs = np.asarray(kr.render(path_scene(name), spp=SPP, seed=SEED))
+    assert np.abs(theirs).max() > 0
+    np.testing.assert_allclose(ours, theirs, rtol=1e-5, atol=1e-6)
+
+
+def test_a_python_sampling_integrator_plugin_differentiates_like_path():
+    key = "left.bsdf.reflectance.value"
+    grads = []
+    for scene in (plugin_scene("cornell_box"), path_scene("cornell_box")):
+        params = kr.traverse(scene)
+        kl.enable_grad(params[key])
+        params.update()
+        kl.backward(kl.sum(kr.render(scene, params, spp=SPP, seed=SEED, seed_grad=SEED), axis=None))
+        grads.append(np.asarray(kl.grad(params[key])))
+    assert np.abs(grads[0]).max() > 0
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-4)
+
+
+class _Constant(kr.SamplingIntegrator):
+    result = None
+
+    def sample(self, scene, sampler, ray, medium=None, active=True):
+        return type(self).result(sampler)
+
+    def aov_names(self):
+        return ["u"]
+
+
+@pytest.mark.parametrize("result, error, message", [
+    (lambda sampler: (kl.Array3f(1.0), kl.Bool(True)), TypeError, r"must return \(radiance, valid, aovs\)"),
+    (lambda sampler: (kl.Array3f(1.0), kl.Bool(True), []), ValueError, "returned 0 AOVs, but aov_names"),
+    (lambda sampler: ("red", kl.Bool(True), [sampler.next_1d()]), TypeError, "radiance"),
+])
+def test_python_sampling_integrator_results_are_checked(result, error, message):
+    cls = type("Wrong", (_Constant,), {"result": staticmethod(result)})
+    kr.register_integrator("test_wrong", lambda props: cls(props))
+    description = scenes.SCENES["cornell_box"](scenes.DATA_DIR)
+    description["integrator"] = {"type": "test_wrong"}
+    with pytest.raises(error, match=message):
+        kr.render(kr.load_dict(description), spp=1)
+
+
+def test_an_aov_from_a_python_sampling_integrator_and_a_missing_sample():
+    cls = type("Uniform", (_Constant,), {"result": staticmethod(
+        lambda sampler: (kl.Array3f(0.0), kl.Bool(True), [sampler.next_1d()]))})
+    kr.register_integrator("test_uniform", lambda props: cls(props))
+    description = scenes.SCENES["cornell_box"](scenes.DATA_DIR)
+    description["integrator"] = {"type": "test_uniform"}
+    image = np.asarray(kr.render(kr.load_dict(description), spp=4))
+    assert image.shape[-1] == 4 and abs(image[..., 3].mean() - 0.5) < 0.05  # uniform numbers average 1/2
+
+    class NoSample(kr.SamplingIntegrator):
+        pass
+
+    kr.register_integrator("test_no_sample", lambda props: NoSample(props))
+    description["integrator"] = {"type": "test_no_sample"}
+    with pytest.raises(TypeError, match=r"NoSample.sample\(\) is missing"):
+        kr.render(kr.load_dict(description), spp=1)

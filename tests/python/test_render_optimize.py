@@ -146,7 +146,7 @@ def test_bad_optimizer_use_raises():
         opt["missing"]
     with pytest.raises(KeyError):
         del opt["missing"]
-    with pytest.raises(TypeError, match=r"optimizer\['x'\]: the value must be a kl.Float, a kl.Array3f or a number"):
+    with pytest.raises(TypeError, match=r"optimizer\['x'\]: the value must be a kl.Float, a kl.Array3f, a kl.TensorXf or a number"):
         opt["x"] = "red"
     with pytest.raises(ValueError, match="betas must lie in"):
         kr.Adam(lr=0.1, beta_1=1.0)

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <kiln/control.h>
+#include <kiln/random.h>
 #include <kiln/render/common.h>
 #include <kiln/render/properties.h>
 #include <kiln/render/ray.h>
@@ -21,6 +22,7 @@
 
 namespace kiln::render {
 
+class Film;
 class Scene;
 class Sensor;
 
@@ -50,6 +52,31 @@ class Integrator : public Object {
   /// The control-flow mode of the integrator's loops and calls (the global flag when empty).
   std::optional<ControlMode> mode_;
 };
+
+/// The camera samples of a render: `spp` per pixel of the sensor's crop window (the
+/// sampler's count when 0), pixel by pixel, with the rays through them.
+struct CameraSamples {
+  PCG32 rng;                ///< one generator per sample, seeded for `seed` (advanced past the jitter)
+  UInt32 pixel;             ///< the pixel in the crop window, row-major
+  UInt32 sample_index;      ///< the sample within its pixel
+  Array2f position;         ///< the pixel's corner on the film (pixels)
+  Array2f sample_position;  ///< position plus the sample's jitter
+  Array2f splat_position;   ///< where the sample splats: its pixel with the box filter, else sample_position
+  Ray3f ray;
+  Color3f weight;  ///< the sensor's weight of the ray
+  Bool active;
+};
+
+/// The samples a render at `seed` with `spp` samples per pixel traces (what every sampling
+/// integrator's render() starts from); ValueError past 2^32 samples.
+CameraSamples camera_samples(const Sensor& sensor, uint32_t seed, uint32_t spp);
+/// The film's image of the samples' `values` (one Float per channel; the color channels
+/// first when `color`).
+TensorXf develop_samples(const Film& film, const CameraSamples& samples, const std::vector<Float>& values, bool color);
+/// Each sample's δL: the derivative of <image, adjoint> with respect to the first three
+/// values the samples splat (`channels` of them, developed as develop_samples() does).
+Color3f sample_adjoints(const Film& film, const CameraSamples& samples, size_t channels, bool color,
+                        const TensorXf& adjoint);
 
 /// What a sampling integrator estimates for one camera ray.
 struct RaySample {

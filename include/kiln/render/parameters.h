@@ -43,6 +43,8 @@ class SceneParameters {
   void set(const std::string& key, const UInt32& value);
   void set(const std::string& key, const Transform4f& value);
   void set(const std::string& key, const std::array<uint32_t, 2>& value);
+  /// A tensor parameter takes any shape (a grid resampled to a finer resolution).
+  void set(const std::string& key, const TensorXf& value);
 
   /// Notifies the owners of changed parameters and their ancestors.
   void update();

@@ -24,7 +24,19 @@ namespace kiln::render {
 class TraversalCallback;
 
 /// What kind of plugin an object is: its XML tag ("bsdf", "shape", ...).
-enum class PluginKind : uint8_t { Scene, Shape, Bsdf, Emitter, Texture, Sensor, Film, Filter, Sampler, Integrator };
+enum class PluginKind : uint8_t {
+  Scene,
+  Shape,
+  Bsdf,
+  Emitter,
+  Texture,
+  Sensor,
+  Film,
+  Filter,
+  Sampler,
+  Integrator,
+  Volume
+};
 
 /// The XML tag of a kind ("rfilter" for Filter).
 const char* kind_tag(PluginKind kind);

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <kiln/render/transform.h>
+#include <kiln/tensor.h>
 
 #include <array>
 #include <cstdint>
@@ -20,8 +21,9 @@ namespace kiln::render {
 
 class Object;
 
-/// What a parameter refers to: a Kiln array, a transform, or a host setting (film size).
-using ParameterRef = std::variant<Float*, Array3f*, UInt32*, Transform4f*, std::array<uint32_t, 2>*>;
+/// What a parameter refers to: a Kiln array, a tensor (whose shape may change), a
+/// transform, or a host setting (film size).
+using ParameterRef = std::variant<Float*, Array3f*, UInt32*, Transform4f*, std::array<uint32_t, 2>*, TensorXf*>;
 
 /// Parameter kinds (Mitsuba's ParamFlags).
 namespace param_flags {

@@ -27,7 +27,14 @@ from kiln.render.array_types import *  # noqa: E402,F401,F403
 from kiln.render.bitmap import Bitmap, Struct  # noqa: E402,F401
 from kiln.render.cornell_box import cornell_box  # noqa: E402,F401
 from kiln.render.transform3f import Transform3f, Transform3f as ScalarTransform3f  # noqa: E402,F401
+from kiln.render.textures import Texture1f, Texture2f, Texture3f  # noqa: E402,F401
+from kiln.render.bounding_box import BoundingBox3f, ScalarBoundingBox3f  # noqa: E402,F401
 from kiln.render import ad, util  # noqa: E402,F401
+from kiln.render import ad_integrators as _ad_integrators  # noqa: E402
+from kiln._kiln_render import render as _render  # noqa: E402
+from types import SimpleNamespace as _SimpleNamespace  # noqa: E402
+
+python = _SimpleNamespace(ad=ad)  # Mitsuba's module path mi.python.ad.integrators.common
 from kiln import Array3f as _Array3f, UInt32 as _UInt32  # noqa: E402
 from kiln.record import Recorder as _Recorder  # noqa: E402
 
@@ -55,3 +62,18 @@ class PathRecorder(_PathRecorder):
     def backward(self):
         """The records appended by prb's replay during reverse mode."""
         return _Recorder._over(self._backward_core, self.FIELDS)
+
+
+def render(scene, params=None, sensor=0, integrator=None, seed=0, seed_grad=None, spp=None, spp_grad=None,
+           recorder=None):
+    chosen = integrator if integrator is not None or not isinstance(scene, Scene) else scene.integrator()
+    if isinstance(chosen, _ad_integrators.ADIntegrator):
+        if recorder is not None:
+            raise TypeError("kiln.render: render(): `recorder` records the C++ integrators' paths; "
+                            f"{type(chosen).__name__} is written in Python")
+        return _ad_integrators.render(chosen, scene, params, sensor, seed, seed_grad, spp or 0, spp_grad or 0)
+    return _render(scene, params, sensor, integrator, seed, seed_grad, spp, spp_grad, recorder)
+
+
+render.__doc__ = _render.__doc__ + (" An integrator written in Python on kr.ad.ADIntegrator renders through its "
+                                    "own render() and differentiates the values of `params` that carry derivatives.")

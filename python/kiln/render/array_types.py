@@ -71,7 +71,6 @@ Vector4f = Point4f = _kl.Array4f
 Matrix2f, Matrix3f, Matrix4f = _kl.Matrix2f, _kl.Matrix3f, _kl.Matrix4f
 Quaternion4f = _kl.Quaternion4f
 TensorXf, TensorXd, TensorXi, TensorXu, TensorXb = _kl.TensorXf, _kl.TensorXd, _kl.TensorXi, _kl.TensorXu, _kl.TensorXb
-Texture1f, Texture2f, Texture3f = _kl.Texture1f, _kl.Texture2f, _kl.Texture3f
 PCG32 = _kl.PCG32
 
 ScalarFloat = float

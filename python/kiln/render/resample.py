@@ -1,13 +1,14 @@
-"""Separable image resampling (Mitsuba's Bitmap.resample): each output pixel is a weighted sum
-of the input pixels under a reconstruction filter centred on it, the filter stretched by the
-reduction factor when shrinking, weights normalised per pixel, lookups outside the image
-clamped to its border."""
+"""Separable image resampling (Mitsuba's Bitmap.resample), on the host in float64: each output
+pixel is a weighted sum of the input pixels under a reconstruction filter centred on it, the
+filter stretched by the reduction factor when shrinking, weights normalised per pixel
+(kiln.resample's tables), lookups outside the image clamped to its border."""
 
 import math
 
 import numpy as np
 
 import kiln as _kl
+from kiln.resample import filter_table
 
 _LANCZOS_LOBES = 2  # Mitsuba's default filter for resampling
 
@@ -18,21 +19,6 @@ def _lanczos(x):
     with np.errstate(invalid="ignore", divide="ignore"):
         value = _LANCZOS_LOBES * np.sin(x) * np.sin(x / _LANCZOS_LOBES) / (x * x)
     return np.where(x < 1e-4, 1.0, np.where(x >= _LANCZOS_LOBES * math.pi, 0.0, value))
-
-
-def _weights(source, target, evaluate, radius):
-    """(indices, weights), each of shape (target, taps): the input pixels each output pixel
-    sums and their normalised weights."""
-    scale = source / target
-    stretch = max(scale, 1.0)
-    reach = radius * stretch
-    taps = int(math.ceil(2.0 * reach)) + 1
-    centers = (np.arange(target) + 0.5) * scale
-    first = np.floor(centers - reach + 0.5).astype(np.int64)
-    indices = first[:, None] + np.arange(taps)[None, :]
-    weights = evaluate((indices + 0.5 - centers[:, None]) / stretch)
-    weights = weights / np.maximum(weights.sum(axis=1, keepdims=True), 1e-30)
-    return np.clip(indices, 0, source - 1), weights
 
 
 def _filter_values(rfilter):
@@ -56,7 +42,7 @@ def resample(values, width, height, rfilter=None, clamp=(-math.inf, math.inf)):
     evaluate, radius = _filter_values(rfilter)
     result = values.astype(np.float64)
     for axis, size in ((1, width), (0, height)):
-        indices, weights = _weights(result.shape[axis], size, evaluate, radius)
+        indices, weights = filter_table(result.shape[axis], size, evaluate, radius, "nearest")
         taken = np.take(result, indices, axis=axis)  # the axis becomes (size, taps)
         shape = [1] * taken.ndim
         shape[axis], shape[axis + 1] = size, weights.shape[1]

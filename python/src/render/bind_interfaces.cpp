@@ -61,6 +61,7 @@ void bind_records(nb::module_& m) {
           "__init__",
           [](Ray3f* self, const Array3f& o, const Array3f& d, const Float& maxt) { new (self) Ray3f{o, d, maxt}; },
           nb::arg("o"), nb::arg("d"), nb::arg("maxt") = std::numeric_limits<float>::infinity())
+      .def(nb::init<const Ray3f&>(), nb::arg("ray"), "A copy.")
       .def_rw("o", &Ray3f::o)
       .def_rw("d", &Ray3f::d)
       .def_rw("maxt", &Ray3f::maxt)

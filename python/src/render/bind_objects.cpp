@@ -112,7 +112,7 @@ void bind_objects(nb::module_& m) {
       "params.update(), as Mitsuba's mi.Mesh; then put it in a scene dict or write_ply() it.");
   bind_python_plugins(m);
   nb::class_<Emitter, Object>(m, "Emitter", "A light source.");
-  nb::class_<Integrator, Object>(m, "Integrator", "How a render estimates pixel values.");
+  bind_python_integrators(m);
   nb::class_<Sensor, Object>(m, "Sensor", "A camera: where rays start, with its film and sampler.");
   nb::class_<ReconstructionFilter, Object>(m, "ReconstructionFilter",
                                            "How a film weighs samples by their distance to a pixel's centre.")

@@ -79,8 +79,9 @@ void set(BoundParameters& self, const std::string& key, const nb::handle& value)
         using T = std::remove_pointer_t<decltype(pointer)>;
         if constexpr (std::is_same_v<T, std::array<uint32_t, 2>>) {
           auto pair = nb::cast<std::array<int64_t, 2>>(value);
-          if (pair[0] < 0 || pair[1] < 0 || pair[0] > (1 << 15) || pair[1] > (1 << 15))
-            throw ValueError("kiln.render: scene parameters: '" + key + "' must be two integers between 0 and 32768");
+          if (pair[0] < 0 || pair[1] < 0 || pair[0] > (1 << 20) || pair[1] > (1 << 20))
+            throw ValueError("kiln.render: scene parameters: '" + key +
+                             "' must be two integers between 0 and 1048576 (2^20)");
           self.parameters.set(key, std::array<uint32_t, 2>{uint32_t(pair[0]), uint32_t(pair[1])});
         } else if constexpr (std::is_same_v<T, Float>) {
           self.parameters.set(key, to_float(value));
@@ -88,6 +89,9 @@ void set(BoundParameters& self, const std::string& key, const nb::handle& value)
           if (nb::isinstance<Array3f>(value)) return self.parameters.set(key, nb::cast<Array3f>(value));
           auto v = nb::cast<std::array<float, 3>>(value);
           self.parameters.set(key, Array3f(Float(v[0]), Float(v[1]), Float(v[2])));
+        } else if constexpr (std::is_same_v<T, TensorXf>) {
+          if (nb::isinstance<TensorXf>(value)) return self.parameters.set(key, nb::cast<TensorXf>(value));
+          self.parameters.set(key, nb::cast<TensorXf>(nb::module_::import_("kiln").attr("TensorXf")(value)));
         } else if constexpr (std::is_same_v<T, UInt32>) {
           if (nb::isinstance<UInt32>(value)) return self.parameters.set(key, nb::cast<UInt32>(value));
           self.parameters.set(key, nb::cast<UInt32>(nb::module_::import_("kiln").attr("UInt32")(value)));

@@ -3,11 +3,10 @@
 // BSDF fuses into the same kernels as the C++ ones; kr.Properties, what its constructor
 // reads; and the callback its traverse() fills, so kr.traverse and render derivatives see
 // its parameters.
-#include "render/render_binding.h"
+#include "render/python_plugin.h"
 
 #include <kiln/errors.h>
 #include <kiln/render/bsdf.h>
-#include <kiln/render/integrator.h>
 #include <kiln/render/plugin.h>
 #include <kiln/render/traverse.h>
 
@@ -21,36 +20,6 @@ namespace kiln::python::render {
 namespace {
 
 using namespace kiln::render;
-
-/// A plugin's parameters as Python sees them (Mitsuba's mi.Properties): a view of the
-/// loader's Properties during the plugin's constructor (reads mark parameters read, so an
-/// unread one is still an error), or a set of its own (kr.Properties()).
-class PythonProperties {
- public:
-  explicit PythonProperties(const Properties* view) : view_(view) {}
-  explicit PythonProperties(const std::string& plugin)
-      : owned_(std::make_shared<Properties>(plugin_kind(plugin).value_or(PluginKind::Scene), plugin, "",
-                                            "kr.Properties('" + plugin + "')")),
-        view_(owned_.get()) {}
-
-  const Properties& get() const {
-    if (!view_)
-      throw ValueError(
-          "kiln.render: Properties: these are the parameters a plugin's constructor received; they are gone once it "
-          "returned (read what you need in the constructor)");
-    return *view_;
-  }
-  Properties& owned() {
-    if (!owned_)
-      throw TypeError("kiln.render: Properties: a plugin's parameters cannot be changed (make a kr.Properties())");
-    return *owned_;
-  }
-  void release() { view_ = owned_.get(); }
-
- private:
-  std::shared_ptr<Properties> owned_;
-  const Properties* view_;
-};
 
 /// A parameter's value in Python: numbers, strings and objects as themselves, colors and
 /// vectors as kl.Array3f, transforms as kr.Transform4f.
@@ -98,9 +67,10 @@ class PythonTraversal {
     if (nb::isinstance<Array3f>(value)) return callback_->put(name, nb::inst_ptr<Array3f>(value), flags);
     if (nb::isinstance<UInt32>(value)) return callback_->put(name, nb::inst_ptr<UInt32>(value), flags);
     if (nb::isinstance<Transform4f>(value)) return callback_->put(name, nb::inst_ptr<Transform4f>(value), flags);
+    if (nb::isinstance<TensorXf>(value)) return callback_->put(name, nb::inst_ptr<TensorXf>(value), flags);
     throw TypeError("kiln.render: traverse(): cb.put('" + name +
                     "', value): the value must be an attribute of the plugin holding a kl.Float, kl.Array3f (a "
-                    "color), kl.UInt32, a kr.Transform4f or a plugin object, got " +
+                    "color), kl.UInt32, kl.TensorXf, a kr.Transform4f or a plugin object, got " +
                     nb::type_name(value.type()).c_str());
   }
   void release() { callback_ = nullptr; }
@@ -108,27 +78,6 @@ class PythonTraversal {
  private:
   TraversalCallback* callback_;
 };
-
-/// The Python override of method `name` of the Python object behind `self`, or an empty
-/// object when the Python class does not define one (it would find kr.BSDF's own binding,
-/// which calls back into C++).
-nb::object python_override(nb::handle self, nb::handle bound_class, const char* name) {
-  nb::object method = nb::getattr(self.type(), name, nb::none());
-  if (method.is_none() || method.is(nb::getattr(bound_class, name, nb::none()))) return nb::object();
-  return nb::getattr(self, name);
-}
-
-/// `value` (a Python method's result) as T: Kiln's own type, or what kl's constructor of
-/// T makes of it (a number broadcasts, a sequence gives components).
-template <typename T> T result_as(nb::handle value, const char* kiln_type, const std::string& where) {
-  if (nb::isinstance<T>(value)) return nb::cast<T>(value);
-  try {
-    return nb::cast<T>(nb::module_::import_("kiln").attr(kiln_type)(value));
-  } catch (const nb::python_error& error) {
-    throw TypeError("kiln.render: " + where + " must give a kl." + kiln_type + " (or a number), got " +
-                    nb::type_name(value.type()).c_str() + ": " + error.what());
-  }
-}
 
 /// kr.BSDF as subclassed in Python: Mitsuba's mi.BSDF contract (sample, eval, pdf and
 /// optionally eval_pdf, traverse, parameters_changed; m_components / m_flags).
@@ -169,23 +118,11 @@ class PythonBSDF : public BSDF {
   }
   void traverse(TraversalCallback& callback) override {
     nb::gil_scoped_acquire gil;
-    nb::object method = python_override(nb_trampoline.base(), nb::type<BSDF>(), "traverse");
-    if (!method.is_valid()) return;
-    // Owned by Python (a script may keep it); it refuses to work once traverse() returned.
-    nb::object handle = nb::cast(PythonTraversal(&callback));
-    auto release = [&] { nb::inst_ptr<PythonTraversal>(handle)->release(); };
-    try {
-      method(handle);
-    } catch (...) {
-      release();
-      throw;
-    }
-    release();
+    python_traverse(nb_trampoline.base(), nb::type<BSDF>(), callback);
   }
   void parameters_changed(const std::vector<std::string>& keys) override {
     nb::gil_scoped_acquire gil;
-    nb::object method = python_override(nb_trampoline.base(), nb::type<BSDF>(), "parameters_changed");
-    if (method.is_valid()) method(keys);
+    python_parameters_changed(nb_trampoline.base(), nb::type<BSDF>(), keys);
   }
 
   /// Mitsuba's m_components and m_flags (set in the Python constructor).
@@ -217,17 +154,43 @@ uint32_t flag_bits(nb::handle value) {
   return nb::cast<uint32_t>(nb::int_(value));
 }
 
-/// Registers a plugin of `kind` whose objects the Python callable `factory` makes from a
-/// kr.Properties (valid during the call). The factory is kept in the module's
-/// `_python_plugins` dict, not in the C++ registry, which outlives the interpreter.
-void register_python_plugin(PluginKind kind, const std::string& name, nb::object factory) {
+}  // namespace
+
+nb::object python_override(nb::handle self, nb::handle bound_class, const char* name) {
+  nb::object method = nb::getattr(self.type(), name, nb::none());
+  if (method.is_none() || method.is(nb::getattr(bound_class, name, nb::none()))) return nb::object();
+  return nb::getattr(self, name);
+}
+
+void python_traverse(nb::handle self, nb::handle bound_class, TraversalCallback& callback) {
+  nb::object method = python_override(self, bound_class, "traverse");
+  if (!method.is_valid()) return;
+  // Owned by Python (a script may keep it); it refuses to work once traverse() returned.
+  nb::object handle = nb::cast(PythonTraversal(&callback));
+  auto release = [&] { nb::inst_ptr<PythonTraversal>(handle)->release(); };
+  try {
+    method(handle);
+  } catch (...) {
+    release();
+    throw;
+  }
+  release();
+}
+
+void python_parameters_changed(nb::handle self, nb::handle bound_class, const std::vector<std::string>& keys) {
+  nb::object method = python_override(self, bound_class, "parameters_changed");
+  if (method.is_valid()) method(keys);
+}
+
+void register_python_plugin(PluginKind kind, nb::handle bound_class, const std::string& name, nb::object factory) {
   if (!PyCallable_Check(factory.ptr()))
     throw TypeError("kiln.render: register_" + std::string(kind_tag(kind)) + "('" + name +
                     "', constructor): the constructor must be callable (e.g. lambda props: MyPlugin(props))");
   replace_plugin(kind, name, [kind, name](const Properties& props) -> std::shared_ptr<Object> {
     nb::gil_scoped_acquire gil;
-    nb::object factory = nb::module_::import_("kiln._kiln_render").attr("_python_plugins")[name.c_str()];
-    nb::handle bound = kind == PluginKind::Bsdf ? nb::type<BSDF>() : nb::type<Integrator>();
+    nb::tuple entry =
+        nb::borrow<nb::tuple>(nb::module_::import_("kiln._kiln_render").attr("_python_plugins")[name.c_str()]);
+    nb::handle factory = entry[0], bound = entry[1];
     // Owned by Python (a constructor may keep it); it refuses to work once the call returned.
     nb::object view = nb::cast(PythonProperties(&props));
     auto release = [&] { nb::inst_ptr<PythonProperties>(view)->release(); };
@@ -245,10 +208,9 @@ void register_python_plugin(PluginKind kind, const std::string& name, nb::object
                       nb::type_name(bound).c_str() + " subclass");
     return nb::cast<std::shared_ptr<Object>>(made);
   });
-  nb::module_::import_("kiln._kiln_render").attr("_python_plugins")[name.c_str()] = factory;
+  nb::module_::import_("kiln._kiln_render").attr("_python_plugins")[name.c_str()] =
+      nb::make_tuple(factory, bound_class);
 }
-
-}  // namespace
 
 void bind_python_plugins(nb::module_& m) {
   nb::class_<PythonProperties>(m, "Properties",
@@ -341,7 +303,7 @@ void bind_python_plugins(nb::module_& m) {
   m.def(
       "register_bsdf",
       [](const std::string& name, nb::object constructor) {
-        register_python_plugin(PluginKind::Bsdf, name, std::move(constructor));
+        register_python_plugin(PluginKind::Bsdf, nb::type<BSDF>(), name, std::move(constructor));
       },
       nb::arg("name"), nb::arg("constructor"),
       "Makes `name` a BSDF plugin whose objects constructor(props) returns (a kr.BSDF subclass written in Python), "

@@ -47,6 +47,9 @@ void bind_objects(nb::module_& m);
 /// kr.BSDF and kr.Integrator, subclassable in Python, kr.Properties and register_bsdf /
 /// register_integrator (bind_objects() calls it after binding kr.Object).
 void bind_python_plugins(nb::module_& m);
+/// kr.Integrator and kr.SamplingIntegrator, subclassable in Python, the camera samples of
+/// a render and register_integrator (bind_objects() calls it after bind_python_plugins()).
+void bind_python_integrators(nb::module_& m);
 void bind_load(nb::module_& m);
 void bind_parameters(nb::module_& m);
 void bind_optimizers(nb::module_& m);

@@ -176,3 +176,23 @@ ones = _dr_constructor(_kiln.ones)
 full = _dr_constructor(_kiln.full, value_first=True)
 empty = _dr_constructor(_kiln.empty)
 unravel = _dr_constructor(_kiln.unravel)
+
+
+def gather(dtype_or_source, *args, mode=None, **kwargs):
+    """Kiln's gather(source, index, active) and Dr.Jit's gather(dtype, source, index, active):
+    the type first names the result (the source's own type, also a vector gathered
+    component by component; a vector type over a flat source; or a Python subclass of
+    either, such as kiln.render's Point3f). `mode` (Dr.Jit's memory access hint) changes
+    nothing."""
+    if not isinstance(dtype_or_source, type):
+        return _kiln.gather(dtype_or_source, *args, **kwargs)
+    base = next((c for c in dtype_or_source.__mro__ if c.__module__ == "kiln._kiln"), dtype_or_source)
+    source, rest = (args[0], args[1:]) if args else (None, ())
+    components = _vector_components(source) if source is not None else None
+    if components is not None and isinstance(source, base):  # a vector of arrays, per component
+        result = base(*[_kiln.gather(c, *rest, **kwargs) for c in components])
+    elif isinstance(source, base):  # Dr.Jit's spelling of a plain gather
+        result = _kiln.gather(source, *rest, **kwargs)
+    else:
+        result = _kiln.gather(base, *args, **kwargs)
+    return result if base is dtype_or_source else dtype_or_source(result)

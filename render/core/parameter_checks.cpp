@@ -65,4 +65,20 @@ Bitmap image_parameter(const Properties& props, const std::string& name, bool ra
   }
 }
 
+Bitmap image_source(const Properties& props, bool raw) {
+  std::vector<std::string> given;
+  for (const char* name : {"filename", "data", "bitmap"})
+    if (props.has(name)) given.push_back(name);
+  if (given.size() != 1)
+    throw_plugin_error(props, given.empty()
+                                  ? "needs an image: 'filename', or 'data' (a TensorXf) or 'bitmap' (a "
+                                    "Bitmap) in load_dict"
+                                  : "takes one image: '" + given[0] + "' and '" + given[1] + "' exclude each other");
+  if (given[0] == "filename") return image_parameter(props, "filename", raw);
+  const ImageValue& image = props.get_image(given[0]);
+  if (image->width == 0 || image->height == 0 || image->pixels.size() != image->width * image->height * image->channels)
+    throw_parameter_error(props, given[0], "is an empty or inconsistent image");
+  return *image;
+}
+
 }  // namespace kiln::render

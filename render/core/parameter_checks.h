@@ -34,5 +34,9 @@ std::string file_parameter(const Properties& props, const std::string& name);
 /// The image file the string `name` names (read_image(), found as file_parameter()); its
 /// FileError also names the plugin and the parameter.
 Bitmap image_parameter(const Properties& props, const std::string& name, bool raw);
+/// The image a `bitmap` texture or an `envmap` reads: the file `filename` (read with
+/// `raw`), or one given in memory as `data` or `bitmap` (linear values, already as the
+/// caller wants them); exactly one of the three.
+Bitmap image_source(const Properties& props, bool raw);
 
 }  // namespace kiln::render

@@ -1,6 +1,6 @@
 // The environment map (Mitsuba 3's `envmap`): radiance arriving from infinitely far away,
-// read from a latitude-longitude image, importance sampled in proportion to luminance ×
-// sin θ.
+// read from a latitude-longitude image (`filename`, or load_dict's `bitmap` / `data`),
+// importance sampled in proportion to luminance × sin θ.
 //
 // The mapping is Mitsuba's: in the emitter's frame (to_world⁻¹ applied) +y is up; a direction
 // d has u = atan2(d.x, -d.z) / 2π (so u = 0 looks along -z and u grows towards +x) and
@@ -35,7 +35,7 @@ class EnvironmentMap : public InfiniteEmitter {
   explicit EnvironmentMap(const Properties& props)
       : to_world_(Transform4f::from_rows(props.get_transform("to_world", kIdentityRows))) {
     flags_ = emitter_flags::kInfinite | emitter_flags::kSpatiallyVarying;
-    Bitmap image = pad_image(color_channels(image_parameter(props, "filename", false), 3), 2, 3);
+    Bitmap image = pad_image(color_channels(image_source(props, false), 3), 2, 3);
     width_ = uint32_t(image.width);
     height_ = uint32_t(image.height);
     if (auto value = non_finite(image.pixels))

@@ -57,6 +57,7 @@ std::string describe_value(const Properties::Value& value) {
     std::string operator()(const Color3d&) const { return "rgb"; }
     std::string operator()(const Vector3d&) const { return "vector"; }
     std::string operator()(const Matrix4d&) const { return "transform"; }
+    std::string operator()(const ImageValue&) const { return "image"; }
     std::string operator()(const std::shared_ptr<Object>& object) const {
       if (!object) return "null object";
       return describe_plugin(object->kind(), object->plugin(), object->id(), object->source());
@@ -124,6 +125,8 @@ template <typename T> const T& Properties::typed(const std::string& name, const 
 }
 
 const Properties::Value& Properties::get(const std::string& name) const { return require(name).value; }
+
+const ImageValue& Properties::get_image(const std::string& name) const { return typed<ImageValue>(name, "image"); }
 
 bool Properties::get_bool(const std::string& name) const { return typed<bool>(name, "boolean"); }
 bool Properties::get_bool(const std::string& name, bool fallback) const {

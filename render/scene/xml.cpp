@@ -375,8 +375,8 @@ class XmlParser {
       parameters_.emplace(name.value(), site.element.attribute("value").value());
     } else if (tag == "path") {
       add_search_path(site, in_root);
-    } else if (tag == "medium" || tag == "volume" || tag == "phase") {
-      fail(site, "is not supported (volumes are out of scope for kiln.render)");
+    } else if (tag == "medium" || tag == "phase") {
+      fail(site, "is not supported (participating media are out of scope for kiln.render)");
     } else if (tag == "alias") {
       fail(site, "is not supported (give the object the id that references use)");
     } else if (tag == "translate" || tag == "rotate" || tag == "scale" || tag == "matrix" || tag == "lookat") {

@@ -1,5 +1,6 @@
-// The image texture (Mitsuba 3's `bitmap`): a PNG, JPEG or OpenEXR image read at uv with
-// nearest or bilinear filtering and a wrap mode, on kiln::Texture2f. Pixel (x, y) is centred
+// The image texture (Mitsuba 3's `bitmap`): a PNG, JPEG, OpenEXR or Radiance image (or one
+// given in memory: load_dict's `data` / `bitmap`) read at uv with nearest or bilinear
+// filtering and a wrap mode, on kiln::Texture2f. Pixel (x, y) is centred
 // at uv = ((x + ½) / width, (y + ½) / height), the first row at v = 0 (Mitsuba's
 // convention). 8-bit images are sRGB-decoded to linear unless `raw`; images with alpha lose
 // it; gray images stay one channel (read as gray RGB).
@@ -26,10 +27,10 @@ WrapMode wrap_parameter(const Properties& props) {
   return mode == "repeat" ? WrapMode::Repeat : mode == "mirror" ? WrapMode::Mirror : WrapMode::Clamp;
 }
 
-/// The image of the `filename` parameter with 1 or 3 channels and at least 2 x 2 pixels
+/// The image (`filename`, `data` or `bitmap`) with 1 or 3 channels and at least 2 x 2 pixels
 /// (smaller images repeat their last row and column, as Mitsuba pads them).
 Bitmap texture_image(const Properties& props) {
-  Bitmap image = image_parameter(props, "filename", props.get_bool("raw", false));
+  Bitmap image = image_source(props, props.get_bool("raw", false));
   return pad_image(color_channels(image, image.channels >= 3 ? 3 : 1), 2, 2);
 }
 

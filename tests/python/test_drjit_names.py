@@ -168,3 +168,15 @@ def test_constructors_take_drjits_shape_keyword_and_scopes_take_when():
     t = kl.TensorXf(kl.Float([-1.0, 2.0]), (2,))
     np.testing.assert_allclose(np.asarray(kl.maximum(t, 0.0)), [0.0, 2.0])
     np.testing.assert_allclose(np.asarray(kl.minimum(1.0, t)), [-1.0, 1.0])
+
+
+def test_gather_takes_drjits_type_first_order():
+    source = kl.Float([1.0, 2.0, 3.0, 4.0, 5.0, 6.0])
+    index = kl.UInt32([1, 0])
+    np.testing.assert_allclose(np.asarray(kl.gather(kl.Float, source, index)), [2.0, 1.0])
+    np.testing.assert_allclose(np.asarray(kl.gather(source, index)), [2.0, 1.0])
+    np.testing.assert_allclose(np.asarray(kl.gather(kl.Float, source, index, kl.Bool([True, False]), mode=None)),
+                               [2.0, 0.0])
+    np.testing.assert_allclose(np.asarray(kl.gather(kl.Array3f, source, index)), [[4, 5, 6], [1, 2, 3]])
+    vectors = kl.Array3f(source, source * 2.0, source * 3.0)
+    np.testing.assert_allclose(np.asarray(kl.gather(kl.Array3f, vectors, index)), [[2, 4, 6], [1, 2, 3]])

@@ -458,3 +458,41 @@ def test_texture3f_keeps_its_tensor_object_and_reads_it_again_on_update_inplace(
     np.testing.assert_allclose(np.asarray(copy(2.0)).ravel(), [1.0, 2.0, 5.0])
     assert kr.python.ad.integrators.common.RBIntegrator is kr.ad.RBIntegrator
     assert kr.ad.common.ADIntegrator is kr.ad.ADIntegrator
+
+
+def test_images_given_in_memory_load_as_their_files_do(tmp_path):
+    rng = np.random.default_rng(3)
+    pixels = rng.uniform(0.1, 0.9, (6, 8, 3)).astype(np.float32)
+    path = str(tmp_path / "texture.exr")
+    kr.write_image(kl.TensorXf(pixels), path)
+
+    def render(texture, emitter=None):
+        description = kr.cornell_box()
+        description["red"]["reflectance"] = texture
+        description["sensor"]["film"].update(width=24, height=24)
+        if emitter is not None:
+            description["sky"] = emitter
+        return np.asarray(kr.render(kr.load_dict(description), spp=4, seed=2))
+
+    from_file = render({"type": "bitmap", "filename": path})
+    np.testing.assert_array_equal(render({"type": "bitmap", "data": kl.TensorXf(pixels)}), from_file)
+    np.testing.assert_array_equal(render({"type": "bitmap", "data": pixels}), from_file)  # a NumPy array too
+    np.testing.assert_array_equal(render({"type": "bitmap", "bitmap": kr.Bitmap(pixels)}), from_file)
+    sky = render({"type": "bitmap", "filename": path}, {"type": "envmap", "filename": path})
+    np.testing.assert_array_equal(render({"type": "bitmap", "data": pixels}, {"type": "envmap", "bitmap": kr.Bitmap(pixels)}),
+                                  sky)
+
+    encoded = kr.Bitmap(np.full((2, 2, 3), 128, np.uint8), srgb_gamma=True)
+    linear = kr.traverse(kr.load_dict({"type": "bitmap", "bitmap": encoded}))["data"]
+    assert float(np.asarray(linear)[0]) == pytest.approx(0.2158605, abs=1e-6)  # sRGB 128/255 decoded
+    raw = kr.traverse(kr.load_dict({"type": "bitmap", "bitmap": encoded, "raw": True}))["data"]
+    assert float(np.asarray(raw)[0]) == pytest.approx(128 / 255, abs=1e-6)
+
+    with pytest.raises(ValueError, match="'filename' and 'data' exclude each other"):
+        kr.load_dict({"type": "bitmap", "filename": path, "data": pixels})
+    with pytest.raises(ValueError, match="needs an image"):
+        kr.load_dict({"type": "bitmap"})
+    with pytest.raises(ValueError, match=r"shape \(height, width\[, channels\]\)"):
+        kr.load_dict({"type": "bitmap", "data": kl.TensorXf(np.zeros((2, 2, 2, 2), np.float32))})
+    with pytest.raises(TypeError, match="expected float, found image"):
+        kr.load_dict({"type": "perspective", "fov": pixels})

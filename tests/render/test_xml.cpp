@@ -391,10 +391,13 @@ TEST(Xml, UnsupportedAndMisplacedElementsAreErrors) {
   auto expect_scene_error = [](const std::string& body, std::initializer_list<std::string> needles) {
     expect_error<ValueError>([&] { parse_xml_string(scene(body)); }, needles);
   };
-  expect_scene_error("<medium type=\"homogeneous\"/>", {"<string>:2: <medium>", "volumes are out of scope"});
-  expect_scene_error("<shape type=\"test_shape\">\n<volume type=\"grid\"/></shape>",
-                     {"<string>:3: <volume> in shape 'test_shape'", "volumes are out of scope"});
-  expect_scene_error("<phase type=\"hg\"/>", {"<phase>", "volumes are out of scope"});
+  expect_scene_error("<medium type=\"homogeneous\"/>",
+                     {"<string>:2: <medium>", "participating media are out of scope"});
+  expect_scene_error("<phase type=\"hg\"/>", {"<phase>", "participating media are out of scope"});
+  // A <volume> is an object (what a `volume` texture reads); an unknown one fails when built.
+  PluginNode parsed =
+      parse_xml_string(scene("<texture type=\"volume\" id=\"t\"><volume type=\"grid\" name=\"volume\"/></texture>"));
+  expect_error<ValueError>([&] { instantiate(parsed); }, {"unknown volume plugin 'grid'", "gridvolume"});
   expect_scene_error("<alias id=\"a\" as=\"b\"/>", {"<alias>", "is not supported"});
   expect_scene_error("<blob name=\"x\"/>", {"<string>:2: <blob name=\"x\">", "is not an element of Mitsuba 3's scene"});
   expect_scene_error("<translate x=\"1\"/>", {"<translate>", "can only appear inside a <transform>"});

@@ -75,12 +75,16 @@ struct Color3d : std::array<double, 3> {
 struct Vector3d : std::array<double, 3> {};
 /// A 4 x 4 matrix in row-major order (`<transform>` composed, a nested list, a NumPy array).
 using Matrix4d = std::array<double, 16>;
+struct Bitmap;
+/// An image given in memory (load_dict's `'data': TensorXf` or `'bitmap': Bitmap`), linear.
+using ImageValue = std::shared_ptr<const Bitmap>;
 
 class Properties {
  public:
   /// One parameter's value. Nested plugins are already instantiated (the loader builds
   /// bottom-up, so a `<ref>` shares one object).
-  using Value = std::variant<bool, int64_t, double, std::string, Color3d, Vector3d, Matrix4d, std::shared_ptr<Object>>;
+  using Value = std::variant<bool, int64_t, double, std::string, Color3d, Vector3d, Matrix4d, std::shared_ptr<Object>,
+                             ImageValue>;
 
   /// An empty set for plugin `plugin` of `kind`, declared at `source`.
   Properties(PluginKind kind, std::string plugin, std::string id = "", std::string source = "");
@@ -112,6 +116,7 @@ class Properties {
   Vector3d get_vector(const std::string& name, const Vector3d& fallback) const;
   Matrix4d get_transform(const std::string& name) const;
   Matrix4d get_transform(const std::string& name, const Matrix4d& fallback) const;
+  const ImageValue& get_image(const std::string& name) const;
   /// The raw value of `name` (marks it read); throws ValueError when it is missing.
   const Value& get(const std::string& name) const;
   /// The nested object `name`, which must be of `kind` (TypeError naming the kind found,

@@ -190,17 +190,22 @@ class Bitmap:
         return [(layer, Bitmap(self._values[..., [i for i, _ in entries]], None, [c for _, c in entries], self._srgb))
                 for layer, entries in layers.items()]
 
+    def _texture_pixels(self, raw=False):
+        """The pixels as float32 (height, width, channels) for a texture or an environment
+        map given this Bitmap in load_dict: normalized, and sRGB-decoded unless `raw`."""
+        values = _normalized(self._values, self._values.dtype)
+        if self._srgb and not raw:
+            values = _srgb_decode(values)
+        return np.ascontiguousarray(values, dtype=np.float32)
+
     def write(self, path, *args, **kwargs):
         """Writes the image by the file's extension: .exr as 32-bit floats (linear, with the
         channel names), .png and .jpg as 8-bit sRGB, .hdr as Radiance RGBE. Extra arguments
         (Mitsuba's quality, file format) are not supported."""
         if args or kwargs:
             raise TypeError("Bitmap.write: only the path is supported (the format follows its extension)")
-        linear = _normalized(self._values, self._values.dtype)
-        if self._srgb:
-            linear = _srgb_decode(linear)
         names = self._names if self._format == PixelFormat.MultiChannel else []
-        _write_image(_kl.TensorXf(np.ascontiguousarray(linear, dtype=np.float32)), str(path), names)
+        _write_image(_kl.TensorXf(self._texture_pixels()), str(path), names)
 
     def resample(self, res, rfilter=None, bc=None, clamp=(-np.inf, np.inf)):
         """A new Bitmap of `res` = (width, height) pixels, filtered with `rfilter` (a

@@ -5,6 +5,7 @@
 
 #include <kiln/errors.h>
 #include <kiln/render/file_resolver.h>
+#include <kiln/render/image.h>
 #include <kiln/render/load.h>
 #include <kiln/render/plugin.h>
 #include <kiln/render/rfilter.h>
@@ -87,8 +88,32 @@ Color3d spectrum_value(const nb::dict& dict, const std::string& path) {
 
 PluginNode convert_node(const nb::dict& dict, const std::string& path, bool scene_child);
 
-/// Adds parameter `name` of `node` from a Python value.
-void add_parameter(PluginNode& node, const std::string& name, const nb::handle& value, const std::string& path) {
+/// An image given in memory: a kl.TensorXf or NumPy array of shape (height, width[,
+/// channels]) as it is, or a kr.Bitmap as linear values (sRGB-decoded unless `raw`).
+/// Empty for any other value.
+ImageValue image_value(const nb::handle& value, bool raw, const std::string& path) {
+  nb::object pixels;
+  if (nb::hasattr(value, "_texture_pixels")) {
+    pixels = value.attr("_texture_pixels")(raw);
+  } else if (nb::isinstance<TensorXf>(value) || (nb::hasattr(value, "ndim") && nb::hasattr(value, "__array__"))) {
+    pixels = nb::module_::import_("numpy").attr("asarray")(value, "float32");
+  } else {
+    return nullptr;
+  }
+  size_t dims = nb::cast<size_t>(pixels.attr("ndim"));
+  if (dims == 2) pixels = pixels.attr("reshape")(nb::make_tuple(pixels.attr("shape")[0], pixels.attr("shape")[1], 1));
+  if (dims != 2 && dims != 3) fail(path, "an image must have shape (height, width[, channels])");
+  auto array = nb::cast<nb::ndarray<const float, nb::ndim<3>, nb::c_contig, nb::device::cpu>>(
+      nb::module_::import_("numpy").attr("ascontiguousarray")(pixels));
+  auto image = std::make_shared<Bitmap>();
+  image->height = array.shape(0), image->width = array.shape(1), image->channels = array.shape(2);
+  image->pixels.assign(array.data(), array.data() + array.size());
+  return image;
+}
+
+/// Adds parameter `name` of `node` from a Python value (`raw`: the node's, for images).
+void add_parameter(PluginNode& node, const std::string& name, const nb::handle& value, const std::string& path,
+                   bool raw) {
   std::string source = source_of(path);
   if (nb::isinstance<nb::dict>(value)) {
     nb::dict dict = nb::borrow<nb::dict>(value);
@@ -108,6 +133,7 @@ void add_parameter(PluginNode& node, const std::string& name, const nb::handle& 
   if (nb::isinstance<nb::float_>(value)) return node.add_value(name, nb::cast<double>(value), source);
   if (nb::isinstance<nb::str>(value)) return node.add_value(name, nb::cast<std::string>(value), source);
   if (nb::isinstance<Object>(value)) return node.add_value(name, nb::cast<std::shared_ptr<Object>>(value), source);
+  if (ImageValue image = image_value(value, raw, path)) return node.add_value(name, image, source);
   if (nb::isinstance<Transform4f>(value)) {
     const Transform4f& t = nb::cast<const Transform4f&>(value);
     Matrix4d m{};
@@ -148,11 +174,12 @@ PluginNode convert_node(const nb::dict& dict, const std::string& path, bool scen
   } else if (scene_child && path.size() > 4) {
     node.id = path.substr(path.rfind("['") + 2, path.size() - path.rfind("['") - 4);
   }
+  bool raw = dict.contains("raw") && nb::isinstance<nb::bool_>(dict["raw"]) && nb::cast<bool>(dict["raw"]);
   for (auto [key, value] : dict) {
     if (!nb::isinstance<nb::str>(key)) fail(path, "keys must be strings");
     std::string name = nb::cast<std::string>(key);
     if (name == "type" || name == "id") continue;
-    add_parameter(node, name, value, key_path(path, name));
+    add_parameter(node, name, value, key_path(path, name), raw);
   }
   return node;
 }

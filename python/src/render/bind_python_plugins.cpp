@@ -7,6 +7,7 @@
 
 #include <kiln/errors.h>
 #include <kiln/render/bsdf.h>
+#include <kiln/render/image.h>
 #include <kiln/render/plugin.h>
 #include <kiln/render/traverse.h>
 
@@ -34,8 +35,8 @@ nb::object to_python(const Properties::Value& value) {
           for (size_t r = 0; r < 4; ++r)
             rows.append(nb::make_tuple(v[4 * r], v[4 * r + 1], v[4 * r + 2], v[4 * r + 3]));
           return nb::module_::import_("kiln.render").attr("Transform4f")(rows);
-        } else if constexpr (std::is_same_v<T, std::shared_ptr<Object>>) {
-          return nb::cast(v);
+        } else if constexpr (std::is_same_v<T, ImageValue>) {
+          return nb::cast(TensorXf::from(v->pixels.data(), {v->height, v->width, v->channels}));
         } else {
           return nb::cast(v);
         }

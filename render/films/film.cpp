@@ -41,6 +41,7 @@ Film::Film(const Properties& props) {
     crop[axis] = film_extent(props, axis == 0 ? "crop_width" : "crop_height", size_[axis]);
   }
   set_crop_window(offset, crop);
+  valid_ = {size_, crop_offset_, crop_size_};
   for (const auto& child : props.objects(PluginKind::Filter))
     filter_ = std::dynamic_pointer_cast<ReconstructionFilter>(child);
   if (!filter_)
@@ -76,7 +77,13 @@ void Film::parameters_changed(const std::vector<std::string>& keys) {
     if (!changed("crop_size")) size = size_;
     if (!changed("crop_offset")) offset = {0, 0};
   }
-  set_crop_window(offset, size);
+  try {
+    set_crop_window(offset, size);
+  } catch (...) {
+    std::tie(size_, crop_offset_, crop_size_) = std::tie(valid_[0], valid_[1], valid_[2]);  // as it was
+    throw;
+  }
+  valid_ = {size_, crop_offset_, crop_size_};
 }
 
 void Film::keep_image(TensorXf image, std::vector<std::string> channel_names) {

@@ -106,4 +106,18 @@ void PluginNode::add_reference(std::string name, Reference reference) {
 
 std::shared_ptr<Object> instantiate(const PluginNode& root) { return Instantiation(root).build(root); }
 
+Color3d uniform_spectrum(double value) { return Color3d{{value, value, value}, true}; }
+
+Color3d spectrum_plugin(const std::string& type, double scale, const std::string& where) {
+  if (type != "d65") refuse_spectral_data(where);
+  return Color3d{{scale, scale, scale}};
+}
+
+void refuse_spectral_data(const std::string& where) {
+  throw ValueError(where +
+                   " is spectral data, which kiln.render does not render (it is RGB only; Mitsuba's RGB variants "
+                   "cannot render blackbody, regular or irregular spectra either): give an RGB value, a single "
+                   "value for gray, or a 'd65' spectrum");
+}
+
 }  // namespace kiln::render

@@ -68,12 +68,17 @@ std::string describe_element(pugi::xml_node element) {
   return text;
 }
 
-/// Throws `Error` naming the site's file:line, element and plugin, then `problem`.
-template <typename Error = ValueError> [[noreturn]] void fail(const Site& site, const std::string& problem) {
+/// "kiln.render: <file:line>: <element> in <plugin>": how errors about the site begin.
+std::string context_of(const Site& site) {
   std::string context = site.where() + ": " + describe_element(site.element);
   if (site.plugin)
     context += " in " + describe_plugin(site.plugin->kind, site.plugin->plugin, site.plugin->id, site.plugin->source);
-  throw Error("kiln.render: " + context + ": " + problem);
+  return "kiln.render: " + context;
+}
+
+/// Throws `Error` naming the site's file:line, element and plugin, then `problem`.
+template <typename Error = ValueError> [[noreturn]] void fail(const Site& site, const std::string& problem) {
+  throw Error(context_of(site) + ": " + problem);
 }
 
 /// Fails unless every attribute of the element is in `required` or `optional` and every
@@ -388,6 +393,22 @@ class XmlParser {
   }
 
   /// A value element (`<float>`, `<rgb>`, ...) as a parameter value.
+  /// `<spectrum type="..." name="...">` with its parameters (`<float name="scale">` of a
+  /// `d65`), as scene_description.h's rules make it.
+  Color3d spectrum_plugin_value(const Site& site) {
+    check_attributes(site, {"name", "type"}, {});
+    double scale = 1.0;
+    for (pugi::xml_node child : site.element.children()) {
+      check_not_text(site, child);
+      if (child.type() != pugi::node_element) continue;
+      Site child_site{site.text, child, site.plugin};
+      substitute(child_site);
+      if (std::string_view(child.name()) == "float" && std::string_view(child.attribute("name").value()) == "scale")
+        scale = parse_numbers(child_site, "value", {1})[0];
+    }
+    return spectrum_plugin(site.element.attribute("type").value(), scale, context_of(site));
+  }
+
   Properties::Value parse_value(const Site& site) {
     std::string_view tag = site.element.name();
     auto attribute = [&](const char* name) { return std::string(site.element.attribute(name).value()); };
@@ -412,22 +433,19 @@ class XmlParser {
            "emitter, texture, volume, sensor, film, rfilter, sampler, integrator; values: float, integer, boolean, "
            "string, "
            "rgb, spectrum, point, vector, transform; also ref, include, default, path)");
+    if (tag == "spectrum" && site.element.attribute("type")) return spectrum_plugin_value(site);
     check_no_children(site);
     if (tag == "point" || tag == "vector") {
       check_attributes(site, {"name"}, {"value", "x", "y", "z"});
       return Vector3d{parse_xyz(site, 0.0, true)};
     }
     if (tag == "spectrum") {
-      if (site.element.attribute("type") || site.element.attribute("filename"))
-        fail(site, "spectral data is not supported (kiln.render renders in RGB): use <rgb>");
+      if (site.element.attribute("filename")) refuse_spectral_data(context_of(site) + " (a file of wavelengths)");
       check_attributes(site, {"name", "value"}, {});
       std::vector<std::string_view> words = split_words(site.element.attribute("value").value());
       std::optional<double> gray = words.size() == 1 ? to_number(words[0]) : std::nullopt;
-      if (!gray)
-        fail(site, "value=\"" + attribute("value") +
-                       "\" is spectral data, which is not supported (kiln.render renders in RGB): use <rgb>, or a "
-                       "single value for gray");
-      return Color3d{{*gray, *gray, *gray}, true};
+      if (!gray) refuse_spectral_data(context_of(site) + " value=\"" + attribute("value") + "\"");
+      return uniform_spectrum(*gray);
     }
     check_attributes(site, {"name", "value"}, {});
     std::string value = attribute("value");

@@ -365,7 +365,10 @@ def test_a_mesh_built_in_memory_renders_as_its_ply_file(tmp_path):
     from_file = kr.load_dict({"type": "ply", "filename": str(tmp_path / "disk.ply"), "face_normals": True})
     assert np.array_equal(np.asarray(kr.traverse(from_file)["faces"]), np.asarray(kr.traverse(mesh)["faces"]))
     image = np.asarray(kr.render(disk_scene(mesh), spp=64))
-    assert np.array_equal(image, np.asarray(kr.render(disk_scene(from_file), spp=64)))
+    # The same triangles, so the same image but where a ray meets an edge exactly: Embree's
+    # parallel builds may then report either triangle (each with its own face normal).
+    differs = np.abs(image - np.asarray(kr.render(disk_scene(from_file), spp=64))) > 1e-6
+    assert differs.mean() < 0.01
     # Mitsuba 3.9.1 renders this mesh (64 x 64, 256 spp) with mean 0.9064.
     assert abs(image.mean() - 0.9064) < 0.01
 
@@ -496,3 +499,17 @@ def test_images_given_in_memory_load_as_their_files_do(tmp_path):
         kr.load_dict({"type": "bitmap", "data": kl.TensorXf(np.zeros((2, 2, 2, 2), np.float32))})
     with pytest.raises(TypeError, match="expected float, found image"):
         kr.load_dict({"type": "perspective", "fov": pixels})
+
+
+def test_d65_is_white_and_other_spectra_are_refused_by_name():
+    emitter = kr.load_dict({"type": "constant", "radiance": {"type": "d65", "scale": 2.0}})
+    np.testing.assert_allclose(np.asarray(kr.traverse(emitter)["radiance.value"]).ravel(), [2.0, 2.0, 2.0])
+    scene = kr.load_string("""<scene version="3.0.0"><emitter type="constant">
+        <spectrum type="d65" name="radiance"><float name="scale" value="0.5"/></spectrum></emitter></scene>""")
+    constant = [e for e in scene.emitters()][0]
+    np.testing.assert_allclose(np.asarray(kr.traverse(constant)["radiance.value"]).ravel(), [0.5, 0.5, 0.5])
+    for kind in ("blackbody", "regular", "irregular"):
+        with pytest.raises(ValueError, match=f"'{kind}' spectrum is spectral data"):
+            kr.load_dict({"type": "constant", "radiance": {"type": kind}})
+    with pytest.raises(ValueError, match="takes only 'scale'"):
+        kr.load_dict({"type": "constant", "radiance": {"type": "d65", "temperature": 3}})

@@ -103,3 +103,20 @@ def test_films_can_be_one_long_row_but_not_too_many_pixels():
         kr.load_dict({"type": "hdrfilm", "width": 2**20 + 1, "height": 1})
     with pytest.raises(ValueError, match="2\\^30 pixels"):
         kr.load_dict({"type": "hdrfilm", "width": 2**20, "height": 2**11})
+
+
+def test_a_refused_film_size_or_crop_leaves_the_film_as_it_was():
+    scene = kr.load_dict(kr.cornell_box())
+    params = kr.traverse(scene)
+    film = scene.sensors()[0].film()
+    for key, bad, message in [("sensor.film.size", (0, 5), "must be non-empty"),
+                              ("sensor.film.size", (2**21, 1), "exceeds 1048576 pixels"),
+                              ("sensor.film.crop_offset", (500, 0), "lie inside the film")]:
+        params[key] = bad
+        with pytest.raises(ValueError, match=message):
+            params.update()
+        assert tuple(film.size()) == (256, 256) and tuple(film.crop_size()) == (256, 256)
+        assert tuple(film.crop_offset()) == (0, 0)
+    with pytest.raises(ValueError, match="two non-negative integers"):
+        params["sensor.film.size"] = (-1, 5)
+    assert kr.render(scene, spp=1).shape == (256, 256, 3)

@@ -80,6 +80,8 @@ class Film : public Object {
 
  protected:
   std::array<uint32_t, 2> size_{}, crop_offset_{}, crop_size_{};
+  /// The last size and crop window that were checked: what a refused change goes back to.
+  std::array<std::array<uint32_t, 2>, 3> valid_{};
   std::shared_ptr<ReconstructionFilter> filter_;
 
  private:

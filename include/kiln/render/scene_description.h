@@ -64,4 +64,13 @@ struct PluginNode {
 /// Builds the objects of the tree under `root`, children first, and returns the root's.
 std::shared_ptr<Object> instantiate(const PluginNode& root);
 
+/// The value both loaders give spectra, in RGB as Mitsuba's RGB variants make them: a
+/// uniform spectrum of value v is gray v, marked so that an emitter makes it the
+/// equal-energy white (Color3d::uniform_spectrum); the plugin `d65` is gray `scale` (D65 is
+/// the white of linear sRGB); any other spectrum plugin or list of wavelengths is spectral
+/// data, a ValueError that begins with `where`.
+Color3d uniform_spectrum(double value);
+Color3d spectrum_plugin(const std::string& type, double scale, const std::string& where);
+[[noreturn]] void refuse_spectral_data(const std::string& where);
+
 }  // namespace kiln::render

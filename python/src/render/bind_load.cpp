@@ -77,13 +77,23 @@ Color3d rgb_value(const nb::dict& dict, const std::string& path) {
   return Color3d{{channels[0], channels[1], channels[2]}};
 }
 
-/// `{'type': 'spectrum', 'value': v}`: RGB only, so a single value (gray).
-Color3d spectrum_value(const nb::dict& dict, const std::string& path) {
+/// `{'type': 'spectrum', 'value': v}` (a single value: uniform) or a spectrum plugin
+/// (`{'type': 'd65', 'scale': s}`), as scene_description.h's rules make them.
+Color3d spectrum_value(const nb::dict& dict, const std::string& type, const std::string& path) {
+  std::string what = "kiln.render: load_dict: " + path + ": a '" + type + "' spectrum";
+  if (type != "spectrum") {
+    for (auto [key, item] : dict) {
+      std::string name = nb::cast<std::string>(nb::str(key));
+      if (type == "d65" && name != "type" && name != "scale")
+        fail(path, "a 'd65' spectrum takes only 'scale', not '" + name + "'");
+    }
+    double scale = dict.contains("scale") ? number(dict["scale"], key_path(path, "scale")) : 1.0;
+    return spectrum_plugin(type, scale, what);
+  }
   nb::handle value = dict.contains("value") ? nb::handle(dict["value"]) : nb::handle();
-  if (!value.is_valid() || nb::hasattr(value, "__iter__"))
-    fail(path, "kiln.render is RGB only: a 'spectrum' must be a single 'value' (use {'type': 'rgb', ...})");
-  double gray = number(value, key_path(path, "value"));
-  return Color3d{{gray, gray, gray}, true};
+  if (!value.is_valid()) fail(path, "a 'spectrum' needs a 'value'");
+  if (nb::hasattr(value, "__iter__")) refuse_spectral_data(what + " with a list of wavelengths");
+  return uniform_spectrum(number(value, key_path(path, "value")));
 }
 
 PluginNode convert_node(const nb::dict& dict, const std::string& path, bool scene_child);
@@ -120,7 +130,8 @@ void add_parameter(PluginNode& node, const std::string& name, const nb::handle& 
     if (!dict.contains("type")) fail(path, "a nested dict needs a 'type'");
     std::string type = nb::cast<std::string>(nb::str(dict["type"]));
     if (type == "rgb") return node.add_value(name, rgb_value(dict, path), source);
-    if (type == "spectrum") return node.add_value(name, spectrum_value(dict, path), source);
+    if (type == "spectrum" || type == "d65" || type == "blackbody" || type == "regular" || type == "irregular")
+      return node.add_value(name, spectrum_value(dict, type, path), source);
     if (type == "ref") {
       if (!dict.contains("id")) fail(path, "a 'ref' needs an 'id'");
       return node.add_reference(name, Reference{nb::cast<std::string>(nb::str(dict["id"])), source});

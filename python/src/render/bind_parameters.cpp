@@ -79,9 +79,9 @@ void set(BoundParameters& self, const std::string& key, const nb::handle& value)
         using T = std::remove_pointer_t<decltype(pointer)>;
         if constexpr (std::is_same_v<T, std::array<uint32_t, 2>>) {
           auto pair = nb::cast<std::array<int64_t, 2>>(value);
-          if (pair[0] < 0 || pair[1] < 0 || pair[0] > (1 << 20) || pair[1] > (1 << 20))
-            throw ValueError("kiln.render: scene parameters: '" + key +
-                             "' must be two integers between 0 and 1048576 (2^20)");
+          // The film checks the sizes when updated; here only that they are sizes at all.
+          if (pair[0] < 0 || pair[1] < 0 || pair[0] > int64_t(UINT32_MAX) || pair[1] > int64_t(UINT32_MAX))
+            throw ValueError("kiln.render: scene parameters: '" + key + "' must be two non-negative integers");
           self.parameters.set(key, std::array<uint32_t, 2>{uint32_t(pair[0]), uint32_t(pair[1])});
         } else if constexpr (std::is_same_v<T, Float>) {
           self.parameters.set(key, to_float(value));

@@ -267,6 +267,27 @@ Handle backward_contribution(const Edge& edge, Index target_grad) {
   return forward_contribution(edge, target_grad);  // lane-wise edges are symmetric
 }
 
+bool backward_into_shared_buffer(const Edge& edge, Index target_grad) {
+  if (edge.kind != EdgeKind::Special || isolations.empty() || !isolations.back().collect || !inside_region() ||
+      graph().nodes[edge.source].serial >= isolations.back().boundary)
+    return false;
+  // One buffer per source for the statement: a texture read with many taps and channels
+  // would otherwise hold one buffer of the whole texture per gather.
+  std::vector<Handle>& buffers = isolations.back().collected_buffers[edge.source];
+  Handle buffer;
+  if (!buffers.empty()) {
+    buffer = std::move(buffers.back());  // held only here while the scatter writes it in place
+    buffers.pop_back();
+  }
+  bool written;
+  {
+    AsWherePrimalRan primal_context;
+    written = edge.special->backward_into(target_grad, buffer);
+  }
+  if (buffer) buffers.push_back(std::move(buffer));
+  return written;
+}
+
 std::vector<Isolation>& isolation_stack() { return isolations; }
 uint64_t isolation_boundary() { return isolations.empty() ? 0 : isolations.back().boundary; }
 

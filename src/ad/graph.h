@@ -34,6 +34,10 @@ class SpecialEdge {
   virtual ~SpecialEdge() = default;
   virtual Handle forward(Index source_grad) const = 0;
   virtual Handle backward(Index target_grad) const = 0;
+  /// For an edge whose backward is a scatter_add into a zero buffer of its source's size
+  /// (a gather's adjoint): adds into `buffer` instead (made when empty) and returns true, so
+  /// that many such edges into one source write one buffer. False: no such form.
+  virtual bool backward_into(Index /*target_grad*/, Handle& /*buffer*/) const { return false; }
 };
 
 /// A CustomOp's node: inputs and outputs by position (0 where a position carries no
@@ -104,6 +108,10 @@ void settle(const std::vector<AdIndex>& nodes);
 /// (from its target's gradient).
 Handle forward_contribution(const Edge& edge, Index source_grad);
 Handle backward_contribution(const Edge& edge, Index target_grad);
+/// Passes edge `edge`'s backward contribution to its source where that is one scatter
+/// buffer shared by every gather from it (collecting inside a symbolic statement, for a
+/// source captured from outside): true when it did, false to accumulate() it instead.
+bool backward_into_shared_buffer(const Edge& edge, Index target_grad);
 
 /// Recording state of this thread (suspend_grad / resume_grad) and the isolation
 /// boundary (isolate_grad): traversals do not expand nodes older than it.

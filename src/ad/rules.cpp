@@ -80,9 +80,15 @@ template <typename T> struct GatherEdge final : SpecialEdge {
     return handle_of(gather(Array<T>::borrow(g), UInt32::borrow(index.index()), Bool::borrow(mask.index())));
   }
   Handle backward(Index g) const override {  // the adjoint of a gather: an atomic scatter_add
-    Array<T> result = zeros<Array<T>>(source_size);
+    Handle buffer;
+    backward_into(g, buffer);
+    return buffer;
+  }
+  bool backward_into(Index g, Handle& buffer) const override {
+    Array<T> result = buffer ? Array<T>::steal(buffer.release()) : zeros<Array<T>>(source_size);
     scatter_add(result, Array<T>::borrow(g), UInt32::borrow(index.index()), Bool::borrow(mask.index()));
-    return handle_of(result);
+    buffer = handle_of(result);
+    return true;
   }
 };
 

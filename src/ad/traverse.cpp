@@ -155,7 +155,8 @@ void reverse_pass(std::vector<AdIndex> order, const std::unordered_set<AdIndex>&
     std::vector<uint32_t> in = g.nodes[i].in_edges;
     for (uint32_t e : in) {
       Edge edge = g.edges[e];  // a copy: accumulating may grow the edge table
-      if (within.count(edge.source)) accumulate(edge.source, backward_contribution(edge, grad.index()));
+      if (within.count(edge.source) && !backward_into_shared_buffer(edge, grad.index()))
+        accumulate(edge.source, backward_contribution(edge, grad.index()));
     }
   }
   g.last = visited;  // set after the callbacks: a CustomOp's own traversals would replace it

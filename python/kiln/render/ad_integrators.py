@@ -20,7 +20,7 @@ Forward-mode derivatives are not supported for them."""
 
 import kiln as _kl
 from kiln._kiln_render import (Integrator, LaneSampler, Properties, Sensor, camera_samples, develop_samples,
-                               sample_adjoints)
+                               gradient_seed, sample_adjoints)
 from kiln.drjit_names import ADMode
 
 
@@ -154,6 +154,6 @@ def render(integrator, scene, params, sensor, seed, seed_grad, spp, spp_grad):
     keys = [key for key in params.keys() if _kl.grad_enabled(params[key])] if params is not None else []
     if not keys:
         return integrator.render(scene, sensor, seed, spp)
-    seed_grad = seed + 1 if seed_grad is None else seed_grad
+    seed_grad = gradient_seed(seed) if seed_grad is None else seed_grad
     op = _RenderOp(integrator, scene, sensor, params, keys, (seed, seed_grad), (spp, spp_grad or spp))
     return _kl.custom(op, [type(params[key])(params[key]) for key in keys])

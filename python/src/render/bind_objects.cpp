@@ -139,6 +139,10 @@ void bind_objects(nb::module_& m) {
         "does too: kl.backward / kl.forward run a second render with `seed_grad` (derived from `seed` when None) "
         "and `spp_grad` (`spp` when None). `params` (kr.traverse(scene)'s result) is accepted as in Mitsuba. "
         "`recorder` (a kr.PathRecorder) receives per-vertex records of the render and of its backward pass.");
+  m.def(
+      "gradient_seed",
+      [](int64_t seed) { return gradient_seed(checked("seed", seed, 0, UINT32_MAX, "0 and 2^32 - 1")); },
+      nb::arg("seed"), "The seed of a gradient render when seed_grad is None: a hash of `seed`.");
   nb::class_<PathRecorder>(m, "_PathRecorder", "The C++ side of kr.PathRecorder.")
       .def(
           "__init__",

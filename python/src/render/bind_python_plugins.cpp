@@ -23,7 +23,7 @@ namespace {
 using namespace kiln::render;
 
 /// A parameter's value in Python: numbers, strings and objects as themselves, colors and
-/// vectors as kl.Array3f, transforms as kr.Transform4f.
+/// vectors as kl.Array3f, transforms as kr.Transform4f, images as kl.TensorXf.
 nb::object to_python(const Properties::Value& value) {
   return std::visit(
       [](const auto& v) -> nb::object {

@@ -60,6 +60,7 @@ bench: install-python
 	@$(PYTHON) bench/render_bench.py $(BENCH_ARGS)
 	@$(PYTHON) bench/accel_bench.py $(BENCH_ARGS)
 	@$(PYTHON) bench/render_grad_bench.py $(BENCH_ARGS)
+	@$(PYTHON) bench/radiance_field_bench.py $(BENCH_ARGS)
 
 # The C++ suite under AddressSanitizer and UndefinedBehaviorSanitizer (debug build, so the
 # IR verifier also runs after every evaluation); the fuzzer runs 500 programs there.

@@ -11,7 +11,12 @@ import time
 import pytest
 
 CHILD = textwrap.dedent("""
+    import signal
     import sys
+    # Ctrl-C raises KeyboardInterrupt, as in an interactive session, even where the test
+    # suite was started with SIGINT ignored (a background job), which the child inherits
+    # and Kiln respects.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     import kiln as kl
     mode, lanes = sys.argv[1], int(sys.argv[2])
     i = kl.zeros(kl.UInt32, lanes)

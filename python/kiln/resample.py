@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from ._kiln import Float, UInt32, arange, gather, zeros
+from ._kiln import UInt32, arange, gather, zeros
 from .tensor import TENSOR_TYPES
 
 
@@ -80,7 +80,7 @@ def _resample_axis(values, shape, axis, target, evaluate, radius, boundary):
     lane = arange(UInt32, count)
     position = (lane // inner) % target
     base = (lane // (inner * target)) * (source * inner) + lane % inner
-    result = zeros(Float, count) if type(values) is Float else zeros(type(values), count)
+    result = zeros(type(values), count)
     for tap in range(index.shape[1]):
         column = gather(UInt32(np.ascontiguousarray(index[:, tap])), position)
         weight = gather(type(values)(np.ascontiguousarray(weights[:, tap])), position)

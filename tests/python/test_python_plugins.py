@@ -202,6 +202,14 @@ def test_registering_again_replaces_and_kinds_do_not_mix():
     with pytest.raises(TypeError, match="not a .*BSDF"):
         kr.load_dict({"type": "test_not_a_bsdf"})
 
+    class Forgot(kr.BSDF):
+        def __init__(self, props):  # without kr.BSDF.__init__(self, props)
+            self.tint = 1
+
+    kr.register_bsdf("test_forgot_init", lambda props: Forgot(props))
+    with pytest.raises(TypeError, match=r"did not call .*BSDF.__init__\(self, props\)"):
+        kr.load_dict({"type": "test_forgot_init"})
+
 
 class Broken(PyDiffuse):
     pass

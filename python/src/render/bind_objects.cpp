@@ -38,14 +38,6 @@ std::shared_ptr<const Sensor> pick_sensor(const Scene& scene, const nb::handle& 
   return sensors[size_t(index)];
 }
 
-/// A count or seed argument: within [low, high], or a ValueError naming it.
-uint32_t checked(const char* name, int64_t value, int64_t low, int64_t high, const char* range) {
-  if (value < low || value > high)
-    throw ValueError(std::string("kiln.render: render(): ") + name + " must be between " + range + ", got " +
-                     std::to_string(value));
-  return uint32_t(value);
-}
-
 TensorXf render(const std::shared_ptr<Scene>& scene, const nb::handle& params, const nb::handle& sensor,
                 std::shared_ptr<Integrator> integrator, int64_t seed, std::optional<int64_t> seed_grad,
                 std::optional<int64_t> spp, std::optional<int64_t> spp_grad, std::shared_ptr<PathRecorder> recorder) {
@@ -57,16 +49,26 @@ TensorXf render(const std::shared_ptr<Scene>& scene, const nb::handle& params, c
   RenderOptions options;
   constexpr int64_t kMaxSpp = int64_t(1) << 24;
   // 0, as None, asks for the default (Mitsuba's spelling).
-  if (spp && *spp != 0) options.spp = checked("spp", *spp, 1, kMaxSpp, "1 and 2^24");
-  if (spp_grad && *spp_grad != 0) options.spp_grad = checked("spp_grad", *spp_grad, 1, kMaxSpp, "1 and 2^24");
-  options.seed = checked("seed", seed, 0, UINT32_MAX, "0 and 2^32 - 1");
-  if (seed_grad) options.seed_grad = checked("seed_grad", *seed_grad, 0, UINT32_MAX, "0 and 2^32 - 1");
+  if (spp && *spp != 0) options.spp = checked_argument("render()", "spp", *spp, 1, kMaxSpp, "1 and 2^24");
+  if (spp_grad && *spp_grad != 0)
+    options.spp_grad = checked_argument("render()", "spp_grad", *spp_grad, 1, kMaxSpp, "1 and 2^24");
+  options.seed = checked_argument("render()", "seed", seed, 0, UINT32_MAX, "0 and 2^32 - 1");
+  if (seed_grad)
+    options.seed_grad = checked_argument("render()", "seed_grad", *seed_grad, 0, UINT32_MAX, "0 and 2^32 - 1");
   options.recorder = std::move(recorder);
   options.integrator = std::move(integrator);
   return kiln::render::render(scene, pick_sensor(*scene, sensor), options);
 }
 
 }  // namespace
+
+uint32_t checked_argument(const char* function, const char* name, int64_t value, int64_t low, int64_t high,
+                          const char* range) {
+  if (value < low || value > high)
+    throw ValueError(std::string("kiln.render: ") + function + ": " + name + " must be between " + range + ", got " +
+                     std::to_string(value));
+  return uint32_t(value);
+}
 
 void bind_objects(nb::module_& m) {
   nb::class_<Object>(m, "Object", "A scene object: a plugin instance (shape, BSDF, emitter, ...).")
@@ -141,7 +143,9 @@ void bind_objects(nb::module_& m) {
         "`recorder` (a kr.PathRecorder) receives per-vertex records of the render and of its backward pass.");
   m.def(
       "gradient_seed",
-      [](int64_t seed) { return gradient_seed(checked("seed", seed, 0, UINT32_MAX, "0 and 2^32 - 1")); },
+      [](int64_t seed) {
+        return gradient_seed(checked_argument("gradient_seed()", "seed", seed, 0, UINT32_MAX, "0 and 2^32 - 1"));
+      },
       nb::arg("seed"), "The seed of a gradient render when seed_grad is None: a hash of `seed`.");
   nb::class_<PathRecorder>(m, "_PathRecorder", "The C++ side of kr.PathRecorder.")
       .def(

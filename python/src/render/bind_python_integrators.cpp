@@ -114,14 +114,6 @@ class PythonIntegrator : public Integrator {
   }
 };
 
-/// A seed or count argument of camera_samples(): in [0, 2^32).
-uint32_t unsigned_argument(int64_t value, const char* name) {
-  if (value < 0 || value > int64_t(UINT32_MAX))
-    throw ValueError(std::string("kiln.render: camera_samples(): ") + name + " must be in [0, 2^32), got " +
-                     std::to_string(value));
-  return uint32_t(value);
-}
-
 }  // namespace
 
 void bind_python_integrators(nb::module_& m) {
@@ -161,7 +153,9 @@ void bind_python_integrators(nb::module_& m) {
   m.def(
       "camera_samples",
       [](const Sensor& sensor, int64_t seed, int64_t spp) {
-        return camera_samples(sensor, unsigned_argument(seed, "seed"), unsigned_argument(spp, "spp"));
+        return camera_samples(sensor,
+                              checked_argument("camera_samples()", "seed", seed, 0, UINT32_MAX, "0 and 2^32 - 1"),
+                              checked_argument("camera_samples()", "spp", spp, 0, UINT32_MAX, "0 and 2^32 - 1"));
       },
       nb::arg("sensor"), nb::arg("seed") = 0, nb::arg("spp") = 0,
       "The samples a render of `sensor` with `seed` and `spp` per pixel (the sampler's count when 0) traces, as "

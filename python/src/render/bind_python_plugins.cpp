@@ -207,6 +207,10 @@ void register_python_plugin(PluginKind kind, nb::handle bound_class, const std::
       throw TypeError("kiln.render: the " + std::string(kind_tag(kind)) + " plugin '" + name +
                       "' registered from Python made a " + nb::type_name(made.type()).c_str() + ", not a " +
                       nb::type_name(bound).c_str() + " subclass");
+    if (!nb::inst_ready(made))
+      throw TypeError("kiln.render: the " + std::string(kind_tag(kind)) + " plugin '" + name + "' made a " +
+                      nb::type_name(made.type()).c_str() + " whose __init__ did not call " +
+                      nb::type_name(bound).c_str() + ".__init__(self, props)");
     return nb::cast<std::shared_ptr<Object>>(made);
   });
   nb::module_::import_("kiln._kiln_render").attr("_python_plugins")[name.c_str()] =

@@ -42,6 +42,11 @@ template <typename V> V as_vector(nb::handle value, const std::string& where) {
   return v;
 }
 
+/// A count or seed argument of `function`: within [low, high] (`range` in words), or a
+/// ValueError naming the function and the argument.
+uint32_t checked_argument(const char* function, const char* name, int64_t value, int64_t low, int64_t high,
+                          const char* range);
+
 void bind_transform(nb::module_& m);
 void bind_objects(nb::module_& m);
 /// kr.BSDF and kr.Integrator, subclassable in Python, kr.Properties and register_bsdf /

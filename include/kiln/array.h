@@ -381,15 +381,16 @@ template <typename A> A arange(typename A::Value start, typename A::Value stop, 
   }
   return A(start) + arange<A>(n) * A(step);
 }
-/// `size` evenly spaced values from `min` to `max` (both included: the last one is `max`
-/// exactly, as in NumPy).
-template <typename A> A linspace(typename A::Value min, typename A::Value max, size_t size) {
+/// `size` evenly spaced values from `min` to `max`: both included (the last one is `max`
+/// exactly, as in NumPy), or `max` left out when not `endpoint` (steps of (max - min) / size).
+template <typename A> A linspace(typename A::Value min, typename A::Value max, size_t size, bool endpoint = true) {
   using T = typename A::Value;
   static_assert(std::is_floating_point_v<T>, "linspace() needs a floating-point array");
-  T step = size > 1 ? (max - min) / T(size - 1) : T(0);
+  size_t intervals = endpoint ? size - 1 : size;
+  T step = size > 1 || !endpoint ? (max - min) / T(intervals) : T(0);
   UInt32 lane = UInt32::steal(detail::make_counter(size));
   A values = fma(cast<T>(lane), A(step), A(min));
-  return size > 1 ? select(lane == uint32_t(size - 1), A(max), values) : values;
+  return size > 1 && endpoint ? select(lane == uint32_t(size - 1), A(max), values) : values;
 }
 
 // ---- memory operations ------------------------------------------------------------------

@@ -1,5 +1,5 @@
 """Dr.Jit's names for what Kiln does, so that scripts written with `import drjit as dr` run with
-`import kiln as dr` (issue 29): constants, ADFlag/ADMode, slice, maximum/minimum, sum,
+`import kiln as dr` (issue 29): constants, ADFlag/ADMode, slice, maximum/minimum, square, sum,
 prod and mean taking what Dr.Jit's take (Python sequences, and vectors reduced over their
 components), and the constructors taking a type first (zeros, unravel ...) returning a
 Python subclass of a Kiln type (kiln.render's Point3f) as that subclass. Kiln's own spellings stay as they are; where both exist, both work."""
@@ -86,9 +86,13 @@ def minimum(a, b):
     return _pair(_kiln.min, a, b, lambda x, y: x if x < y else y)
 
 
-def sqr(value):
-    """value * value (Dr.Jit's older name for square)."""
-    return value * value
+def square(value):
+    """value * value, for Kiln values and anything else that multiplies (a NumPy array), as
+    Dr.Jit's square."""
+    return _kiln.square(value) if _is_kiln(value) else value * value
+
+
+sqr = square  # Dr.Jit's older name
 
 
 def slice(value, index=0):

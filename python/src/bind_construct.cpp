@@ -38,9 +38,11 @@ template <typename A> void bind_construction(nb::module_& m) {
   if constexpr (is_float_array_v<A>) {
     m.def(
         "linspace",
-        [](TypeOf<A>, T min, T max, int64_t size) { return linspace<A>(min, max, to_size(size, "linspace")); },
-        nb::arg("type"), nb::arg("min"), nb::arg("max"), nb::arg("size"),
-        "`size` evenly spaced values from `min` to `max` (both included).");
+        [](TypeOf<A>, T min, T max, int64_t size, bool endpoint) {
+          return linspace<A>(min, max, to_size(size, "linspace"), endpoint);
+        },
+        nb::arg("type"), nb::arg("min"), nb::arg("max"), nb::arg("size"), nb::arg("endpoint") = true,
+        "`size` evenly spaced values from `min` to `max` (included unless `endpoint` is False).");
   }
 }
 

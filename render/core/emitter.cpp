@@ -1,4 +1,6 @@
-// What every emitter shares: the scene's hooks, which most emitters ignore.
+// What every emitter shares: the scene's hooks, which most emitters ignore, and the
+// defaults of light-path sampling.
+#include <kiln/errors.h>
 #include <kiln/render/emitter.h>
 
 namespace kiln::render {
@@ -6,5 +8,25 @@ namespace kiln::render {
 void Emitter::set_shape(Shape*) {}
 
 void Emitter::set_scene_bounds(const std::array<float, 3>&, float) {}
+
+std::pair<Ray3f, Color3f> Emitter::sample_ray(const Array2f&, const Array2f&, const Bool&) const {
+  throw ValueError("kiln.render: the '" + plugin() +
+                   "' emitter cannot start light paths (sample_ray), so the ptracer integrator cannot render a "
+                   "scene with it; emitters that can: area, directionalarea, point, spot, directional, constant");
+}
+
+std::pair<PositionSample3f, Color3f> Emitter::sample_position(const Array3f& ref_p, const Array2f& sample,
+                                                              const Bool& active) const {
+  auto [ds, weight] = sample_direction(ref_p, sample, active);
+  PositionSample3f ps;
+  ps.p = ds.p;
+  ps.n = -ds.d;
+  ps.uv = ds.uv;
+  ps.delta = ds.delta;
+  // Radiance / solid-angle density times dist² / cos, the cosine being 1 towards ref_p.
+  Float dist2 = ds.dist * ds.dist;
+  ps.pdf = select(dist2 > 0.0f, ds.pdf / dist2, Float(0.0f));
+  return {ps, weight * dist2};
+}
 
 }  // namespace kiln::render

@@ -33,4 +33,17 @@ Ray3f SurfaceInteraction::spawn_ray_to(const Array3f& target) const {
   return Ray3f{origin, d / dist, dist * (1.0f - kShadowEpsilon)};
 }
 
+SurfaceInteraction surface_at(const PositionSample3f& ps) {
+  SurfaceInteraction si;
+  Float zero(0.0f);
+  si.t = zero;
+  si.p = ps.p;
+  si.n = ps.n;
+  si.uv = ps.uv;
+  si.sh_frame = Frame3f(ps.n);
+  si.dp_du = si.dp_dv = si.wi = Array3f(zero, zero, zero);
+  si.shape = si.prim_index = UInt32(0u);
+  return si;
+}
+
 }  // namespace kiln::render

@@ -113,6 +113,9 @@ Scene::Scene(const Properties& props)
   shape_bsdf_ = id_table(shape_bsdf);
   shape_emitter_ = id_table(shape_emitter);
   bsdf_flag_table_ = id_table(bsdf_flags);
+  std::vector<uint32_t> delta{1};
+  for (const auto& emitter : emitters_) delta.push_back((emitter->flags() & emitter_flags::kDelta) != 0);
+  emitter_delta_ = id_table(delta) != 0u;
   update_geometry();
 }
 
@@ -221,6 +224,39 @@ Float Scene::pdf_emitter_direction(const Array3f& ref_p, const DirectionSample3f
       },
       std::tuple(ref_p, ds), "pdf_emitter_direction");
   return pdf * (1.0f / float(emitters_.size()));
+}
+
+UInt32 Scene::pick_emitter(const Float& pick, const Bool& active) const {
+  uint32_t count = uint32_t(emitters_.size());
+  UInt32 index = min(cast<uint32_t>(pick * float(count)), UInt32(count - 1));
+  return select(active, index + 1u, UInt32(0u));
+}
+
+std::pair<Ray3f, Color3f> Scene::sample_emitter_ray(const Float& pick, const Array2f& position_sample,
+                                                    const Array2f& direction_sample, const Bool& active) const {
+  UInt32 emitter = pick_emitter(pick, active);
+  auto [ray, weight] = dispatch_filled(
+      emitter_registry_, emitter,
+      [](const Emitter& e, const Array2f& position, const Array2f& direction) {
+        auto [r, w] = e.sample_ray(position, direction, Bool(true));
+        return std::tuple(r, w);
+      },
+      std::tuple(position_sample, direction_sample), "sample_emitter_ray");
+  return {ray, weight * float(emitters_.size())};
+}
+
+std::pair<PositionSample3f, Color3f> Scene::sample_emitter_position(const Array3f& ref_p, const Float& pick,
+                                                                    const Array2f& sample, const Bool& active) const {
+  UInt32 emitter = pick_emitter(pick, active);
+  emitter = select(gather(emitter_delta_, emitter), UInt32(0u), emitter);
+  auto [ps, weight] = dispatch_filled(
+      emitter_registry_, emitter,
+      [](const Emitter& e, const Array3f& p, const Array2f& s) {
+        auto [position, w] = e.sample_position(p, s, Bool(true));
+        return std::tuple(position, w);
+      },
+      std::tuple(ref_p, sample), "sample_emitter_position");
+  return {ps, weight * float(emitters_.size())};
 }
 
 DirectionSample3f Scene::hit_direction_sample(const SurfaceInteraction& si, const Array3f& ref_p) const {

@@ -1,5 +1,6 @@
 // The area light (Mitsuba 3's `area`): a shape that emits `radiance` (a texture; required,
-// as in Mitsuba) from its front side, sampled by the shape's own direction sampling.
+// as in Mitsuba) from its front side, sampled by the shape's own direction sampling; light
+// paths leave a uniformly sampled point in a cosine-distributed direction.
 #include "emitters/common.h"
 
 #include <kiln/render/emitter.h>
@@ -7,6 +8,7 @@
 #include <kiln/render/shape.h>
 #include <kiln/render/texture.h>
 #include <kiln/render/traverse.h>
+#include <kiln/render/warp.h>
 
 namespace kiln::render {
 namespace {
@@ -42,6 +44,19 @@ class AreaLight : public Emitter {
   Color3f eval(const SurfaceInteraction& si, const Bool& active) const override {
     Bool front = active & (cos_theta(si.wi) > 0.0f);
     return select(front, radiance_->eval(si, front), Color3f(0.0f, 0.0f, 0.0f));
+  }
+
+  std::pair<Ray3f, Color3f> sample_ray(const Array2f& position_sample, const Array2f& direction_sample,
+                                       const Bool& active) const override {
+    auto [ps, weight] = sample_position(Array3f(0.0f, 0.0f, 0.0f), position_sample, active);
+    SurfaceInteraction si = surface_at(ps);
+    Array3f d = si.to_world(warp::square_to_cosine_hemisphere(direction_sample));
+    return {si.spawn_ray(d), weight * kPi};
+  }
+
+  std::pair<PositionSample3f, Color3f> sample_position(const Array3f&, const Array2f& sample,
+                                                       const Bool& active) const override {
+    return sample_surface(*shape_, *radiance_, sample, active);
   }
 
   void traverse(TraversalCallback& callback) override { callback.put_object("radiance", radiance_.get()); }

@@ -1,4 +1,5 @@
-// Emitted-value parameters and the bounding sphere of infinite emitters.
+// Emitted-value parameters, surface emitters' position sampling and the bounding sphere of
+// infinite emitters.
 #include "emitters/common.h"
 
 #include "core/parameter_checks.h"
@@ -34,6 +35,14 @@ std::shared_ptr<Texture> emission_parameter(const Properties& props, const std::
                           "must not vary over the surface, as a '" + texture->plugin() +
                               "' texture does (accepted: a float, an RGB color or a constant texture)");
   return texture;
+}
+
+std::pair<PositionSample3f, Color3f> sample_surface(const Shape& shape, const Texture& radiance, const Array2f& sample,
+                                                    const Bool& active) {
+  PositionSample3f ps = shape.sample_position(sample, active);
+  Bool valid = active & (ps.pdf > 0.0f);
+  Color3f weight = radiance.eval(surface_at(ps), valid) / ps.pdf;
+  return {ps, select(valid, weight, Color3f(0.0f, 0.0f, 0.0f))};
 }
 
 void InfiniteEmitter::set_scene_bounds(const std::array<float, 3>& center, float radius) {

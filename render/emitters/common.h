@@ -1,8 +1,10 @@
 // What the emitter plugins share: their emitted-value parameters (intensity, radiance,
-// irradiance) and, for infinite emitters, the bounding sphere of the scene.
+// irradiance), the surface emitters' position sampling and, for infinite emitters, the
+// bounding sphere of the scene.
 #pragma once
 
 #include <kiln/render/emitter.h>
+#include <kiln/render/shape.h>
 #include <kiln/render/texture.h>
 
 #include <memory>
@@ -25,6 +27,11 @@ std::shared_ptr<Texture> emitted_texture(const Properties& props, const std::str
 /// spatially varying texture.
 std::shared_ptr<Texture> emission_parameter(const Properties& props, const std::string& name);
 
+/// A uniformly sampled point of `shape` and the weight radiance / density per unit area, the
+/// radiance read from `radiance` at the point (the surface emitters' sample_position()).
+std::pair<PositionSample3f, Color3f> sample_surface(const Shape& shape, const Texture& radiance, const Array2f& sample,
+                                                    const Bool& active);
+
 /// An emitter at infinity (environments, directional lights): it places its sampled points
 /// on the scene's bounding sphere, enlarged so that it contains the reference point.
 class InfiniteEmitter : public Emitter {
@@ -37,6 +44,9 @@ class InfiniteEmitter : public Emitter {
   /// Twice the radius of the bounding sphere grown to contain `ref_p`: how far from
   /// `ref_p` sampled points are placed.
   Float sample_distance(const Array3f& ref_p) const;
+  /// The bounding sphere: where light paths from infinity start.
+  const Array3f& scene_center() const { return center_; }
+  const Float& scene_radius() const { return radius_; }
 
  private:
   Array3f center_{opaque<Float>(0.0f), opaque<Float>(0.0f), opaque<Float>(0.0f)};

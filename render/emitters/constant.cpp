@@ -1,5 +1,6 @@
 // The constant environment (Mitsuba 3's `constant`): the same radiance arriving from every
-// direction, sampled uniformly over the sphere.
+// direction, sampled uniformly over the sphere; light paths enter the scene's bounding
+// sphere from uniformly sampled points.
 #include <kiln/render/plugin.h>
 #include <kiln/render/traverse.h>
 #include <kiln/render/warp.h>
@@ -32,6 +33,16 @@ class ConstantEmitter : public InfiniteEmitter {
     ds.emitter = UInt32(0u);
     Color3f weight = radiance_->eval(SurfaceInteraction{}, active) * (4.0f * kPi);
     return {ds, select(active, weight, Color3f(0.0f, 0.0f, 0.0f))};
+  }
+
+  /// Light paths start on the scene's bounding sphere, cosine-distributed inwards.
+  std::pair<Ray3f, Color3f> sample_ray(const Array2f& position_sample, const Array2f& direction_sample,
+                                       const Bool& active) const override {
+    Array3f outward = warp::square_to_uniform_sphere(position_sample);
+    Array3f d = Frame3f(-outward).to_world(warp::square_to_cosine_hemisphere(direction_sample));
+    const Float& radius = scene_radius();
+    Color3f weight = radiance_->eval(SurfaceInteraction{}, active) * (4.0f * kPi * kPi * radius * radius);
+    return {Ray3f{scene_center() + outward * radius, d, Float(kInfinity)}, weight};
   }
 
   Float pdf_direction(const Array3f&, const DirectionSample3f& ds, const Bool& active) const override {

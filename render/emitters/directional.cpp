@@ -1,8 +1,10 @@
 // The directional light (Mitsuba 3's `directional`): irradiance in W/m² arriving along one
-// direction from infinitely far away (the +z axis of `to_world`, or `direction`).
+// direction from infinitely far away (the +z axis of `to_world`, or `direction`); light
+// paths start on the disk that faces it across the scene's bounding sphere.
 #include <kiln/render/frame.h>
 #include <kiln/render/plugin.h>
 #include <kiln/render/traverse.h>
+#include <kiln/render/warp.h>
 
 #include "core/parameter_checks.h"
 #include "emitters/common.h"
@@ -52,6 +54,17 @@ class DirectionalEmitter : public InfiniteEmitter {
   }
 
   Float pdf_direction(const Array3f&, const DirectionSample3f&, const Bool&) const override { return Float(0.0f); }
+
+  /// Light paths start on the disk that faces the light across the scene's bounding sphere.
+  std::pair<Ray3f, Color3f> sample_ray(const Array2f& position_sample, const Array2f&,
+                                       const Bool& active) const override {
+    Array2f offset = warp::square_to_uniform_disk_concentric(position_sample);
+    Array3f d = to_world_.apply_vector(Array3f(0.0f, 0.0f, 1.0f));
+    Array3f across = to_world_.apply_vector(Array3f(offset.x, offset.y, Float(0.0f)));
+    const Float& radius = scene_radius();
+    Color3f weight = irradiance_->eval(SurfaceInteraction{}, active) * (kPi * radius * radius);
+    return {Ray3f{scene_center() + (across - d) * radius, d, Float(kInfinity)}, weight};
+  }
 
   Color3f eval(const SurfaceInteraction&, const Bool&) const override { return Color3f(0.0f, 0.0f, 0.0f); }
 

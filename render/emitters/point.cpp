@@ -1,7 +1,8 @@
 // The point light (Mitsuba 3's `point`): radiant intensity in W/sr, the same in every
-// direction, from one position.
+// direction, from one position; light paths leave it uniformly over the sphere.
 #include <kiln/render/plugin.h>
 #include <kiln/render/traverse.h>
+#include <kiln/render/warp.h>
 
 #include "core/parameter_checks.h"
 #include "emitters/common.h"
@@ -48,6 +49,12 @@ class PointLight : public Emitter {
   }
 
   Float pdf_direction(const Array3f&, const DirectionSample3f&, const Bool&) const override { return Float(0.0f); }
+
+  std::pair<Ray3f, Color3f> sample_ray(const Array2f&, const Array2f& direction_sample,
+                                       const Bool& active) const override {
+    Color3f weight = intensity_->eval(SurfaceInteraction{}, active) * (4.0f * kPi);
+    return {Ray3f{position_, warp::square_to_uniform_sphere(direction_sample), Float(kInfinity)}, weight};
+  }
 
   Color3f eval(const SurfaceInteraction&, const Bool&) const override { return Color3f(0.0f, 0.0f, 0.0f); }
 

@@ -1,10 +1,11 @@
 // The spot light (Mitsuba 3's `spot`): a point light at the origin of `to_world` shining
 // along its +z axis, at full intensity within `beam_width` degrees of the axis, falling off
 // linearly in angle to zero at `cutoff_angle`, optionally tinted by a texture projected
-// over the cone.
+// over the cone. Light paths leave uniformly within the cone.
 #include <kiln/math.h>
 #include <kiln/render/plugin.h>
 #include <kiln/render/traverse.h>
+#include <kiln/render/warp.h>
 
 #include "core/parameter_checks.h"
 #include "emitters/common.h"
@@ -49,16 +50,18 @@ class SpotLight : public Emitter {
     ds.d = to_light * inv_dist;
     ds.emitter = UInt32(0u);
     Array3f local = to_world_.inverse().apply_vector(-ds.d);
-    Float falloff = falloff_curve(local);
-    Bool lit = active & (falloff > 0.0f);
-    Color3f radiance = intensity_->eval(SurfaceInteraction{}, lit);
-    if (flags_ & emitter_flags::kSpatiallyVarying) {
-      SurfaceInteraction si;
-      si.uv = direction_to_uv(local);
-      radiance = radiance * texture_->eval(si, lit);
-    }
-    Color3f weight = radiance * (falloff * inv_dist * inv_dist);
-    return {ds, select(lit, weight, Color3f(0.0f, 0.0f, 0.0f))};
+    return {ds, intensity(local, active) * (inv_dist * inv_dist)};
+  }
+
+  /// Light paths leave uniformly within the cutoff cone.
+  std::pair<Ray3f, Color3f> sample_ray(const Array2f&, const Array2f& direction_sample,
+                                       const Bool& active) const override {
+    Float cos_cutoff = cos(cutoff_angle_ * kDegreesToRadians);
+    Array3f local = warp::square_to_uniform_cone(direction_sample, cos_cutoff);
+    Float pdf = warp::square_to_uniform_cone_pdf(local, cos_cutoff);
+    Ray3f ray{to_world_.apply_point(Array3f(0.0f, 0.0f, 0.0f)), normalize(to_world_.apply_vector(local)),
+              Float(kInfinity)};
+    return {ray, intensity(local, active) / pdf};
   }
 
   Float pdf_direction(const Array3f&, const DirectionSample3f&, const Bool&) const override { return Float(0.0f); }
@@ -91,6 +94,19 @@ class SpotLight : public Emitter {
       return std::pair("beam_width", "is " + std::to_string(beam) + " degrees; accepted: 0 to cutoff_angle (" +
                                          std::to_string(cutoff) + ")");
     return std::nullopt;
+  }
+
+  /// The intensity sent along the local direction `d` (0 outside the cone).
+  Color3f intensity(const Array3f& d, const Bool& active) const {
+    Float falloff = falloff_curve(d);
+    Bool lit = active & (falloff > 0.0f);
+    Color3f value = intensity_->eval(SurfaceInteraction{}, lit);
+    if (flags_ & emitter_flags::kSpatiallyVarying) {
+      SurfaceInteraction si;
+      si.uv = direction_to_uv(d);
+      value = value * texture_->eval(si, lit);
+    }
+    return select(lit, value * falloff, Color3f(0.0f, 0.0f, 0.0f));
   }
 
   /// The fraction of the intensity sent along the local direction `d` (not normalized).

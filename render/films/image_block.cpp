@@ -1,7 +1,7 @@
 // Image blocks: samples splatted through the reconstruction filter into a crop window, and
 // the weighted means develop() returns. As Mitsuba's JIT variants do, the block has no
 // border: filter taps outside the crop window are dropped, and each pixel is divided by
-// the weights it received.
+// the weights it received; splatted samples (the particle tracer's) add up unweighted.
 #include <kiln/construct.h>
 #include <kiln/math.h>
 #include <kiln/render/film.h>
@@ -21,35 +21,51 @@ ImageBlock::ImageBlock(std::array<uint32_t, 2> offset, std::array<uint32_t, 2> s
 }
 
 void ImageBlock::add(const Int32& x, const Int32& y, const std::vector<Float>& values, const Float& weight,
-                     const Bool& active) {
+                     const Bool& active, bool record_weight) {
   Int32 width = opaque_int(size_[0]), height = opaque_int(size_[1]);
   Bool inside = active & (x >= 0) & (y >= 0) & (x < width) & (y < height);
   UInt32 pixel = cast<uint32_t>(y * width + x);
   UInt32 base = pixel * uint32_t(channels_ + 1);
   for (size_t c = 0; c < channels_; ++c) scatter_add(accumulator_, values[c] * weight, base + uint32_t(c), inside);
-  scatter_add(accumulator_, weight, base + uint32_t(channels_), inside);
+  if (record_weight) scatter_add(accumulator_, weight, base + uint32_t(channels_), inside);
 }
 
-void ImageBlock::put(const Array2f& position, const std::vector<Float>& values, const Bool& active) {
+ImageBlock::Footprint ImageBlock::footprint(const Array2f& position) const {
   Int32 offset_x = opaque_int(offset_[0]), offset_y = opaque_int(offset_[1]);
-  if (filter_->is_box()) {
-    add(cast<int32_t>(floor(position.x)) - offset_x, cast<int32_t>(floor(position.y)) - offset_y, values, Float(1.0f),
-        active);
-    return;
-  }
+  if (filter_->is_box())
+    return {cast<int32_t>(floor(position.x)) - offset_x,
+            cast<int32_t>(floor(position.y)) - offset_y,
+            {Float(1.0f)},
+            {Float(1.0f)}};
   // Pixel centers lie at integer + 1/2: the sample relative to the crop's first center.
   float radius = filter_->radius();
   Float fx = position.x - cast<float>(offset_x) - 0.5f, fy = position.y - cast<float>(offset_y) - 0.5f;
-  Int32 first_x = cast<int32_t>(ceil(fx - radius)), first_y = cast<int32_t>(ceil(fy - radius));
-  Float rel_x = cast<float>(first_x) - fx, rel_y = cast<float>(first_y) - fy;
-  int taps = int(std::ceil(2.0f * radius));
-  std::vector<Float> weight_x, weight_y;
-  for (int i = 0; i < taps; ++i) {
-    weight_x.push_back(filter_->eval(rel_x + float(i)));
-    weight_y.push_back(filter_->eval(rel_y + float(i)));
+  Footprint taps{cast<int32_t>(ceil(fx - radius)), cast<int32_t>(ceil(fy - radius)), {}, {}};
+  Float rel_x = cast<float>(taps.x) - fx, rel_y = cast<float>(taps.y) - fy;
+  for (int i = 0; i < int(std::ceil(2.0f * radius)); ++i) {
+    taps.weight_x.push_back(filter_->eval(rel_x + float(i)));
+    taps.weight_y.push_back(filter_->eval(rel_y + float(i)));
   }
-  for (int j = 0; j < taps; ++j)
-    for (int i = 0; i < taps; ++i) add(first_x + i, first_y + j, values, weight_x[i] * weight_y[j], active);
+  return taps;
+}
+
+void ImageBlock::put(const Array2f& position, const std::vector<Float>& values, const Bool& active) {
+  Footprint taps = footprint(position);
+  for (size_t j = 0; j < taps.weight_y.size(); ++j)
+    for (size_t i = 0; i < taps.weight_x.size(); ++i)
+      add(taps.x + int32_t(i), taps.y + int32_t(j), values, taps.weight_x[i] * taps.weight_y[j], active, true);
+}
+
+void ImageBlock::splat(const Array2f& position, const std::vector<Float>& values, const Bool& active) {
+  Footprint taps = footprint(position);
+  Float sum_x(0.0f), sum_y(0.0f);
+  for (const Float& w : taps.weight_x) sum_x = sum_x + w;
+  for (const Float& w : taps.weight_y) sum_y = sum_y + w;
+  Float normalization = rcp(sum_x * sum_y);
+  for (size_t j = 0; j < taps.weight_y.size(); ++j)
+    for (size_t i = 0; i < taps.weight_x.size(); ++i)
+      add(taps.x + int32_t(i), taps.y + int32_t(j), values, taps.weight_x[i] * taps.weight_y[j] * normalization, active,
+          false);
 }
 
 TensorXf ImageBlock::develop() const {
@@ -59,7 +75,7 @@ TensorXf ImageBlock::develop() const {
   UInt32 base = pixel * uint32_t(channels_ + 1);
   Float value = gather(accumulator_, base + channel);
   Float weight = gather(accumulator_, base + uint32_t(channels_));
-  Float mean = select(weight == 0.0f, Float(0.0f), value / weight);
+  Float mean = value / select(weight == 0.0f, Float(1.0f), weight);
   return TensorXf(mean, {size_t(size_[1]), size_t(size_[0]), channels_});
 }
 

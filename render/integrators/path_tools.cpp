@@ -15,6 +15,12 @@ uint32_t max_depth_parameter(const Properties& props) {
   return depth == -1 ? ~0u : uint32_t(std::min<int64_t>(depth, ~0u - 1));
 }
 
+uint32_t rr_depth_parameter(const Properties& props) {
+  int64_t depth = props.get_int("rr_depth", 5);
+  if (depth <= 0) throw_parameter_error(props, "rr_depth", "must be positive, got " + std::to_string(depth));
+  return uint32_t(std::min<int64_t>(depth, ~0u));
+}
+
 Float mis_weight(const Float& pdf_a, const Float& pdf_b) {
   Float a = detach(pdf_a), b = detach(pdf_b);
   Float a2 = a * a;

@@ -1,4 +1,4 @@
-// Pieces the path, direct and aov integrators share: parameters, the MIS weight, 2D
+// Pieces the path, ptracer, direct and aov integrators share: parameters, the MIS weight, 2D
 // samples, and looking through emitters the camera must not see.
 #pragma once
 
@@ -12,6 +12,9 @@ class Scene;
 
 /// `max_depth` (-1, meaning unbounded, by default) as a vertex count; other negatives are errors.
 uint32_t max_depth_parameter(const Properties& props);
+
+/// `rr_depth` (5 by default): the path length from which Russian roulette runs; positive.
+uint32_t rr_depth_parameter(const Properties& props);
 
 /// The power heuristic a² / (a² + b²) for densities a and b (0 where it is not finite).
 /// Its derivatives are 0: weights are a sampling choice, and any weights summing to one

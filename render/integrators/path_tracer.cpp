@@ -24,9 +24,7 @@ void record_vertex(RecordingPass pass, const PathState& s, const SurfaceInteract
 
 PathTracer::PathTracer(const Properties& props) {
   max_depth_ = max_depth_parameter(props);
-  int64_t rr_depth = props.get_int("rr_depth", 5);
-  if (rr_depth <= 0) throw_parameter_error(props, "rr_depth", "must be positive, got " + std::to_string(rr_depth));
-  rr_depth_ = uint32_t(std::min<int64_t>(rr_depth, ~0u));
+  rr_depth_ = rr_depth_parameter(props);
   hide_emitters_ = props.get_bool("hide_emitters", false);
 }
 

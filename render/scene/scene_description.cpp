@@ -39,10 +39,11 @@ class Instantiation {
 
  private:
   void declare_ids(const PluginNode& node) {
-    if (!node.id.empty()) {
-      auto [it, inserted] = declared_.emplace(node.id, &node);
-      if (!inserted)
-        throw ValueError("kiln.render: the id '" + node.id + "' is declared twice: by " + describe_node(*it->second) +
+    for (const std::string& id : {node.id, node.path_id}) {
+      if (id.empty()) continue;
+      auto [it, inserted] = declared_.emplace(id, &node);
+      if (!inserted && it->second != &node)
+        throw ValueError("kiln.render: the id '" + id + "' is declared twice: by " + describe_node(*it->second) +
                          " and by " + describe_node(node));
     }
     for (const NodeParameter& parameter : node.parameters) {

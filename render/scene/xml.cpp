@@ -341,7 +341,7 @@ class XmlParser {
     else
       check_attributes(site, {"type"}, {"id", "name"});
     pugi::xml_attribute type = site.element.attribute("type");
-    PluginNode node{kind, type ? type.value() : "scene", site.element.attribute("id").value(), site.where(), {}};
+    PluginNode node{kind, type ? type.value() : "scene", site.element.attribute("id").value(), "", site.where(), {}};
     size_t unnamed = 0;
     for (pugi::xml_node child : site.element.children()) {
       check_not_text(site, child);

@@ -3,9 +3,11 @@
 // 10000, `to_world` (rotation and translation only), `principal_point_offset_x/y` in
 // units of the film; `focus_distance`, which every Mitsuba sensor reads, is accepted and
 // unused, as by Mitsuba's pinhole. As in Mitsuba, the field of view is stored as the horizontal one
-// (`x_fov`), fixed when the film size later changes.
+// (`x_fov`), fixed when the film size later changes. Light paths reach it through
+// sample_direction() (the pinhole's importance over the crop window).
 #include "core/parameter_checks.h"
 
+#include <kiln/math.h>
 #include <kiln/render/camera.h>
 #include <kiln/render/plugin.h>
 #include <kiln/render/sensor.h>
@@ -89,6 +91,41 @@ class PerspectiveCamera : public Sensor {
                      film_position.y + opaque<Float>(principal_point_[1]));
     CameraRays rays = pinhole_rays(to_world_, x_fov_, aspect, near_clip_, far_clip_, position);
     return {Ray3f{rays.origin, rays.direction, rays.max_distance}, Color3f(1.0f, 1.0f, 1.0f)};
+  }
+
+  std::pair<DirectionSample3f, Color3f> sample_direction(const Array3f& ref_p, const Bool& active) const override {
+    auto [width, height] = film()->size();
+    auto [crop_width, crop_height] = film()->crop_size();
+    auto [offset_x, offset_y] = film()->crop_offset();
+    Array3f local = to_world_.inverse().apply_point(ref_p);
+    // pinhole_rays() inverted: the film position whose ray passes through `local`.
+    Float tan_half = tan(x_fov_ * (0.5f * kDegreesToRadians));
+    Float aspect = opaque<Float>(float(width) / float(height));
+    Float plane_x = local.x / local.z, plane_y = local.y / local.z;  // on the plane at depth 1
+    Array2f uv(0.5f * (1.0f - plane_x / tan_half) - opaque<Float>(principal_point_[0]),
+               0.5f * (1.0f - plane_y * aspect / tan_half) - opaque<Float>(principal_point_[1]));
+    Float pixel_x = uv.x * opaque<Float>(float(width)), pixel_y = uv.y * opaque<Float>(float(height));
+    Bool seen = active & (local.z >= near_clip_) & (local.z <= far_clip_) &
+                (pixel_x >= opaque<Float>(float(offset_x))) & (pixel_x <= opaque<Float>(float(offset_x + crop_width))) &
+                (pixel_y >= opaque<Float>(float(offset_y))) & (pixel_y <= opaque<Float>(float(offset_y + crop_height)));
+    // The crop window's area on the plane at depth 1; importance is its inverse over cos³.
+    Float crop_area = 4.0f * tan_half * tan_half / aspect *
+                      opaque<Float>(float(crop_width) * float(crop_height) / (float(width) * float(height)));
+    Float dist = norm(local);
+    Float cos_theta = local.z / dist;
+    Float importance = rcp(crop_area * cos_theta * cos_theta * cos_theta);
+
+    DirectionSample3f ds;
+    ds.p = to_world_.apply_point(Array3f(0.0f, 0.0f, 0.0f));
+    ds.n = to_world_.apply_vector(Array3f(0.0f, 0.0f, 1.0f));
+    ds.uv = uv;
+    ds.d = (ds.p - ref_p) / dist;
+    ds.dist = dist;
+    ds.pdf = select(seen, Float(1.0f), Float(0.0f));
+    ds.delta = Bool(true);
+    ds.emitter = UInt32(0u);
+    Float weight = select(seen, importance / (dist * dist), Float(0.0f));
+    return {ds, Color3f(weight, weight, weight)};
   }
 
   const Transform4f& world_transform() const override { return to_world_; }

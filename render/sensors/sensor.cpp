@@ -1,4 +1,6 @@
-// What every sensor shares: its film and sampler (Mitsuba's defaults when none is nested).
+// What every sensor shares: its film and sampler (Mitsuba's defaults when none is nested),
+// and the refusal of sensors that light paths cannot reach.
+#include <kiln/errors.h>
 #include <kiln/render/plugin.h>
 #include <kiln/render/sensor.h>
 #include <kiln/render/traverse.h>
@@ -18,6 +20,12 @@ std::shared_ptr<T> nested_or_default(const Properties& props, PluginKind kind, c
 Sensor::Sensor(const Properties& props)
     : film_(nested_or_default<Film>(props, PluginKind::Film, "hdrfilm")),
       sampler_(nested_or_default<Sampler>(props, PluginKind::Sampler, "independent")) {}
+
+std::pair<DirectionSample3f, Color3f> Sensor::sample_direction(const Array3f&, const Bool&) const {
+  throw ValueError("kiln.render: the '" + plugin() +
+                   "' sensor cannot be reached by light paths, so the ptracer integrator cannot render with it; "
+                   "use a 'perspective' sensor");
+}
 
 void Sensor::traverse(TraversalCallback& callback) {
   callback.put_object("film", film_.get());

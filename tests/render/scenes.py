@@ -345,7 +345,51 @@ def disk_light(data_dir):
     }
 
 
+def particle_tracer(data_dir):
+    """ptracer: a glass sphere focusing a spot light's caustic onto a diffuse floor, a visible
+    rectangular area light, a point light and a dim sky; a crop of the film with a gaussian
+    filter, several passes."""
+    return {
+        "type": "scene",
+        "integrator": {"type": "ptracer", "max_depth": 6, "rr_depth": 3, "samples_per_pass": 16},
+        "sensor": camera(48, 40, [0, 1.6, 3.2], [0, 0.3, 0], 40, {"type": "gaussian"}, film_crop_offset_x=4,
+                         film_crop_offset_y=2, film_crop_width=40, film_crop_height=36),
+        "floor": floor(0, 1.8, diffuse(rgb(0.6, 0.55, 0.5))),
+        "back": {"type": "rectangle", "to_world": matmul(translate(0, 1, -1.2), scale(1.8, 1, 1)),
+                 "bsdf": diffuse(rgb(0.3, 0.4, 0.5))},
+        "ball": {"type": "sphere", "center": [0.1, 0.45, 0.1], "radius": 0.4,
+                 "bsdf": {"type": "dielectric", "int_ior": 1.5}},
+        "spot": {"type": "spot", "to_world": look_at([0.25, 2.2, 0.4], [0.1, 0.45, 0.1], [0, 0, 1]),
+                 "intensity": rgb(14.0, 12.0, 9.0), "cutoff_angle": 15, "beam_width": 10},
+        "panel": {"type": "rectangle", "to_world": matmul(translate(-0.9, 0.8, -0.6), rotate([0, 1, 0], 40),
+                                                          scale(0.25, 0.35, 1)),
+                  "emitter": {"type": "area", "radiance": rgb(3.0, 2.5, 2.0)}},
+        "lamp": {"type": "point", "position": [0.9, 1.2, 0.8], "intensity": rgb(0.8, 0.9, 1.0)},
+        "sky": {"type": "constant", "radiance": rgb(0.05, 0.06, 0.08)},
+    }
+
+
+def directional_area(data_dir):
+    """A directionalarea light with a textured radiance (a nearest-filtered PNG) shining straight
+    down through a glass lens (a flattened sphere) onto a diffuse floor: only the ptracer sees
+    it, as in Mitsuba's caustics tutorial."""
+    pattern = {"type": "bitmap", "filename": str(Path(data_dir) / "texture.png"), "filter_type": "nearest"}
+    return {
+        "type": "scene",
+        "integrator": {"type": "ptracer", "max_depth": 5},
+        "sensor": camera(40, 40, [0, 1.3, 2.0], [0, 0.1, -0.1], 50, {"type": "gaussian"}),
+        "floor": floor(0, 1.5, diffuse(rgb(0.8))),
+        "lens": {"type": "sphere", "to_world": matmul(translate(0.0, 1.1, 0.0), scale(0.6, 0.25, 0.6)),
+                 "bsdf": {"type": "dielectric", "int_ior": 1.5}},
+        # Faces -y (down) once flipped, emitting along its normal only.
+        "emitter_shape": {"type": "rectangle", "flip_normals": True,
+                          "to_world": matmul(translate(0, 2.0, 0), rotate([1, 0, 0], -90), scale(0.8)),
+                          "bsdf": diffuse(0.0),
+                          "emitter": {"type": "directionalarea", "radiance": pattern}},
+    }
+
+
 SCENES = {f.__name__: f for f in [cornell_box, rough_conductors, glass, plastics, textures, meshes, envmap, aov,
-                                  film_crop, hide_emitters, disk_light]}
+                                  film_crop, hide_emitters, disk_light, particle_tracer, directional_area]}
 
 DATA_DIR = Path(__file__).resolve().parent / "data"

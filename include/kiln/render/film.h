@@ -35,12 +35,28 @@ class ImageBlock {
   /// Splats `values` (one array per channel) of samples at film position `position` (in
   /// pixels) into every pixel the filter reaches; inactive lanes add nothing.
   void put(const Array2f& position, const std::vector<Float>& values, const Bool& active);
-  /// Per pixel of the crop: the weighted mean of each channel, shape (height, width, channels).
+  /// Adds `values` to the pixels the filter reaches, its weights normalized to sum to 1
+  /// over them, and records no weight (Mitsuba's splatting with weight 0: a particle
+  /// tracer's pixel is the sum of what reached it).
+  void splat(const Array2f& position, const std::vector<Float>& values, const Bool& active);
+  /// Evaluates what was put so far (between the passes of a render).
+  void evaluate() { kiln::eval(accumulator_); }
+  /// Per pixel of the crop, shape (height, width, channels): each channel over the weight
+  /// the pixel received (a pixel without weight keeps its sum).
   TensorXf develop() const;
 
  private:
-  /// Adds `values` · `weight` and `weight` to crop pixel (x, y) where it exists.
-  void add(const Int32& x, const Int32& y, const std::vector<Float>& values, const Float& weight, const Bool& active);
+  /// The pixels the filter reaches from `position` (crop coordinates of the first, then
+  /// the taps' separable weights; one tap of weight 1 with the box filter).
+  struct Footprint {
+    Int32 x, y;
+    std::vector<Float> weight_x, weight_y;
+  };
+  Footprint footprint(const Array2f& position) const;
+  /// Adds `values` · `weight` to crop pixel (x, y) where it exists, and `weight` to its
+  /// weight when `record_weight`.
+  void add(const Int32& x, const Int32& y, const std::vector<Float>& values, const Float& weight, const Bool& active,
+           bool record_weight);
 
   std::array<uint32_t, 2> offset_, size_;
   size_t channels_;

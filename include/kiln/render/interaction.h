@@ -58,6 +58,10 @@ struct PositionSample3f {
   auto fields() const { return std::tie(p, n, uv, pdf, delta); }
 };
 
+/// The surface at a sampled point (Mitsuba's SurfaceInteraction3f(ps)): t = 0, the shading
+/// frame around the normal, no incident direction; rays spawned from it leave the surface.
+SurfaceInteraction surface_at(const PositionSample3f& ps);
+
 /// A point sampled as seen from a reference point (Mitsuba's DirectionSample3f): the
 /// position sample plus the direction and distance to it.
 struct DirectionSample3f {

@@ -49,6 +49,15 @@ class Scene : public Object {
   std::pair<DirectionSample3f, Color3f> sample_emitter_direction(const SurfaceInteraction& ref, const Array2f& sample,
                                                                  bool test_visibility, const Bool& active) const;
   Float pdf_emitter_direction(const Array3f& ref_p, const DirectionSample3f& ds, const Bool& active) const;
+  /// A light path's first ray: an emitter picked uniformly by `pick` and its sample_ray();
+  /// the weight includes the choice. Needs at least one emitter.
+  std::pair<Ray3f, Color3f> sample_emitter_ray(const Float& pick, const Array2f& position_sample,
+                                               const Array2f& direction_sample, const Bool& active) const;
+  /// A point of an emitter picked uniformly by `pick`, seen from `ref_p` (sample_position());
+  /// the weight includes the choice, and is zero where the pick is a delta emitter (those
+  /// cannot be seen). Needs at least one emitter.
+  std::pair<PositionSample3f, Color3f> sample_emitter_position(const Array3f& ref_p, const Float& pick,
+                                                               const Array2f& sample, const Bool& active) const;
   /// The direction sample that reached `si` from `ref_p` (a surface point, or the
   /// environment on a miss), with its emitter (0: none) and pdf 0: what multiple
   /// importance sampling asks pdf_emitter_direction() about after a BSDF sample.
@@ -88,6 +97,8 @@ class Scene : public Object {
   void update_geometry();
   /// The bounding sphere from the shapes' boxes, passed on to the emitters.
   void update_bounds();
+  /// The emitter id `pick` chooses uniformly (0 where inactive).
+  UInt32 pick_emitter(const Float& pick, const Bool& active) const;
   /// The BSDF id of each lane's shape (0 where inactive or nothing was hit).
   UInt32 bsdf_id(const SurfaceInteraction& si, const Bool& active) const;
 
@@ -103,6 +114,7 @@ class Scene : public Object {
   UInt32 shape_bsdf_;       ///< per shape id: its BSDF's id
   UInt32 shape_emitter_;    ///< per shape id: its area light's id (0: none)
   UInt32 bsdf_flag_table_;  ///< per BSDF id: its flags
+  Bool emitter_delta_;      ///< per emitter id: a delta emitter (id 0: none)
   uint32_t environment_ = 0;
   AccelKind accel_kind_;
   std::unique_ptr<Accel> accel_;

@@ -49,6 +49,9 @@ struct PluginNode {
   std::string plugin;
   /// The id references use ("" when none).
   std::string id;
+  /// A second id references may use: the node's key path in a scene dict ("glass",
+  /// "slab.bsdf"), which Mitsuba's load_dict declares too ("" when none).
+  std::string path_id;
   /// Where the plugin was declared.
   std::string source;
   std::vector<NodeParameter> parameters;

@@ -12,6 +12,7 @@
 #include <kiln/render/sampler.h>
 #include <kiln/render/scene.h>
 #include <kiln/render/scene_description.h>
+#include <kiln/render/texture.h>
 #include <kiln/render/transform.h>
 
 #include <nanobind/ndarray.h>
@@ -167,8 +168,23 @@ void add_parameter(PluginNode& node, const std::string& name, const nb::handle& 
   fail(path, "cannot use a value of type " + nb::cast<std::string>(nb::str(value.type().attr("__name__"))));
 }
 
+/// The keys of `path` ("['slab']['bsdf']") joined by dots ("slab.bsdf"): the id Mitsuba's
+/// load_dict gives every nested dict besides its own 'id'.
+std::string dotted_path(const std::string& path) {
+  if (path.size() < 4) return "";
+  std::string keys = path.substr(2, path.size() - 4), dotted;
+  for (size_t start = 0;;) {
+    size_t end = keys.find("']['", start);
+    dotted += keys.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    if (end == std::string::npos) return dotted;
+    dotted += '.';
+    start = end + 4;
+  }
+}
+
 /// A plugin's dict: its kind from the registry ('type'), 'id' when given (or the key, for
-/// the children of a scene, as Mitsuba does), every other key a parameter.
+/// the children of a scene, as Mitsuba does), every other key a parameter; its key path is
+/// a second id (path_id).
 PluginNode convert_node(const nb::dict& dict, const std::string& path, bool scene_child) {
   PluginNode node;
   node.plugin = nb::cast<std::string>(nb::str(dict["type"]));
@@ -180,10 +196,11 @@ PluginNode convert_node(const nb::dict& dict, const std::string& path, bool scen
   } else {
     fail(path, "unknown plugin type '" + node.plugin + "'");
   }
+  node.path_id = dotted_path(path);
   if (dict.contains("id")) {
     node.id = nb::cast<std::string>(nb::str(dict["id"]));
-  } else if (scene_child && path.size() > 4) {
-    node.id = path.substr(path.rfind("['") + 2, path.size() - path.rfind("['") - 4);
+  } else if (scene_child) {
+    node.id = node.path_id;
   }
   bool raw = dict.contains("raw") && nb::isinstance<nb::bool_>(dict["raw"]) && nb::cast<bool>(dict["raw"]);
   for (auto [key, value] : dict) {
@@ -205,7 +222,7 @@ template <typename Kind, typename... Others> nb::object as_bound_class(const std
 
 nb::object loaded(const std::shared_ptr<Object>& object) {
   return as_bound_class<Scene, Sensor, kiln::render::Shape, BSDF, Emitter, Integrator, Film, Sampler,
-                        ReconstructionFilter>(object);
+                        ReconstructionFilter, kiln::render::Texture>(object);
 }
 
 std::map<std::string, std::string> defaults_of(const nb::kwargs& kwargs) {

@@ -8,6 +8,7 @@
 #include <kiln/render/render.h>
 #include <kiln/render/rfilter.h>
 #include <kiln/render/scene.h>
+#include <kiln/render/texture.h>
 
 #include <nanobind/stl/filesystem.h>
 #include <nanobind/stl/optional.h>
@@ -114,6 +115,27 @@ void bind_objects(nb::module_& m) {
       "params.update(), as Mitsuba's mi.Mesh; then put it in a scene dict or write_ply() it.");
   bind_python_plugins(m);
   nb::class_<Emitter, Object>(m, "Emitter", "A light source.");
+  nb::class_<kiln::render::Texture, Object>(m, "Texture",
+                                            "A texture: a value per surface point (Mitsuba's mi.Texture).")
+      .def(
+          "eval",
+          [](const kiln::render::Texture& t, const SceneInteraction& si, const Bool& active) {
+            return t.eval(si, active);
+          },
+          nb::arg("si"), nb::arg("active") = true, "The RGB value at si.uv.")
+      .def(
+          "eval_3",
+          [](const kiln::render::Texture& t, const SceneInteraction& si, const Bool& active) {
+            return t.eval(si, active);
+          },
+          nb::arg("si"), nb::arg("active") = true, "The RGB value at si.uv (eval()).")
+      .def(
+          "eval_1",
+          [](const kiln::render::Texture& t, const SceneInteraction& si, const Bool& active) {
+            return t.eval_1(si, active);
+          },
+          nb::arg("si"), nb::arg("active") = true, "The value at si.uv of a one-channel texture (RGB: their mean).")
+      .def("mean", &kiln::render::Texture::mean, "The mean value over the texture.");
   bind_python_integrators(m);
   nb::class_<Sensor, Object>(m, "Sensor", "A camera: where rays start, with its film and sampler.");
   nb::class_<ReconstructionFilter, Object>(m, "ReconstructionFilter",

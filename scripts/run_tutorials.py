@@ -8,8 +8,8 @@ tutorials; the notebooks are taken at commit b79d3ac (the last one written for M
 when it is a git directory. Each
 notebook's code cells run in order in a fresh process, headless (matplotlib's Agg backend),
 in the notebook's folder, with `import mitsuba as mi` / `import drjit as dr` changed to
-`import kiln.render as mi` / `import kiln as dr` (and `from mitsuba import` / `from drjit
-import` to `from kiln.render import` / `from kiln import`) and nothing else; IPython's `%` and `!`
+`import kiln.render as mi` / `import kiln as dr` (and `from mitsuba[.x] import` / `from drjit
+import` to `from kiln.render[.x] import` / `from kiln import`) and nothing else; IPython's `%` and `!`
 lines are dropped and `display()` does nothing. The table gives, per notebook, the cells
 that ran, the time, and the first error a user would see. `--original` runs them on Mitsuba
 and Dr.Jit themselves (for comparison, where they are installed). The notebooks are not
@@ -61,6 +61,7 @@ IMPORTS = [
     (re.compile(r"^(\s*)import mitsuba as mi\b", re.M), r"\1import kiln.render as mi"),
     (re.compile(r"^(\s*)import drjit as dr\b", re.M), r"\1import kiln as dr"),
     (re.compile(r"^(\s*)from mitsuba import\b", re.M), r"\1from kiln.render import"),
+    (re.compile(r"^(\s*)from mitsuba\.", re.M), r"\1from kiln.render."),
     (re.compile(r"^(\s*)from drjit import\b", re.M), r"\1from kiln import"),
 ]
 

@@ -85,20 +85,21 @@ def wrap_torch(fn, name=None):
     """``fn`` (Kiln values in, a Kiln value or a tuple of them out) as a function of torch
     tensors that torch can differentiate, in reverse mode (``.backward()``,
     ``torch.autograd.grad``) and forward mode (``torch.autograd.forward_ad``). Arguments
-    that are not tensors are passed through unchanged. The Kiln graph lives as long as
-    torch's does, so backward may run more than once (retain_graph=True in torch)."""
+    that are not tensors, and keyword arguments, are passed through unchanged. The Kiln graph
+    lives as long as torch's does, so backward may run more than once (retain_graph=True in
+    torch)."""
     label = name or getattr(fn, "__name__", "fn")
 
     class KilnFunction(torch.autograd.Function):
         @staticmethod
-        def forward(ctx, *args):
+        def forward(ctx, kwargs, *args):
             inputs = tuple(to_kiln(a, f"wrap_torch({label})") if isinstance(a, torch.Tensor) else a for a in args)
             ctx.differentiable = [k for k, a in enumerate(args) if _is_float_tensor(a)]
             ctx.shapes = [a.shape if isinstance(a, torch.Tensor) else None for a in args]
             ctx.dtypes = [a.dtype if isinstance(a, torch.Tensor) else None for a in args]
             for k in ctx.differentiable:
                 autodiff.enable_grad(inputs[k])
-            outputs, ctx.spread = _as_tuple(fn(*inputs))
+            outputs, ctx.spread = _as_tuple(fn(*inputs, **kwargs))
             for k, value in enumerate(outputs):
                 if type(value) not in _KILN_VALUES:
                     raise TypeError(f"kiln: wrap_torch({label}): output {k} is {tree.describe(value)}; fn must "
@@ -124,10 +125,10 @@ def wrap_torch(fn, name=None):
             for k in ctx.differentiable:
                 grads[k] = to_torch(autodiff.grad(ctx.inputs[k])).reshape(ctx.shapes[k])
             autodiff.clear_grad(differentiable)
-            return tuple(grads)
+            return (None, *grads)  # none for the keyword arguments
 
         @staticmethod
-        def jvp(ctx, *grad_inputs):
+        def jvp(ctx, _kwargs_tangent, *grad_inputs):
             xs, seeds = [], []
             for k in ctx.differentiable:
                 if grad_inputs[k] is not None:
@@ -142,8 +143,8 @@ def wrap_torch(fn, name=None):
             autodiff.clear_grad([v for v in ctx.outputs if autodiff.grad_enabled(v)])
             return tangents if ctx.spread else tangents[0]
 
-    def call(*args):
-        return KilnFunction.apply(*args)
+    def call(*args, **kwargs):
+        return KilnFunction.apply(kwargs, *args)
 
     call.__name__ = label
     call.__doc__ = fn.__doc__

@@ -196,6 +196,9 @@ template <typename X> void bind_tensor_type(nb::module_& m, const char* name, co
         nb::arg("axis") = nb::none(), "A tensor's means along `axis`, or of every entry (0-d): x.mean(axis).");
     m.def("square", [](const X& t) { return t * t; }, nb::arg("x"), "Elementwise t * t of a tensor.");
     m.def(
+        "shape", [](const X& t) { return shape_tuple(t.shape()); }, nb::arg("x"),
+        "A tensor's extent along each axis (Dr.Jit's shape: x.shape).");
+    m.def(
         "clip", [](const X& t, S lo, S hi) { return min(max(t, scalar_tensor<X>(lo)), scalar_tensor<X>(hi)); },
         nb::arg("x"), nb::arg("lo"), nb::arg("hi"), "A tensor's entries limited to [lo, hi].");
     KILN_BIND_TENSOR_MATH(sqrt);

@@ -3,7 +3,8 @@
 // filtering and a wrap mode, on kiln::Texture2f. Pixel (x, y) is centred
 // at uv = ((x + ½) / width, (y + ½) / height), the first row at v = 0 (Mitsuba's
 // convention). 8-bit images are sRGB-decoded to linear unless `raw`; images with alpha lose
-// it; gray images stay one channel (read as gray RGB).
+// it; gray images stay one channel (read as gray RGB). `format` (Mitsuba's storage precision)
+// is accepted; Kiln stores every texture in float32.
 #include <kiln/render/image.h>
 #include <kiln/render/plugin.h>
 #include <kiln/render/texture.h>
@@ -30,6 +31,8 @@ WrapMode wrap_parameter(const Properties& props) {
 /// The image (`filename`, `data` or `bitmap`) with 1 or 3 channels and at least 2 x 2 pixels
 /// (smaller images repeat their last row and column, as Mitsuba pads them).
 Bitmap texture_image(const Properties& props) {
+  // Mitsuba's storage precisions; Kiln keeps every texture in float32 (its "variant").
+  one_of(props, "format", "auto", {"auto", "variant", "float16", "fp16", "uint8"});
   Bitmap image = image_source(props, props.get_bool("raw", false));
   return pad_image(color_channels(image, image.channels >= 3 ? 3 : 1), 2, 2);
 }
@@ -41,8 +44,7 @@ class BitmapTexture : public Texture {
         wrap_(wrap_parameter(props)),
         to_uv_(Transform4f::from_rows(props.get_transform("to_uv", kIdentityRows))) {
     Bitmap image = texture_image(props);
-    shape_ = {image.height, image.width, image.channels};
-    data_ = Float::from(image.pixels);
+    data_ = valid_data_ = TensorXf::from(image.pixels.data(), {image.height, image.width, image.channels});
     update_mean();
   }
 
@@ -66,20 +68,28 @@ class BitmapTexture : public Texture {
   }
 
   void parameters_changed(const std::vector<std::string>& keys) override {
+    const Shape shape = data_.shape();
+    if (shape.size() != 3 || (shape[2] != 1 && shape[2] != 3) || shape[0] == 0 || shape[1] == 0) {
+      data_ = valid_data_;  // a refused value leaves the texture as it was
+      throw_parameter_error(*this, "data",
+                            "must be a tensor of shape (height, width, channels) with 1 or 3 channels, got " +
+                                kiln::detail::shape_string(shape));
+    }
+    valid_data_ = data_;
     if (keys.empty() || std::find(keys.begin(), keys.end(), "data") != keys.end()) update_mean();
   }
 
  private:
   /// The channels filtered at the transformed uv.
   std::vector<Float> lookup(const SurfaceInteraction& si, const Bool& active) const {
-    Texture2f texture(TensorXf(data_, shape_), filter_, wrap_);
+    Texture2f texture(data_, filter_, wrap_);
     return texture.eval(transform_uv(to_uv_, si.uv), active);
   }
 
   /// The mean luminance (or value, for one channel) of the pixels, as Mitsuba's mean().
   void update_mean() {
-    std::vector<float> pixels = data_.to_vector();
-    size_t channels = shape_[2];
+    std::vector<float> pixels = data_.array().to_vector();
+    size_t channels = data_.shape()[2];
     double sum = 0;
     for (size_t i = 0; i < pixels.size(); i += channels)
       sum += channels == 1 ? pixels[i] : luminance(pixels[i], pixels[i + 1], pixels[i + 2]);
@@ -89,8 +99,8 @@ class BitmapTexture : public Texture {
   FilterMode filter_;
   WrapMode wrap_;
   Transform4f to_uv_;
-  Shape shape_;  ///< height, width, channels
-  Float data_;   ///< the pixels, linear, row by row from v = 0
+  TensorXf data_;        ///< height × width × channels, linear, row by row from v = 0
+  TensorXf valid_data_;  ///< the last value accepted (what a refused one goes back to)
   Float mean_;
 };
 

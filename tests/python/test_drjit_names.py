@@ -180,3 +180,15 @@ def test_gather_takes_drjits_type_first_order():
     np.testing.assert_allclose(np.asarray(kl.gather(kl.Array3f, source, index)), [[4, 5, 6], [1, 2, 3]])
     vectors = kl.Array3f(source, source * 2.0, source * 3.0)
     np.testing.assert_allclose(np.asarray(kl.gather(kl.Array3f, vectors, index)), [[2, 4, 6], [1, 2, 3]])
+
+
+def test_linspace_without_endpoint_square_of_anything_and_tensor_shape():
+    # Dr.Jit 1.5: linspace(Float, 0, 1, 5, endpoint=False) = 0, 0.2, ..., 0.8.
+    np.testing.assert_allclose(kl.linspace(kl.Float, 0, 1, 5, endpoint=False).numpy(), [0, 0.2, 0.4, 0.6, 0.8],
+                               atol=1e-7)
+    assert kl.linspace(kl.Float, 0, 1, 3).numpy().tolist() == [0.0, 0.5, 1.0]
+    # The caustics tutorial squares a NumPy array with dr.square.
+    np.testing.assert_array_equal(kl.square(np.array([1.0, -3.0])), [1.0, 9.0])
+    assert kl.square(2.5) == 6.25 and kl.sqr is kl.square
+    assert kl.square(kl.Float([3.0])).numpy().tolist() == [9.0]
+    assert kl.shape(kl.TensorXf(kl.zeros(kl.Float, 12), (2, 3, 2))) == (2, 3, 2)

@@ -3,12 +3,16 @@ mi.util, mi.ad, and the sensor parameters every Mitsuba scene gives. Expected va
 Mitsuba 3.9.1's behaviour (sRGB encoding and rounding of convert(), channel grouping of
 split(), which variants exist), written out here."""
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 import kiln as kl
 import kiln.render as kr
 from kiln.render import mitsuba_variants as variants_module
+
+DATA = Path(__file__).resolve().parents[1] / "render" / "data"
 
 
 @pytest.fixture
@@ -487,9 +491,9 @@ def test_images_given_in_memory_load_as_their_files_do(tmp_path):
 
     encoded = kr.Bitmap(np.full((2, 2, 3), 128, np.uint8), srgb_gamma=True)
     linear = kr.traverse(kr.load_dict({"type": "bitmap", "bitmap": encoded}))["data"]
-    assert float(np.asarray(linear)[0]) == pytest.approx(0.2158605, abs=1e-6)  # sRGB 128/255 decoded
+    assert float(np.asarray(linear).flat[0]) == pytest.approx(0.2158605, abs=1e-6)  # sRGB 128/255 decoded
     raw = kr.traverse(kr.load_dict({"type": "bitmap", "bitmap": encoded, "raw": True}))["data"]
-    assert float(np.asarray(raw)[0]) == pytest.approx(128 / 255, abs=1e-6)
+    assert float(np.asarray(raw).flat[0]) == pytest.approx(128 / 255, abs=1e-6)
 
     with pytest.raises(ValueError, match="'filename' and 'data' exclude each other"):
         kr.load_dict({"type": "bitmap", "filename": path, "data": pixels})
@@ -513,3 +517,52 @@ def test_d65_is_white_and_other_spectra_are_refused_by_name():
             kr.load_dict({"type": "constant", "radiance": {"type": kind}})
     with pytest.raises(ValueError, match="takes only 'scale'"):
         kr.load_dict({"type": "constant", "radiance": {"type": "d65", "temperature": 3}})
+
+
+def test_load_dict_refers_to_nested_dicts_by_key_path_as_well_as_by_id():
+    # The caustics tutorial refers to {'simple-glass': {..., 'id': 'simple-glass-bsdf'}} as
+    # 'simple-glass'; Mitsuba's load_dict also declares nested paths ('ball.bsdf').
+    scene = kr.load_dict({
+        "type": "scene",
+        "glass-key": {"type": "dielectric", "id": "glass-id"},
+        "ball": {"type": "sphere", "bsdf": {"type": "diffuse", "reflectance": {"type": "rgb", "value": 0.2}}},
+        "by_key": {"type": "sphere", "center": [3, 0, 0], "bsdf": {"type": "ref", "id": "glass-key"}},
+        "by_id": {"type": "sphere", "center": [6, 0, 0], "bsdf": {"type": "ref", "id": "glass-id"}},
+        "by_path": {"type": "sphere", "center": [9, 0, 0], "bsdf": {"type": "ref", "id": "ball.bsdf"}},
+    })
+    bsdfs = [repr(shape.bsdf()) for shape in scene.shapes()]
+    assert "'dielectric' id 'glass-id'" in bsdfs[1] and bsdfs[1] == bsdfs[2]
+    assert "diffuse" in bsdfs[3] and "['ball']['bsdf']" in bsdfs[3] and bsdfs[3] == bsdfs[0]
+    with pytest.raises(ValueError, match="declared twice"):
+        kr.load_dict({"type": "scene", "a": {"type": "diffuse", "id": "b"}, "b": {"type": "diffuse"}})
+
+
+def test_scalar_rgb_module_and_textures_from_load_dict():
+    from kiln.render.scalar_rgb import Transform4f, Point3f
+
+    assert Transform4f is kr.ScalarTransform4f and Point3f is kr.ScalarPoint3f
+    texture = kr.load_dict({"type": "bitmap", "filename": str(DATA / "texture.png"), "format": "variant"})
+    assert isinstance(texture, kr.Texture)
+    si = kl.zeros(kr.SurfaceInteraction3f, 2)
+    si.uv = kr.Point2f([0.1, 0.6], [0.3, 0.9])
+    rgb, gray = texture.eval(si), texture.eval_1(si)
+    assert type(rgb) is kr.Color3f and rgb.x.size() == 2
+    np.testing.assert_allclose(gray.numpy(), (0.2126 * rgb.x + 0.7152 * rgb.y + 0.0722 * rgb.z).numpy(), rtol=1e-3)
+    with pytest.raises(ValueError, match="'format'.*\"half\""):
+        kr.load_dict({"type": "bitmap", "filename": str(DATA / "texture.png"), "format": "half"})
+
+
+def test_bitmap_data_is_a_tensor_parameter_as_in_mitsuba():
+    texture = kr.load_dict({"type": "bitmap", "filename": str(DATA / "texture.png")})
+    params = kr.traverse(texture)
+    assert type(params["data"]) is kr.TensorXf and params["data"].shape == (16, 16, 3)
+    params["data"] = kl.full(kr.TensorXf, 0.5, (4, 8, 1))  # another resolution, one channel
+    params.update()
+    assert texture.eval(kl.zeros(kr.SurfaceInteraction3f, 1)).x.numpy().tolist() == [0.5]
+    params["data"] = kl.full(kr.Float, 0.25, 32)  # as many entries as the tensor: its shape stays
+    params.update()
+    assert params["data"].shape == (4, 8, 1)
+    params["data"] = kl.full(kr.TensorXf, 0.5, (4, 4, 2))
+    with pytest.raises(ValueError, match="1 or 3 channels, got \\(4, 4, 2\\)"):
+        params.update()
+    assert params["data"].shape == (4, 8, 1)  # the refused value did not stay

@@ -88,10 +88,11 @@ def as_numpy(value):
 
 
 def like(value, array):
-    """`array` ((3, n) or (1, n)) as a Kiln array of value's type."""
+    """`array` ((3, n) or (1, n)) as a Kiln value of value's type (and shape, for a tensor)."""
     if isinstance(value, kl.Array3f):
         return kl.Array3f(*(kl.Float(np.ascontiguousarray(row, dtype=np.float32)) for row in array))
-    return kl.Float(np.ascontiguousarray(array[0], dtype=np.float32))
+    flat = kl.Float(np.ascontiguousarray(array[0], dtype=np.float32))
+    return kl.TensorXf(flat, value.shape) if isinstance(value, kl.TensorXf) else flat
 
 
 class Probe:

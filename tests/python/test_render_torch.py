@@ -22,7 +22,7 @@ KEY = "floor.bsdf.reflectance.data"
 def test_a_texture_from_a_torch_network_is_optimized_through_the_renderer():
     scene = kr.load_dict(box_scene({"type": "prb", "max_depth": 3}, "symbolic"))
     params = kr.traverse(scene)
-    texels = len(np.asarray(params[KEY]))
+    texels = np.asarray(params[KEY]).size  # a (height, width, 3) tensor, written as one flat array
 
     def render(texture):  # Kiln values in and out
         params[KEY] = texture

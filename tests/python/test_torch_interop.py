@@ -90,6 +90,16 @@ def test_wrap_torch_passes_other_arguments_through():
     x = torch.tensor([1.0, 2.0], requires_grad=True)
     f(x, 3.0).sum().backward()
     torch.testing.assert_close(x.grad, torch.tensor([3.0, 3.0]))
+    # Keyword arguments too (the PyTorch tutorial calls render_texture(t, spp=..., seed=...)),
+    # in reverse and forward mode.
+    g = kl.wrap(source="torch", target="drjit")(lambda x, scale=1.0, offset=0.0: x * scale + offset)
+    x.grad = None
+    g(x, scale=4.0, offset=1.0).sum().backward()
+    torch.testing.assert_close(x.grad, torch.tensor([4.0, 4.0]))
+    import torch.autograd.forward_ad as fwAD
+    with fwAD.dual_level():
+        dual = fwAD.make_dual(x.detach(), torch.tensor([1.0, -1.0]))
+        torch.testing.assert_close(fwAD.unpack_dual(g(dual, scale=2.0)).tangent, torch.tensor([2.0, -2.0]))
 
 
 def test_conversions_share_memory():

@@ -66,21 +66,22 @@ inline std::vector<std::string> parameter_keys(Object& object, const std::string
   return collector.keys;
 }
 
-/// The Float parameter `name` that traverse() lists for `object` (a reference into it).
-inline Float& float_parameter(Object& object, const std::string& name) {
+/// The parameter `name` of `object` (not nested), of type T: a test changes it in place.
+template <typename T> T& parameter(Object& object, const std::string& name) {
   struct Finder : TraversalCallback {
     std::string wanted;
-    Float* found = nullptr;
+    T* found = nullptr;
     void put(const std::string& key, ParameterRef ref, uint32_t) override {
-      if (key == wanted) found = std::get<Float*>(ref);
+      if (key == wanted && std::holds_alternative<T*>(ref)) found = std::get<T*>(ref);
     }
     void put_object(const std::string&, Object*) override {}
   } finder;
   finder.wanted = name;
   object.traverse(finder);
-  if (!finder.found) throw std::runtime_error("test: no Float parameter '" + name + "'");
+  if (!finder.found) throw std::runtime_error("test: no parameter '" + name + "' of the type asked for");
   return *finder.found;
 }
+inline Float& float_parameter(Object& object, const std::string& name) { return parameter<Float>(object, name); }
 
 /// A row-major 4 x 4 matrix from its rows' first three entries (the last row is 0 0 0 1).
 inline Matrix4d affine_rows(const std::array<double, 12>& rows) {

@@ -75,6 +75,22 @@ TEST(RenderScene, EveryIntegratorGivesTheSameImageInBothModes) {
   }
 }
 
+TEST(RenderScene, ParticleTracerGivesTheSameImageInBothModes) {
+  // The same light paths in both modes; their splats add up atomically, in whatever order
+  // the threads run, so the pixels agree to float rounding.
+  auto scene = load("ptracer");
+  std::vector<float> symbolic = render_image(*scene, ControlMode::Symbolic);
+  std::vector<float> evaluated = render_image(*scene, ControlMode::Evaluated);
+  ASSERT_EQ(symbolic.size(), size_t(20 * 14) * 3);
+  double sum = 0;
+  for (size_t i = 0; i < symbolic.size(); ++i) {
+    ASSERT_TRUE(std::isfinite(symbolic[i])) << i;
+    EXPECT_NEAR(symbolic[i], evaluated[i], 1e-4f * (1.0f + std::abs(evaluated[i]))) << i;
+    sum += symbolic[i];
+  }
+  EXPECT_GT(sum, 0.0);
+}
+
 TEST(RenderScene, PathReplayRendersThePathTracersImage) {
   // prb differs from path only in how it is differentiated.
   for (ControlMode mode : {ControlMode::Symbolic, ControlMode::Evaluated})

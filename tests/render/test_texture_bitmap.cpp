@@ -190,17 +190,26 @@ TEST(TextureBitmap, JpegMatchesMitsuba) {
 TEST(TextureBitmap, KeysAndChangedData) {
   auto t = test_bitmap();
   EXPECT_EQ(parameter_keys(*t), (std::vector<std::string>{"data", "to_uv"}));
-  Float& data = float_parameter(*t, "data");
-  ASSERT_EQ(data.size(), 5u * 3 * 3);
-  data = full<Float>(2.0f, 45);
+  TensorXf& data = parameter<TensorXf>(*t, "data");
+  ASSERT_EQ(data.shape(), (kiln::Shape{3, 5, 3}));
+  data = TensorXf(full<Float>(2.0f, 45), {3, 5, 3});
   t->parameters_changed({"data"});
   expect_color(t->eval(at_uv({0.3f}, {0.7f}), Bool(true)), 0, {2, 2, 2}, 1e-6f, "changed data");
   EXPECT_NEAR(t->mean().read(0), 2.0f, 1e-6f);
+  // Another resolution is a new image; two channels are refused, the texture left as it was.
+  data = TensorXf(full<Float>(3.0f, 4 * 6), {2, 4, 3});
+  t->parameters_changed({"data"});
+  expect_color(t->eval(at_uv({0.9f}, {0.1f}), Bool(true)), 0, {3, 3, 3}, 1e-6f, "new resolution");
+  data = TensorXf(full<Float>(1.0f, 8), {2, 2, 2});
+  expect_error<ValueError>([&] { t->parameters_changed({"data"}); },
+                           {"'data' must be a tensor of shape (height, width, channels) with 1 or 3 channels, got "
+                            "(2, 2, 2)"});
+  EXPECT_EQ(data.shape(), (kiln::Shape{2, 4, 3}));
 }
 
 TEST(TextureBitmap, GradientsReachTheData) {
   auto t = test_bitmap();
-  Float& data = float_parameter(*t, "data");
+  Float& data = parameter<TensorXf>(*t, "data").array();
   enable_grad(data);
   // uv (0.5, 0.5) is pixel (2, 1)'s centre: the gradient of its red channel is 1 there only.
   Color3f value = t->eval(at_uv({0.5f}, {0.5f}), Bool(true));

@@ -86,6 +86,8 @@ void bind_objects(nb::module_& m) {
           "is_mesh",
           [](const kiln::render::Shape& self) { return std::holds_alternative<AccelTriangles>(self.accel_geometry()); },
           "Whether the shape is a triangle mesh (Mitsuba's Shape.is_mesh()).")
+      .def("bsdf", &kiln::render::Shape::bsdf, "The shape's BSDF.")
+      .def("emitter", &kiln::render::Shape::emitter, "The shape's area light (None without one).")
       .def(
           "vertex_count", [](const kiln::render::Shape& self) { return mesh_arrays(self).vertex_count(); },
           "A mesh's number of vertices (TypeError for other shapes).")

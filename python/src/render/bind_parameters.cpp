@@ -90,8 +90,13 @@ void set(BoundParameters& self, const std::string& key, const nb::handle& value)
           auto v = nb::cast<std::array<float, 3>>(value);
           self.parameters.set(key, Array3f(Float(v[0]), Float(v[1]), Float(v[2])));
         } else if constexpr (std::is_same_v<T, TensorXf>) {
-          if (nb::isinstance<TensorXf>(value)) return self.parameters.set(key, nb::cast<TensorXf>(value));
-          self.parameters.set(key, nb::cast<TensorXf>(nb::module_::import_("kiln").attr("TensorXf")(value)));
+          TensorXf tensor = nb::isinstance<TensorXf>(value)
+                                ? nb::cast<TensorXf>(value)
+                                : nb::cast<TensorXf>(nb::module_::import_("kiln").attr("TensorXf")(value));
+          // A flat value with as many entries as the tensor keeps its shape (texels as one array).
+          if (tensor.shape().size() == 1 && tensor.array().size() == pointer->array().size())
+            tensor = TensorXf(tensor.array(), pointer->shape());
+          self.parameters.set(key, tensor);
         } else if constexpr (std::is_same_v<T, UInt32>) {
           if (nb::isinstance<UInt32>(value)) return self.parameters.set(key, nb::cast<UInt32>(value));
           self.parameters.set(key, nb::cast<UInt32>(nb::module_::import_("kiln").attr("UInt32")(value)));

@@ -26,9 +26,9 @@ TAGS = {
     **dict.fromkeys(["diffuse", "conductor", "roughconductor", "dielectric", "thindielectric", "roughdielectric",
                      "plastic", "roughplastic", "twosided", "blendbsdf"], "bsdf"),
     **dict.fromkeys(["bitmap", "checkerboard", "uniform"], "texture"),
-    **dict.fromkeys(["area", "point", "spot", "constant", "envmap", "directional"], "emitter"),
+    **dict.fromkeys(["area", "directionalarea", "point", "spot", "constant", "envmap", "directional"], "emitter"),
     **dict.fromkeys(["box", "tent", "gaussian"], "rfilter"),
-    **dict.fromkeys(["path", "prb", "direct", "aov"], "integrator"),
+    **dict.fromkeys(["path", "prb", "direct", "aov", "ptracer"], "integrator"),
     "perspective": "sensor", "hdrfilm": "film", "independent": "sampler", "scene": "scene",
 }
 #: Three-number parameters that are directions, not points.

@@ -26,9 +26,13 @@ def xml_dir(tmp_path_factory):
 
 @pytest.mark.parametrize("name", list(scenes.SCENES))
 def test_the_xml_file_renders_as_the_dict(name, xml_dir):
-    from_dict = kr.render(kr.load_dict(scenes.SCENES[name](xml_dir / "data")), spp=2)
-    from_file = kr.render(kr.load_file(str(xml_dir / f"{name}.xml")), spp=2)
-    np.testing.assert_array_equal(np.asarray(from_file), np.asarray(from_dict))
+    description = scenes.SCENES[name](xml_dir / "data")
+    from_dict = np.asarray(kr.render(kr.load_dict(description), spp=2))
+    from_file = np.asarray(kr.render(kr.load_file(str(xml_dir / f"{name}.xml")), spp=2))
+    if description["integrator"]["type"] == "ptracer":  # splats add up atomically, in any order
+        np.testing.assert_allclose(from_file, from_dict, rtol=1e-3, atol=1e-5 * from_dict.max())
+    else:
+        np.testing.assert_array_equal(from_file, from_dict)
 
 
 def test_values_without_an_xml_form_are_errors():

@@ -238,8 +238,7 @@ std::pair<Ray3f, Color3f> Scene::sample_emitter_ray(const Float& pick, const Arr
   auto [ray, weight] = dispatch_filled(
       emitter_registry_, emitter,
       [](const Emitter& e, const Array2f& position, const Array2f& direction) {
-        auto [r, w] = e.sample_ray(position, direction, Bool(true));
-        return std::tuple(r, w);
+        return e.sample_ray(position, direction, Bool(true));
       },
       std::tuple(position_sample, direction_sample), "sample_emitter_ray");
   return {ray, weight * float(emitters_.size())};
@@ -251,10 +250,7 @@ std::pair<PositionSample3f, Color3f> Scene::sample_emitter_position(const Array3
   emitter = select(gather(emitter_delta_, emitter), UInt32(0u), emitter);
   auto [ps, weight] = dispatch_filled(
       emitter_registry_, emitter,
-      [](const Emitter& e, const Array3f& p, const Array2f& s) {
-        auto [position, w] = e.sample_position(p, s, Bool(true));
-        return std::tuple(position, w);
-      },
+      [](const Emitter& e, const Array3f& p, const Array2f& s) { return e.sample_position(p, s, Bool(true)); },
       std::tuple(ref_p, sample), "sample_emitter_position");
   return {ps, weight * float(emitters_.size())};
 }

@@ -80,6 +80,8 @@ class PerspectiveCamera : public Sensor {
     if (has_scale(to_world))
       throw_parameter_error(props, "to_world", "must not scale (a camera transform is a rotation and a translation)");
     to_world_ = Transform4f::from_rows(to_world);
+    to_local_ = to_world_.inverse();
+    to_local_.make_opaque();
     principal_point_ = {float(props.get_float("principal_point_offset_x", 0.0)),
                         float(props.get_float("principal_point_offset_y", 0.0))};
   }
@@ -97,7 +99,7 @@ class PerspectiveCamera : public Sensor {
     auto [width, height] = film()->size();
     auto [crop_width, crop_height] = film()->crop_size();
     auto [offset_x, offset_y] = film()->crop_offset();
-    Array3f local = to_world_.inverse().apply_point(ref_p);
+    Array3f local = to_local_.apply_point(ref_p);
     // pinhole_rays() inverted: the film position whose ray passes through `local`.
     Float tan_half = tan(x_fov_ * (0.5f * kDegreesToRadians));
     Float aspect = opaque<Float>(float(width) / float(height));
@@ -141,11 +143,14 @@ class PerspectiveCamera : public Sensor {
   void parameters_changed(const std::vector<std::string>&) override {
     make_opaque(x_fov_, near_clip_, far_clip_);
     to_world_.make_opaque();
+    to_local_ = to_world_.inverse();  // once per change, not per connection in the kernels
+    to_local_.make_opaque();
   }
 
  private:
   Float x_fov_;
   Transform4f to_world_;
+  Transform4f to_local_;  ///< to_world_'s inverse, for sample_direction()
   Float near_clip_, far_clip_;
   std::array<float, 2> principal_point_{};
 };

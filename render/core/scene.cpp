@@ -46,7 +46,13 @@ Scene::Scene(const Properties& props)
     children_.push_back(object);
     switch (object->kind()) {
       case PluginKind::Shape: shapes_.push_back(as<Shape>(object, "a shape")); break;
-      case PluginKind::Emitter: emitters_.push_back(as<Emitter>(object, "an emitter")); break;
+      case PluginKind::Emitter:
+        emitters_.push_back(as<Emitter>(object, "an emitter"));
+        if (emitters_.back()->flags() & emitter_flags::kSurface)
+          throw ValueError("kiln.render: scene (" + props.source() + "): the emitter '" + object->plugin() + "' (" +
+                           object->source() +
+                           ") emits from a shape's surface: nest it in a shape (its 'emitter'), as Mitsuba does");
+        break;
       case PluginKind::Sensor: sensors_.push_back(as<Sensor>(object, "a sensor")); break;
       case PluginKind::Integrator:
         if (integrator_)

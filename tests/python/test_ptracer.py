@@ -165,3 +165,7 @@ def test_what_it_cannot_do_is_refused_by_name():
                        "view": batch["sensor"]}
     with pytest.raises(ValueError, match="'pixel_batch' sensor cannot be reached by light paths"):
         kr.render(kr.load_dict(batch), spp=4)
+    # A surface emitter outside a shape (it once crashed the particle tracer).
+    for plugin in ("directionalarea", "area"):
+        with pytest.raises(ValueError, match=f"emitter '{plugin}'.*nest it in a shape"):
+            kr.load_dict({"type": "scene", "integrator": {"type": "ptracer"}, "e": {"type": plugin, "radiance": 1.0}})

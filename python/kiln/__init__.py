@@ -41,9 +41,9 @@ import contextlib as _contextlib
 
 __version__ = "0.1.0"
 
-ARRAY_TYPES = (Bool, Int32, UInt32, Int64, UInt64, Float, Float64)
-VECTOR_TYPES = (Array2f, Array3f, Array4f, Array2u, Array3u, Array2i, Array3i, Array3f64)
-MATRIX_TYPES = (Matrix2f, Matrix3f, Matrix4f)
+ARRAY_TYPES = _tree.ARRAYS
+VECTOR_TYPES = tuple(_tree.VECTORS)
+MATRIX_TYPES = tuple(_tree.MATRICES)
 
 _REPR_LIMIT = 20  # elements shown before "..."
 _DLPACK_CPU = (1, 0)  # (kDLCPU, device 0)

@@ -17,19 +17,17 @@ import atexit
 import contextlib
 
 from . import _kiln
-from ._kiln import (Float, Float64, Array2f, Array3f, Array4f, Array3f64, Matrix2f, Matrix3f, Matrix4f, TensorXf, TensorXd,
-                    SizeError)
+from ._kiln import Float, Float64, SizeError
 from .drjit_names import ADFlag, retain_graph_of
-from .tree import flatten, flatten_like, unflatten, describe, kiln_values, array_paths
+from .tree import flatten, flatten_like, unflatten, describe, kiln_values, array_paths, DIFFERENTIABLE
 
 __all__ = ["enable_grad", "grad", "set_grad", "accumulate_grad", "clear_grad", "detach", "grad_enabled",
            "backward", "backward_from", "forward", "forward_from", "forward_to", "backward_to", "suspend_grad",
            "resume_grad", "isolate_grad", "deferred_backward", "CustomOp", "custom", "check_grads"]
 
 _FLOAT_ARRAYS = (Float, Float64)
-# Kiln values that can carry derivatives: float arrays and the vectors and matrices of them.
-FLOAT_VALUES = (Float, Float64, Array2f, Array3f, Array4f, Array3f64, Matrix2f, Matrix3f, Matrix4f, TensorXf,
-                 TensorXd)
+# Kiln values that can carry derivatives (float arrays, and the vectors, matrices and tensors of them).
+FLOAT_VALUES = DIFFERENTIABLE
 
 
 # ---------------------------------------------------------------------------------------

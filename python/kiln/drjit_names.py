@@ -10,10 +10,8 @@ import math
 import operator
 
 from . import _kiln
-from ._kiln import Bool, Int32, UInt32, Int64, UInt64, Float, Float64
 from .tensor import TENSOR_TYPES
-
-_ARRAYS = (Bool, Int32, UInt32, Int64, UInt64, Float, Float64)
+from .tree import ARRAYS as _ARRAYS
 
 pi = math.pi
 two_pi = 2.0 * math.pi

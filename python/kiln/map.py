@@ -6,7 +6,6 @@ fn's results are checked and flattened the same way."""
 
 from . import _kiln
 from .tree import flatten, unflatten, Node, describe
-from .tensor import TENSOR_TYPES
 
 __all__ = ["chunked_map", "checkpoint"]
 

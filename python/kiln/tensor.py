@@ -4,13 +4,14 @@ repr. Everything else is the C++ class."""
 
 from . import _kiln
 from ._kiln import TensorXf, TensorXd, TensorXu, TensorXi, TensorXb
+from .tree import TENSORS
 
 __all__ = ["tensor"]
 
 _TENSOR_OF_ARRAY = {_kiln.Float: TensorXf, _kiln.Float64: TensorXd, _kiln.UInt32: TensorXu, _kiln.Int32: TensorXi,
                     _kiln.Bool: TensorXb}
 
-TENSOR_TYPES = (TensorXf, TensorXd, TensorXu, TensorXi, TensorXb)
+TENSOR_TYPES = TENSORS
 _END = 2 ** 63 - 1  # an open slice bound (Tensor.slice clamps it to the axis)
 
 

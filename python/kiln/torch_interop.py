@@ -22,8 +22,7 @@ kl.TensorXf / TensorXd (a render's image, say). CPU tensors only.
 import torch
 
 from . import _kiln, autodiff, tree
-from ._kiln import (Float, Float64, Array2f, Array3f, Array4f, Array2i, Array3i, Array3f64, Matrix2f, Matrix3f,
-                    Matrix4f)
+from ._kiln import Array2f, Array3f, Array4f, Array2i, Array3i, Array3f64, Matrix2f, Matrix3f, Matrix4f
 
 __all__ = ["wrap_torch", "torch_op"]
 
@@ -31,8 +30,8 @@ _VECTOR_CLASSES = {(torch.float32, 2): Array2f, (torch.float32, 3): Array3f, (to
                    (torch.float64, 3): Array3f64, (torch.int32, 2): Array2i, (torch.int32, 3): Array3i}
 _MATRIX_CLASSES = {2: Matrix2f, 3: Matrix3f, 4: Matrix4f}
 _TENSOR_CLASSES = {torch.float32: _kiln.TensorXf, torch.float64: _kiln.TensorXd}
-_KILN_VALUES = tuple(autodiff.FLOAT_VALUES) + (Array2i, Array3i, _kiln.Array2u, _kiln.Array3u, _kiln.Int32,
-                                                 _kiln.UInt32, _kiln.Int64, _kiln.UInt64, _kiln.Bool)
+# What crosses to torch (through DLPack): every Kiln array, vector, matrix and tensor.
+_KILN_VALUES = tree.ARRAYS + tuple(tree.VECTORS) + tuple(tree.MATRICES) + tree.TENSORS
 
 
 def to_kiln(tensor, what="to_kiln()"):

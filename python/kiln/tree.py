@@ -9,16 +9,16 @@ control.py, autodiff.py, map.py and record.py use these names."""
 import copy
 import dataclasses
 
-from ._kiln import (Bool, Int32, UInt32, Int64, UInt64, Float, Float64, Array2f, Array3f, Array4f,
-                    Array2u, Array3u, Array2i, Array3i, Array3f64, Matrix2f, Matrix3f, Matrix4f, PCG32,
-                    TensorXf, TensorXd, TensorXu, TensorXi, TensorXb)
+from ._kiln import Float, Float64, PCG32, _VALUE_CLASSES
 
-ARRAYS = (Float, Float64, UInt32, Int32, Bool, UInt64, Int64)
-# Vector and matrix classes: (component class, number of arrays).
-VECTORS = {Array2f: (Float, 2), Array3f: (Float, 3), Array4f: (Float, 4), Array2u: (UInt32, 2),
-            Array3u: (UInt32, 3), Array2i: (Int32, 2), Array3i: (Int32, 3), Array3f64: (Float64, 3)}
-MATRICES = {Matrix2f: (Float, 4), Matrix3f: (Float, 9), Matrix4f: (Float, 16)}
-TENSORS = (TensorXf, TensorXd, TensorXu, TensorXi, TensorXb)
+# Kiln's value classes as the C++ binding lists them (binding.h): the arrays; the vector and
+# matrix classes, each with (component class, number of arrays); the tensors; and those
+# that can carry derivatives (float arrays, and the vectors, matrices and tensors of them).
+ARRAYS = _VALUE_CLASSES["arrays"]
+VECTORS = _VALUE_CLASSES["vectors"]
+MATRICES = _VALUE_CLASSES["matrices"]
+TENSORS = _VALUE_CLASSES["tensors"]
+DIFFERENTIABLE = _VALUE_CLASSES["differentiable"]
 _NUMPY_CLASSES = {"float32": "Float", "float64": "Float64", "uint32": "UInt32", "int32": "Int32",
                   "bool": "Bool", "uint64": "UInt64", "int64": "Int64"}
 

@@ -22,8 +22,8 @@ namespace {
 /// Calls f(std::type_identity<T>{}) for every array, vector, matrix and tensor type.
 template <typename F> void for_each_value_type(F&& f) {
   for_each_array_type(f);
-  std::apply([&](auto... values) { (f(std::type_identity<decltype(values)>{}), ...); },
-             std::tuple_cat(CompositeTypes{}, std::tuple<TensorXf, TensorXd, TensorXu, TensorXi, TensorXb>{}));
+  for_each_type<CompositeTypes>(f);
+  for_each_type<TensorTypes>(f);
 }
 
 /// Calls f(array) with the C++ array behind `value`, one of the seven array types;

@@ -1,6 +1,7 @@
 // Construction and shape with Dr.Jit's names (construct.h): kl.ones, kl.zeros / full /
 // ones / empty of vectors and matrices (kl.zeros(kl.Array3f, n)), kl.repeat, kl.tile,
-// kl.meshgrid, kl.ravel / kl.unravel, kl.width and kl.shape.
+// kl.meshgrid, kl.ravel / kl.unravel, kl.width and kl.shape; and _VALUE_CLASSES, the
+// lists of value classes that the Python layer (kiln.tree, kiln.autodiff) reads.
 #include "binding.h"
 
 #include <nanobind/stl/string.h>
@@ -85,6 +86,35 @@ template <typename V> void bind_composite_layout(nb::module_& m) {
 void bind_layout(nb::module_& m) {
   for_each_array_type([&](auto type) { bind_array_layout<typename decltype(type)::type>(m); });
   std::apply([&](auto... composites) { (bind_composite_layout<decltype(composites)>(m), ...); }, CompositeTypes{});
+}
+
+void bind_value_classes(nb::module_& m) {
+  nb::list arrays, tensors, differentiable;
+  nb::dict vectors, matrices;
+  for_each_array_type([&](auto type) {
+    using A = typename decltype(type)::type;
+    arrays.append(nb::type<A>());
+    if constexpr (is_float_array_v<A>) differentiable.append(nb::type<A>());
+  });
+  // (component class, number of arrays) of each vector and matrix class.
+  auto add_composite = [&]<typename V>(std::type_identity<V>, nb::dict& table, size_t arrays_per_value) {
+    table[nb::type<V>()] = nb::make_tuple(nb::type<typename V::Component>(), arrays_per_value);
+    if constexpr (is_float_array_v<typename V::Component>) differentiable.append(nb::type<V>());
+  };
+  for_each_type<VectorTypes>([&](auto type) { add_composite(type, vectors, decltype(type)::type::Size); });
+  for_each_type<MatrixTypes>([&](auto type) {
+    using M = typename decltype(type)::type;
+    add_composite(type, matrices, M::Size * M::Size);
+  });
+  for_each_type<TensorTypes>([&](auto type) {
+    using T = typename decltype(type)::type;
+    tensors.append(nb::type<T>());
+    if constexpr (std::is_floating_point_v<typename T::Value>) differentiable.append(nb::type<T>());
+  });
+  nb::dict classes;
+  classes["arrays"] = nb::tuple(arrays), classes["vectors"] = vectors, classes["matrices"] = matrices;
+  classes["tensors"] = nb::tuple(tensors), classes["differentiable"] = nb::tuple(differentiable);
+  m.attr("_VALUE_CLASSES") = classes;
 }
 
 }  // namespace kiln::python

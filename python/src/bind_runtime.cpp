@@ -44,9 +44,7 @@ template <typename F> void visit_arrays(nb::handle value, F&& f, const char* op)
     using T = typename decltype(type)::type;
     if (!found && nb::isinstance<T>(value)) found = (f(nb::cast<T&>(value).array()), true);
   };
-  (try_tensor(std::type_identity<TensorXf>{}), try_tensor(std::type_identity<TensorXd>{}),
-   try_tensor(std::type_identity<TensorXu>{}), try_tensor(std::type_identity<TensorXi>{}),
-   try_tensor(std::type_identity<TensorXb>{}));
+  for_each_type<TensorTypes>(try_tensor);
   if (!found)
     throw TypeError(std::string("kiln: ") + op +
                     "(): expected Kiln arrays, vectors, matrices, quaternions, textures, tensors or PCG32 (or "

@@ -10,9 +10,6 @@
 namespace kiln::python {
 namespace {
 
-using VectorTypes =
-    std::tuple<Array2f, Array3f, Array4f, Array2u, Array3u, Array2i, Array3i, Array3f64>;  // also in CompositeTypes
-
 template <typename V> void bind_components(nb::class_<V>& cls) {
   using T = typename V::Component;
   constexpr size_t N = V::Size;

@@ -67,9 +67,13 @@ template <typename To, typename From> inline constexpr bool implicit_conversion_
        (std::is_signed_v<To> == std::is_signed_v<From> ? sizeof(To) >= sizeof(From)
                                                        : std::is_signed_v<To> && sizeof(To) > sizeof(From)))));
 
-/// The vector and matrix types (structs of arrays).
-using CompositeTypes =
-    std::tuple<Array2f, Array3f, Array4f, Array2u, Array3u, Array2i, Array3i, Array3f64, Matrix2f, Matrix3f, Matrix4f>;
+/// The vector types, the matrix types (structs of arrays; CompositeTypes both) and the
+/// tensor types. Python's kiln.tree and kiln.autodiff read these lists from
+/// kl._kiln._VALUE_CLASSES (bind_layout.cpp) instead of keeping their own.
+using VectorTypes = std::tuple<Array2f, Array3f, Array4f, Array2u, Array3u, Array2i, Array3i, Array3f64>;
+using MatrixTypes = std::tuple<Matrix2f, Matrix3f, Matrix4f>;
+using CompositeTypes = decltype(std::tuple_cat(std::declval<VectorTypes>(), std::declval<MatrixTypes>()));
+using TensorTypes = std::tuple<TensorXf, TensorXd, TensorXu, TensorXi, TensorXb>;
 
 /// The other values that are structs of arrays (for_each_array() visits them): mask
 /// vectors, quaternions and textures. With the arrays, CompositeTypes, tensors and PCG32,
@@ -159,6 +163,8 @@ void bind_texture(nb::module_& m);
 void bind_elementwise(nb::module_& m);
 void bind_mask_vectors(nb::module_& m);
 void bind_layout(nb::module_& m);
+/// kl._kiln._VALUE_CLASSES; after every value class is bound.
+void bind_value_classes(nb::module_& m);
 void bind_reduce(nb::module_& m);
 void bind_nn(nb::module_& m);
 

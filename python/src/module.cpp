@@ -103,4 +103,5 @@ NB_MODULE(_kiln, m) {
   bind_quaternion(m);
   bind_texture(m);
   bind_nn(m);
+  bind_value_classes(m);
 }

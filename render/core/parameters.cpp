@@ -8,6 +8,21 @@
 #include <set>
 
 namespace kiln::render {
+namespace {
+
+/// Calls f(array) for every Kiln array of the parameter (none for a pair of sizes).
+template <typename F> void for_each_parameter_array(const ParameterRef& ref, F&& f) {
+  std::visit(
+      [&](auto* pointer) {
+        if constexpr (requires { for_each_array(*pointer, f); })
+          for_each_array(*pointer, f);
+        else if constexpr (requires { pointer->matrix(); })
+          for_each_array(pointer->matrix(), f);
+      },
+      ref);
+}
+
+}  // namespace
 
 /// Walks the object tree, naming parameters "<path>.<name>" and each object once.
 class SceneParameters::Collector : public TraversalCallback {
@@ -17,15 +32,8 @@ class SceneParameters::Collector : public TraversalCallback {
 
   void put(const std::string& name, ParameterRef ref, uint32_t flags) override {
     std::string key = prefix_.empty() ? name : prefix_ + "." + name;
-    std::visit(
-        [&](auto* pointer) {
-          if constexpr (requires { for_each_array(*pointer, [](auto&) {}); })
-            for_each_array(*pointer, [&](auto& array) { set_label(array, key); });
-          else if constexpr (requires { pointer->matrix(); })
-            for_each_array(pointer->matrix(), [&](const auto& array) { set_label(array, key); });
-        },
-        ref);
-    out_.entries_[key] = Entry{ref, node_, name, flags};
+    for_each_parameter_array(ref, [&](const auto& array) { set_label(array, key); });
+    out_.entries_[key] = Entry{ref, node_, name, flags, nodes_of(ref)};
   }
 
   void put_object(const std::string& name, Object* child) override {
@@ -44,6 +52,12 @@ class SceneParameters::Collector : public TraversalCallback {
   size_t depth_;
   std::set<Object*>& seen_;
 };
+
+SceneParameters::Nodes SceneParameters::nodes_of(const ParameterRef& ref) {
+  Nodes nodes;
+  for_each_parameter_array(ref, [&](const auto& array) { nodes.emplace_back(array.index(), array.ad_index()); });
+  return nodes;
+}
 
 SceneParameters::SceneParameters(Object& root) {
   std::set<Object*> seen{&root};
@@ -132,6 +146,14 @@ void SceneParameters::set(const std::string& key, const std::array<uint32_t, 2>&
   changed(key);
 }
 
+void SceneParameters::set(const std::string& key, const std::array<int64_t, 2>& value) {
+  for (int64_t size : value)
+    if (size < 0 || size > int64_t(UINT32_MAX))
+      throw ValueError("kiln.render: scene parameters: '" + key + "' must be two sizes from 0 to 2^32 - 1, got (" +
+                       std::to_string(value[0]) + ", " + std::to_string(value[1]) + ")");
+  set(key, std::array<uint32_t, 2>{uint32_t(value[0]), uint32_t(value[1])});
+}
+
 void SceneParameters::set(const std::string& key, const TensorXf& value) {
   TensorXf& stored = target<TensorXf>(key, entry(key).ref, "a TensorXf");
   stored = value;
@@ -146,6 +168,11 @@ void SceneParameters::changed(const std::string& key) {
 }
 
 void SceneParameters::update() {
+  for (auto& [key, entry] : entries_)
+    if (nodes_of(entry.ref) != entry.nodes) {
+      for_each_parameter_array(entry.ref, [&](const auto& array) { set_label(array, key); });
+      changed(key);
+    }
   // Owners first, deepest first; then every ancestor once, with the names of the
   // children that changed.
   std::map<Object*, std::vector<std::string>> pending = std::move(changed_);
@@ -161,6 +188,8 @@ void SceneParameters::update() {
   for (const auto& [object, names] : pending) order.push_back(object);
   std::stable_sort(order.begin(), order.end(), [&](Object* a, Object* b) { return depth_[a] > depth_[b]; });
   for (Object* object : order) object->parameters_changed(pending[object]);
+  // What the owners derived in parameters_changed() is not a change of the next update().
+  for (auto& [key, entry] : entries_) entry.nodes = nodes_of(entry.ref);
 }
 
 void SceneParameters::update(const ParameterOptimizer& optimizer) {

@@ -156,3 +156,36 @@ TEST(RenderScene, UpdateTellsAncestorsWhichChildrenChanged) {
   std::sort(root.heard[0].begin(), root.heard[0].end());
   EXPECT_EQ(root.heard, (Heard{{"left", "right"}}));
 }
+
+TEST(RenderScene, UpdateSeesParametersChangedInPlace) {
+  // An array changed through get()'s reference (given derivatives, or a new value) counts
+  // as changed at the next update(); values an owner derives in parameters_changed() do not
+  // count at the update after.
+  struct Node : Object {
+    PluginKind kind() const override { return PluginKind::Bsdf; }
+    void traverse(TraversalCallback& callback) override {
+      callback.put("value", &value, param_flags::kDifferentiable);
+      callback.put("derived", &derived, param_flags::kNonDifferentiable);
+    }
+    void parameters_changed(const std::vector<std::string>& keys) override {
+      heard.push_back(keys);
+      derived = value * 2.0f;
+    }
+    Float value = Float(1.0f), derived = Float(2.0f);
+    std::vector<std::vector<std::string>> heard;
+  };
+  Node node;
+  SceneParameters params(node);
+  params.update();
+  EXPECT_TRUE(node.heard.empty());  // nothing changed
+  enable_grad(*std::get<Float*>(params.get("value")));
+  params.update();
+  using Heard = std::vector<std::vector<std::string>>;
+  EXPECT_EQ(node.heard, (Heard{{"value"}}));
+  params.update();  // `derived` was given a new node by the owner itself
+  EXPECT_EQ(node.heard.size(), 1u);
+  *std::get<Float*>(params.get("value")) = Float(5.0f);
+  params.update();
+  EXPECT_EQ(node.heard.size(), 2u);
+  EXPECT_EQ(node.derived.read(0), 10.0f);
+}

@@ -11,6 +11,9 @@
 //   object whose parameters changed, then on its ancestors up to the root (a mesh, then
 //   the scene that traces it) with the names of their children that changed ("bsdf"),
 //   once each, children first.
+// - A parameter changed in place through get()'s reference (its arrays given other nodes:
+//   `enable_grad(*std::get<Float*>(params.get(key)))`, Python's kl.enable_grad(params[key]))
+//   counts as changed at the next update(), as if it had been set().
 #pragma once
 
 #include <kiln/render/properties.h>
@@ -43,6 +46,8 @@ class SceneParameters {
   void set(const std::string& key, const UInt32& value);
   void set(const std::string& key, const Transform4f& value);
   void set(const std::string& key, const std::array<uint32_t, 2>& value);
+  /// A pair of sizes given as signed integers (Python's): ValueError unless both fit.
+  void set(const std::string& key, const std::array<int64_t, 2>& value);
   /// A tensor parameter takes any shape (a grid resampled to a finer resolution).
   void set(const std::string& key, const TensorXf& value);
 
@@ -53,14 +58,18 @@ class SceneParameters {
   void update(const ParameterOptimizer& optimizer);
 
  private:
+  /// The nodes (value and AD) of a parameter's arrays, as update() last saw them.
+  using Nodes = std::vector<std::pair<detail::Index, detail::AdIndex>>;
   struct Entry {
     ParameterRef ref;
     Object* owner;
     std::string name;  ///< relative to the owner
     uint32_t flags;
+    Nodes nodes;
   };
   class Collector;
 
+  static Nodes nodes_of(const ParameterRef& ref);
   Entry& entry(const std::string& key);
   /// Records that `key` changed (after a successful set()).
   void changed(const std::string& key);

@@ -8,8 +8,6 @@
 #include <kiln/render/optimizer.h>
 #include <kiln/render/parameters.h>
 
-#include <map>
-
 #include <nanobind/stl/array.h>
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
@@ -20,32 +18,16 @@ namespace {
 
 using namespace kiln::render;
 
-/// The nodes (value and AD) of a parameter's arrays: what update() compares to see whether
-/// an array handed out by params[key] was changed in place (kl.enable_grad(params[key])).
-using Nodes = std::vector<std::pair<kiln::detail::Index, kiln::detail::AdIndex>>;
-
-Nodes nodes_of(const ParameterRef& ref) {
-  Nodes out;
-  std::visit(
-      [&](auto* pointer) {
-        if constexpr (requires { for_each_array(*pointer, [](auto&) {}); })
-          for_each_array(*pointer, [&](const auto& array) { out.emplace_back(array.index(), array.ad_index()); });
-      },
-      ref);
-  return out;
-}
-
-/// The parameters together with the object they were taken from (kept alive), and the
-/// nodes of the arrays handed out since the last update().
+/// The parameters together with the object they were taken from (kept alive).
 struct BoundParameters {
   std::shared_ptr<Object> root;
   SceneParameters parameters;
-  std::map<std::string, Nodes> handed_out;
 };
 
 /// params[key]: Kiln arrays are the scene's own (as in Mitsuba: changing them in place,
-/// e.g. kl.enable_grad(params[key]), changes the scene at the next update(); keep a copy
-/// with kl.Float(params[key])); transforms are copies, the film size a tuple.
+/// e.g. kl.enable_grad(params[key]), changes the scene at the next update(), which
+/// SceneParameters sees; keep a copy with kl.Float(params[key])); transforms are copies,
+/// the film size a tuple.
 nb::object get(nb::handle self_handle, const std::string& key) {
   BoundParameters& self = nb::cast<BoundParameters&>(self_handle);
   if (!self.parameters.contains(key)) throw nb::key_error(key.c_str());
@@ -58,7 +40,6 @@ nb::object get(nb::handle self_handle, const std::string& key) {
         } else if constexpr (std::is_same_v<T, Transform4f>) {
           return nb::cast(*pointer);
         } else {
-          self.handed_out.emplace(key, nodes_of(ref));
           return nb::cast(pointer, nb::rv_policy::reference_internal, self_handle);
         }
       },
@@ -78,11 +59,7 @@ void set(BoundParameters& self, const std::string& key, const nb::handle& value)
       [&](auto* pointer) {
         using T = std::remove_pointer_t<decltype(pointer)>;
         if constexpr (std::is_same_v<T, std::array<uint32_t, 2>>) {
-          auto pair = nb::cast<std::array<int64_t, 2>>(value);
-          // The film checks the sizes when updated; here only that they are sizes at all.
-          if (pair[0] < 0 || pair[1] < 0 || pair[0] > int64_t(UINT32_MAX) || pair[1] > int64_t(UINT32_MAX))
-            throw ValueError("kiln.render: scene parameters: '" + key + "' must be two non-negative integers");
-          self.parameters.set(key, std::array<uint32_t, 2>{uint32_t(pair[0]), uint32_t(pair[1])});
+          self.parameters.set(key, nb::cast<std::array<int64_t, 2>>(value));
         } else if constexpr (std::is_same_v<T, Float>) {
           self.parameters.set(key, to_float(value));
         } else if constexpr (std::is_same_v<T, Array3f>) {
@@ -107,22 +84,6 @@ void set(BoundParameters& self, const std::string& key, const nb::handle& value)
         }
       },
       self.parameters.get(key));
-}
-
-/// update(): first marks as changed every handed-out array whose nodes differ now.
-void update(BoundParameters& self) {
-  for (const auto& [key, nodes] : self.handed_out) {
-    const ParameterRef& ref = self.parameters.get(key);
-    if (nodes_of(ref) != nodes)
-      std::visit(
-          [&](auto* pointer) {
-            if constexpr (!std::is_same_v<std::remove_pointer_t<decltype(pointer)>, std::array<uint32_t, 2>>)
-              self.parameters.set(key, *pointer);
-          },
-          ref);
-  }
-  self.handed_out.clear();
-  self.parameters.update();
 }
 
 }  // namespace
@@ -191,7 +152,7 @@ void bind_parameters(nb::module_& m) {
                                 nb::type_name(values.type()).c_str());
               for (nb::handle key : values.attr("keys")()) set(self, nb::cast<std::string>(key), values[key]);
             }
-            update(self);
+            self.parameters.update();
           },
           nb::arg("values") = nb::none(),
           "Applies the assigned values (and arrays from params[key] changed in place): the objects that own them "
@@ -203,7 +164,7 @@ void bind_parameters(nb::module_& m) {
       });
   m.def(
       "traverse",
-      [](const std::shared_ptr<Object>& object) { return new BoundParameters{object, SceneParameters(*object), {}}; },
+      [](const std::shared_ptr<Object>& object) { return new BoundParameters{object, SceneParameters(*object)}; },
       nb::arg("object"), "The parameters of a scene (or any object) under Mitsuba's keys.");
 }
 

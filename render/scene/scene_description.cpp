@@ -107,10 +107,26 @@ void PluginNode::add_reference(std::string name, Reference reference) {
 
 std::shared_ptr<Object> instantiate(const PluginNode& root) { return Instantiation(root).build(root); }
 
-Color3d uniform_spectrum(double value) { return Color3d{{value, value, value}, true}; }
+Color3d rgb_value(const std::vector<double>& numbers, const std::string& where) {
+  if (numbers.size() == 1) return Color3d{{numbers[0], numbers[0], numbers[0]}};
+  if (numbers.size() != 3)
+    throw ValueError(where + ": an 'rgb' value has 3 numbers (or 1 for gray), not " + std::to_string(numbers.size()));
+  return Color3d{{numbers[0], numbers[1], numbers[2]}};
+}
 
-Color3d spectrum_plugin(const std::string& type, double scale, const std::string& where) {
-  if (type != "d65") refuse_spectral_data(where);
+Color3d spectrum_value(const std::vector<double>& numbers, const std::string& where) {
+  if (numbers.size() != 1) refuse_spectral_data(where);
+  return Color3d{{numbers[0], numbers[0], numbers[0]}, true};
+}
+
+Color3d spectrum_plugin(const std::string& type, const std::vector<std::pair<std::string, double>>& parameters,
+                        const std::string& where) {
+  if (type != "d65") refuse_spectral_data(where + ": a '" + type + "' spectrum");
+  double scale = 1.0;
+  for (const auto& [name, value] : parameters) {
+    if (name != "scale") throw ValueError(where + ": a 'd65' spectrum takes only 'scale', not '" + name + "'");
+    scale = value;
+  }
   return Color3d{{scale, scale, scale}};
 }
 

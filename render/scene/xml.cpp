@@ -141,7 +141,8 @@ std::optional<double> to_number(std::string_view word) {
   return value;
 }
 
-/// The numbers in attribute `name`; fails unless there are as many as one of `counts`.
+/// The numbers in attribute `name`; fails unless there are as many as one of `counts`
+/// (any number when `counts` is empty).
 std::vector<double> parse_numbers(const Site& site, const char* name, std::initializer_list<size_t> counts) {
   std::string_view text = site.element.attribute(name).value();
   std::vector<double> numbers;
@@ -151,7 +152,7 @@ std::vector<double> parse_numbers(const Site& site, const char* name, std::initi
       fail(site, "'" + std::string(word) + "' in " + name + "=\"" + std::string(text) + "\" is not a number");
     numbers.push_back(*number);
   }
-  if (std::find(counts.begin(), counts.end(), numbers.size()) == counts.end()) {
+  if (counts.size() != 0 && std::find(counts.begin(), counts.end(), numbers.size()) == counts.end()) {
     std::string expected;
     for (size_t count : counts) expected += (expected.empty() ? "" : " or ") + std::to_string(count);
     fail(site, std::string(name) + "=\"" + std::string(text) + "\" has " + std::to_string(numbers.size()) +
@@ -393,20 +394,22 @@ class XmlParser {
   }
 
   /// A value element (`<float>`, `<rgb>`, ...) as a parameter value.
-  /// `<spectrum type="..." name="...">` with its parameters (`<float name="scale">` of a
-  /// `d65`), as scene_description.h's rules make it.
+  /// `<spectrum type="..." name="...">` with its `<float>` parameters (`scale` of a `d65`),
+  /// as scene_description.h's rules make it.
   Color3d spectrum_plugin_value(const Site& site) {
     check_attributes(site, {"name", "type"}, {});
-    double scale = 1.0;
+    std::vector<std::pair<std::string, double>> parameters;
     for (pugi::xml_node child : site.element.children()) {
       check_not_text(site, child);
       if (child.type() != pugi::node_element) continue;
       Site child_site{site.text, child, site.plugin};
       substitute(child_site);
-      if (std::string_view(child.name()) == "float" && std::string_view(child.attribute("name").value()) == "scale")
-        scale = parse_numbers(child_site, "value", {1})[0];
+      if (std::string_view(child.name()) != "float") fail(child_site, "a spectrum's parameters are <float> elements");
+      check_attributes(child_site, {"name", "value"}, {});
+      check_no_children(child_site);
+      parameters.emplace_back(child.attribute("name").value(), parse_numbers(child_site, "value", {1})[0]);
     }
-    return spectrum_plugin(site.element.attribute("type").value(), scale, context_of(site));
+    return spectrum_plugin(site.element.attribute("type").value(), parameters, context_of(site));
   }
 
   Properties::Value parse_value(const Site& site) {
@@ -442,19 +445,19 @@ class XmlParser {
     if (tag == "spectrum") {
       if (site.element.attribute("filename")) refuse_spectral_data(context_of(site) + " (a file of wavelengths)");
       check_attributes(site, {"name", "value"}, {});
-      std::vector<std::string_view> words = split_words(site.element.attribute("value").value());
-      std::optional<double> gray = words.size() == 1 ? to_number(words[0]) : std::nullopt;
-      if (!gray) refuse_spectral_data(context_of(site) + " value=\"" + attribute("value") + "\"");
-      return uniform_spectrum(*gray);
+      std::string where = context_of(site) + " value=\"" + attribute("value") + "\"";
+      std::vector<double> numbers;
+      for (std::string_view word : split_words(site.element.attribute("value").value())) {
+        std::optional<double> number = to_number(word);  // "400:0.5" pairs are wavelengths
+        if (!number) refuse_spectral_data(where);
+        numbers.push_back(*number);
+      }
+      return spectrum_value(numbers, where);
     }
     check_attributes(site, {"name", "value"}, {});
     std::string value = attribute("value");
     if (tag == "float") return parse_numbers(site, "value", {1})[0];
-    if (tag == "rgb") {
-      std::vector<double> numbers = parse_numbers(site, "value", {1, 3});
-      if (numbers.size() == 1) return Color3d{numbers[0], numbers[0], numbers[0]};
-      return Color3d{numbers[0], numbers[1], numbers[2]};
-    }
+    if (tag == "rgb") return rgb_value(parse_numbers(site, "value", {}), context_of(site));
     if (tag == "integer") {
       std::vector<std::string_view> words = split_words(value);
       int64_t integer = 0;

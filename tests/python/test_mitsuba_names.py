@@ -517,6 +517,13 @@ def test_d65_is_white_and_other_spectra_are_refused_by_name():
             kr.load_dict({"type": "constant", "radiance": {"type": kind}})
     with pytest.raises(ValueError, match="takes only 'scale'"):
         kr.load_dict({"type": "constant", "radiance": {"type": "d65", "temperature": 3}})
+    # The same rules as the XML loader's (one C++ rule for both), each naming the key path.
+    with pytest.raises(ValueError, match=r"\['radiance'\]: an 'rgb' value has 3 numbers \(or 1 for gray\), not 2"):
+        kr.load_dict({"type": "constant", "radiance": {"type": "rgb", "value": [1, 2]}})
+    with pytest.raises(ValueError, match=r"\['radiance'\]\['value'\] is spectral data"):
+        kr.load_dict({"type": "constant", "radiance": {"type": "spectrum", "value": [400, 0.5, 700, 0.6]}})
+    assert np.asarray(kr.traverse(kr.load_dict({"type": "constant", "radiance": {"type": "spectrum", "value": 2}}))[
+        "radiance.value"]).ravel()[0] > 1.5
 
 
 def test_load_dict_refers_to_nested_dicts_by_key_path_as_well_as_by_id():

@@ -425,14 +425,20 @@ TEST(Xml, BadValuesNameTheFileLineElementAndPlugin) {
   expect_value_error("<integer name=\"n\" value=\"1.5\"/>", {"<integer name=\"n\">", "is not an integer"});
   expect_value_error("<integer name=\"n\" value=\"99999999999999999999\"/>", {"is not an integer (64-bit)"});
   expect_value_error("<boolean name=\"b\" value=\"yes\"/>", {"value=\"yes\" is not true or false"});
-  expect_value_error("<rgb name=\"color\" value=\"1 0\"/>", {"<rgb name=\"color\">", "has 2 numbers, expected 1 or 3"});
+  expect_value_error("<rgb name=\"color\" value=\"1 0\"/>",
+                     {"<rgb name=\"color\">", "an 'rgb' value has 3 numbers (or 1 for gray), not 2"});
   expect_value_error(
       "<spectrum name=\"eta\" value=\"400:1.5, 700:1.4\"/>",
       {"<spectrum name=\"eta\">", "is spectral data, which kiln.render does not render (it is RGB only"});
   expect_value_error("<spectrum name=\"eta\" value=\"0.5 0.6\"/>", {"value=\"0.5 0.6\" is spectral data"});
   expect_value_error("<spectrum name=\"eta\" filename=\"gold.spd\"/>", {"a file of wavelengths", "is spectral data"});
   expect_value_error("<spectrum type=\"blackbody\" name=\"radiance\"/>",
-                     {"<spectrum name=\"radiance\">", "is spectral data"});
+                     {"<spectrum name=\"radiance\">", "a 'blackbody' spectrum is spectral data"});
+  // A spectrum plugin's parameters are checked as in load_dict (they were ignored before).
+  expect_value_error("<spectrum type=\"d65\" name=\"radiance\"><float name=\"temprature\" value=\"3\"/></spectrum>",
+                     {"<spectrum name=\"radiance\">", "a 'd65' spectrum takes only 'scale', not 'temprature'"});
+  expect_value_error("<spectrum type=\"d65\" name=\"radiance\"><rgb name=\"scale\" value=\"3\"/></spectrum>",
+                     {"<rgb name=\"scale\">", "a spectrum's parameters are <float> elements"});
   expect_value_error("<point name=\"p\" x=\"1\" y=\"2\"/>",
                      {"<point name=\"p\">", "needs value=\"...\" or all of x, y, z"});
   expect_value_error("<vector name=\"v\" value=\"1\" x=\"2\"/>", {"give either value or x, y, z"});

@@ -19,6 +19,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -67,13 +68,18 @@ struct PluginNode {
 /// Builds the objects of the tree under `root`, children first, and returns the root's.
 std::shared_ptr<Object> instantiate(const PluginNode& root);
 
-/// The value both loaders give spectra, in RGB as Mitsuba's RGB variants make them: a
-/// uniform spectrum of value v is gray v, marked so that an emitter makes it the
-/// equal-energy white (Color3d::uniform_spectrum); the plugin `d65` is gray `scale` (D65 is
-/// the white of linear sRGB); any other spectrum plugin or list of wavelengths is spectral
-/// data, a ValueError that begins with `where`.
-Color3d uniform_spectrum(double value);
-Color3d spectrum_plugin(const std::string& type, double scale, const std::string& where);
+/// The values both loaders give colors and spectra, in RGB as Mitsuba's RGB variants make
+/// them (one rule, whatever the syntax); errors are ValueErrors that begin with `where`:
+/// - rgb_value: three numbers, or one for gray.
+/// - spectrum_value: one number v is a uniform spectrum, gray v marked so that an emitter
+///   makes it the equal-energy white (Color3d::uniform_spectrum); more (wavelengths and
+///   values) is spectral data, refused.
+/// - spectrum_plugin: `d65` is gray `scale`, its only parameter (D65 is the white of
+///   linear sRGB); any other spectrum plugin is spectral data, refused.
+Color3d rgb_value(const std::vector<double>& numbers, const std::string& where);
+Color3d spectrum_value(const std::vector<double>& numbers, const std::string& where);
+Color3d spectrum_plugin(const std::string& type, const std::vector<std::pair<std::string, double>>& parameters,
+                        const std::string& where);
 [[noreturn]] void refuse_spectral_data(const std::string& where);
 
 }  // namespace kiln::render

@@ -63,38 +63,31 @@ Matrix4d matrix_from_rows(const nb::handle& value, const std::string& path) {
   return m;
 }
 
-/// `{'type': 'rgb', 'value': ...}`: three numbers, or one for gray.
-Color3d rgb_value(const nb::dict& dict, const std::string& path) {
-  for (auto [key, item] : dict) {
-    std::string name = nb::cast<std::string>(nb::str(key));
-    if (name != "type" && name != "value") fail(path, "an 'rgb' value takes only 'value', not '" + name + "'");
-  }
-  if (!dict.contains("value")) fail(path, "an 'rgb' value needs 'value': [r, g, b]");
-  nb::handle value = dict["value"];
-  std::vector<double> channels = nb::hasattr(value, "__iter__") ? numbers(value, key_path(path, "value"))
-                                                                : std::vector<double>{number(value, path)};
-  if (channels.size() == 1) channels = {channels[0], channels[0], channels[0]};
-  if (channels.size() != 3) fail(key_path(path, "value"), "an 'rgb' value has 3 channels (or 1 for gray)");
-  return Color3d{{channels[0], channels[1], channels[2]}};
+/// One number, or a sequence of them, as a list.
+std::vector<double> one_or_more_numbers(const nb::handle& value, const std::string& path) {
+  return nb::hasattr(value, "__iter__") ? numbers(value, path) : std::vector<double>{number(value, path)};
 }
 
-/// `{'type': 'spectrum', 'value': v}` (a single value: uniform) or a spectrum plugin
+/// `{'type': 'rgb', 'value': ...}`, `{'type': 'spectrum', 'value': ...}` or a spectrum plugin
 /// (`{'type': 'd65', 'scale': s}`), as scene_description.h's rules make them.
-Color3d spectrum_value(const nb::dict& dict, const std::string& type, const std::string& path) {
-  std::string what = "kiln.render: load_dict: " + path + ": a '" + type + "' spectrum";
-  if (type != "spectrum") {
+Color3d color_value(const nb::dict& dict, const std::string& type, const std::string& path) {
+  std::string where = "kiln.render: load_dict: " + path;
+  if (type == "rgb" || type == "spectrum") {
     for (auto [key, item] : dict) {
       std::string name = nb::cast<std::string>(nb::str(key));
-      if (type == "d65" && name != "type" && name != "scale")
-        fail(path, "a 'd65' spectrum takes only 'scale', not '" + name + "'");
+      if (name != "type" && name != "value")
+        fail(path, "an '" + type + "' value takes only 'value', not '" + name + "'");
     }
-    double scale = dict.contains("scale") ? number(dict["scale"], key_path(path, "scale")) : 1.0;
-    return spectrum_plugin(type, scale, what);
+    if (!dict.contains("value")) fail(path, "an '" + type + "' value needs a 'value'");
+    std::vector<double> values = one_or_more_numbers(dict["value"], key_path(path, "value"));
+    return type == "rgb" ? rgb_value(values, where) : spectrum_value(values, where + "['value']");
   }
-  nb::handle value = dict.contains("value") ? nb::handle(dict["value"]) : nb::handle();
-  if (!value.is_valid()) fail(path, "a 'spectrum' needs a 'value'");
-  if (nb::hasattr(value, "__iter__")) refuse_spectral_data(what + " with a list of wavelengths");
-  return uniform_spectrum(number(value, key_path(path, "value")));
+  std::vector<std::pair<std::string, double>> parameters;
+  for (auto [key, item] : dict) {
+    std::string name = nb::cast<std::string>(nb::str(key));
+    if (name != "type") parameters.emplace_back(name, number(item, key_path(path, name)));
+  }
+  return spectrum_plugin(type, parameters, where);
 }
 
 PluginNode convert_node(const nb::dict& dict, const std::string& path, bool scene_child);
@@ -130,9 +123,9 @@ void add_parameter(PluginNode& node, const std::string& name, const nb::handle& 
     nb::dict dict = nb::borrow<nb::dict>(value);
     if (!dict.contains("type")) fail(path, "a nested dict needs a 'type'");
     std::string type = nb::cast<std::string>(nb::str(dict["type"]));
-    if (type == "rgb") return node.add_value(name, rgb_value(dict, path), source);
-    if (type == "spectrum" || type == "d65" || type == "blackbody" || type == "regular" || type == "irregular")
-      return node.add_value(name, spectrum_value(dict, type, path), source);
+    if (type == "rgb" || type == "spectrum" || type == "d65" || type == "blackbody" || type == "regular" ||
+        type == "irregular")
+      return node.add_value(name, color_value(dict, type, path), source);
     if (type == "ref") {
       if (!dict.contains("id")) fail(path, "a 'ref' needs an 'id'");
       return node.add_reference(name, Reference{nb::cast<std::string>(nb::str(dict["id"])), source});

@@ -1,9 +1,9 @@
-// Small networks over TensorXf (the C++ side of Python's kl.nn, same names): Linear (a
-// matmul through OpenBLAS plus a broadcast bias), ReLU, LeakyReLU, Sigmoid, Exp,
-// Sequential, NeRF's PositionalEncoding, and the optimizers SGD and Adam (which Python's
-// kl.nn.SGD / kl.nn.Adam forward to), which update parameters in place: every new
-// parameter and moment is evaluated in one eval() (one kernel per distinct parameter size)
-// and each parameter becomes a fresh AD leaf, so the graph does not grow across steps.
+// Small networks over TensorXf, which Python's kl.nn binds as they are (same names and
+// parameters): Linear (a matmul through OpenBLAS plus an optional broadcast bias), ReLU,
+// LeakyReLU, Sigmoid, Exp, NeRF's PositionalEncoding, Sequential (Python composes its own),
+// and the optimizers SGD and Adam, which update parameters in place: every new parameter
+// and moment is evaluated in one eval() (one kernel per distinct parameter size) and each
+// parameter becomes a fresh AD leaf, so the graph does not grow across steps.
 #pragma once
 
 #include <kiln/tensor.h>
@@ -28,10 +28,11 @@ inline uint64_t next_layer_seed() {
 }
 
 /// x·weight + bias; weight (in, out) and bias (out) uniform in ±1/sqrt(in) (PyTorch's
-/// default) from `seed`, or from next_layer_seed() when none is given.
+/// default) from `seed`, or from next_layer_seed() when none is given; without `bias`,
+/// x·weight (the same weights as with it).
 class Linear {
  public:
-  Linear(size_t in_features, size_t out_features, std::optional<uint64_t> seed = std::nullopt) {
+  Linear(size_t in_features, size_t out_features, std::optional<uint64_t> seed = std::nullopt, bool bias = true) {
     std::mt19937_64 rng(seed ? *seed : next_layer_seed());
     float bound = 1.0f / std::sqrt(float(in_features));
     std::uniform_real_distribution<float> uniform(-bound, bound);
@@ -39,13 +40,20 @@ class Linear {
     for (float& v : w) v = uniform(rng);
     for (float& v : b) v = uniform(rng);
     weight = TensorXf::from(w.data(), {in_features, out_features});
-    bias = TensorXf::from(b.data(), {out_features});
-    enable_grad(weight, bias);
+    enable_grad(weight);
+    if (bias) {
+      this->bias = TensorXf::from(b.data(), {out_features});
+      enable_grad(*this->bias);
+    }
   }
-  TensorXf operator()(const TensorXf& x) const { return matmul(x, weight) + bias; }
-  std::vector<TensorXf*> parameters() { return {&weight, &bias}; }
+  TensorXf operator()(const TensorXf& x) const { return bias ? matmul(x, weight) + *bias : matmul(x, weight); }
+  std::vector<TensorXf*> parameters() {
+    if (bias) return {&weight, &*bias};
+    return {&weight};
+  }
 
-  TensorXf weight, bias;
+  TensorXf weight;
+  std::optional<TensorXf> bias;
 };
 
 struct ReLU {
@@ -68,13 +76,13 @@ struct Exp {
 
 /// NeRF's encoding of the last axis: x, then sin(2^k π x) and cos(2^k π x) for each k.
 struct PositionalEncoding {
-  size_t frequencies = 6;
+  size_t n_frequencies = 6;
   bool include_input = true;
-  size_t out_features(size_t in_features) const { return in_features * (2 * frequencies + (include_input ? 1 : 0)); }
+  size_t out_features(size_t in_features) const { return in_features * (2 * n_frequencies + (include_input ? 1 : 0)); }
   TensorXf operator()(const TensorXf& x) const {
     std::vector<TensorXf> parts;
     if (include_input) parts.push_back(x);
-    for (size_t k = 0; k < frequencies; ++k) {
+    for (size_t k = 0; k < n_frequencies; ++k) {
       TensorXf scaled = x * float(std::ldexp(M_PI, int(k)));
       parts.push_back(sin(scaled));
       parts.push_back(cos(scaled));

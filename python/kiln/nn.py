@@ -1,26 +1,30 @@
-"""kl.nn: small networks over kl.TensorXf. Layers are callables on tensors whose leading
-axes are rows (a batch, or the sample points of a chunk); Linear is a matmul (OpenBLAS)
-plus a broadcast bias. The optimizers are C++'s (kiln::nn::SGD, Adam): each step evaluates
-every new parameter and moment in one kl.eval() (one kernel per distinct parameter size)
-and makes each parameter a fresh AD leaf, so the graph never grows across steps."""
+"""kl.nn: small networks over kl.TensorXf. The layers (Linear, ReLU, LeakyReLU, Sigmoid, Exp,
+PositionalEncoding) and the optimizers are C++'s (kiln/nn.h), bound as they are: layers are
+callables on tensors whose leading axes are rows (a batch, or the sample points of a
+chunk); Linear is a matmul (OpenBLAS) plus a broadcast bias. Each optimizer step evaluates
+every new parameter and moment in one kl.eval() (one kernel per distinct parameter size) and
+makes each parameter a fresh AD leaf, so the graph never grows across steps. Python adds
+Module, the base of networks written in Python, and Sequential."""
 
-import math
+import abc
 
 from . import _kiln
-from .autodiff import enable_grad
-from ._kiln import TensorXf, Float
+from ._kiln import TensorXf
+from ._kiln import _nn
+
+Linear, ReLU, LeakyReLU, Sigmoid, Exp = _nn.Linear, _nn.ReLU, _nn.LeakyReLU, _nn.Sigmoid, _nn.Exp
+PositionalEncoding = _nn.PositionalEncoding
 
 __all__ = ["Module", "Linear", "ReLU", "LeakyReLU", "Sigmoid", "Exp", "Sequential", "PositionalEncoding",
            "SGD", "Adam"]
 
-
-def _scalar(value):
-    return TensorXf(Float(float(value)), [])
+_LAYERS = (Linear, ReLU, LeakyReLU, Sigmoid, Exp, PositionalEncoding)
 
 
-class Module:
+class Module(abc.ABC):
     """A layer or a network: call it on a tensor. parameters() lists every TensorXf
-    parameter of this module and of the modules it holds (attributes, lists, tuples)."""
+    parameter of this module and of the modules it holds (attributes, lists, tuples). The
+    C++ layers count as Modules."""
 
     def parameters(self):
         found, seen = [], set()
@@ -29,6 +33,9 @@ class Module:
             if isinstance(value, TensorXf) and id(value) not in seen:
                 seen.add(id(value))
                 found.append(value)
+            elif isinstance(value, _LAYERS):
+                for item in value.parameters():
+                    visit(item)
             elif isinstance(value, Module):
                 for item in vars(value).values():
                     visit(item)
@@ -40,53 +47,19 @@ class Module:
             visit(item)
         return found
 
+    @abc.abstractmethod
     def __call__(self, x):
-        raise NotImplementedError
+        """The module applied to x."""
 
 
-class Linear(Module):
-    """x @ weight + bias, with weight (in_features, out_features) initialized uniformly in
-    ±1/sqrt(in_features) (PyTorch's default) from `seed`, and the bias likewise (C++'s
-    kiln::nn::Linear draws them). Without a seed, each layer takes the next of the
-    process-wide seeds 0, 1, 2, ... (shared with C++): layers start different, and a program
-    that builds the same layers in the same order starts the same every run."""
-
-    def __init__(self, in_features, out_features, bias=True, seed=None):
-        self.weight, bias_values = _kiln._linear_init(in_features, out_features, seed)
-        self.bias = bias_values if bias else None
-        enable_grad(self.weight)
-        if bias:
-            enable_grad(self.bias)
-
-    def __call__(self, x):
-        y = _kiln.matmul(x, self.weight)
-        return y + self.bias if self.bias is not None else y
-
-
-class ReLU(Module):
-    def __call__(self, x):
-        return _kiln.max(x, _scalar(0.0))
-
-
-class LeakyReLU(Module):
-    def __init__(self, slope=0.01):
-        self.slope = float(slope)
-
-    def __call__(self, x):
-        return _kiln.select(x > 0.0, x, x * self.slope)
-
-
-class Sigmoid(Module):
-    def __call__(self, x):
-        return 1.0 / (1.0 + _kiln.exp(-x))
-
-
-class Exp(Module):
-    def __call__(self, x):
-        return _kiln.exp(x)
+for _layer in _LAYERS:
+    Module.register(_layer)
+del _layer
 
 
 class Sequential(Module):
+    """The layers (any callables: C++ layers, Modules, functions) applied in order."""
+
     def __init__(self, *layers):
         self.layers = list(layers)
 
@@ -94,25 +67,6 @@ class Sequential(Module):
         for layer in self.layers:
             x = layer(x)
         return x
-
-
-class PositionalEncoding(Module):
-    """NeRF's encoding of the last axis: (x, sin(2^k π x), cos(2^k π x) for k < n_frequencies),
-    concatenated along it: d inputs become d * (1 + 2 n_frequencies) (or 2 d n without x)."""
-
-    def __init__(self, n_frequencies, include_input=True):
-        self.n_frequencies = int(n_frequencies)
-        self.include_input = include_input
-
-    def out_features(self, in_features):
-        return in_features * (2 * self.n_frequencies + (1 if self.include_input else 0))
-
-    def __call__(self, x):
-        parts = [x] if self.include_input else []
-        for k in range(self.n_frequencies):
-            scaled = x * float(2.0 ** k * math.pi)
-            parts += [_kiln.sin(scaled), _kiln.cos(scaled)]
-        return _kiln.concatenate(parts, axis=x.ndim - 1)
 
 
 class SGD(_kiln._SGD):

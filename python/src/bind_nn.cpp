@@ -1,12 +1,14 @@
-// The C++ side of kiln.nn (nn.h) that Python's layers and optimizers forward to: Linear's
-// initial parameters, so both languages draw the same values from the same seeds, and the
-// optimizers SGD and Adam, which kiln/nn.py subclasses to hold the parameter tensors.
+// kiln.nn's layers and optimizers are nn.h's: the layers (Linear, ReLU, LeakyReLU, Sigmoid,
+// Exp, PositionalEncoding) bound as they are, under _kiln._nn, and the optimizers SGD and
+// Adam, which kiln/nn.py subclasses to hold the parameter tensors. Python adds only Module
+// (networks written in Python) and Sequential (of any callables).
 #include "binding.h"
 
 #include <kiln/nn.h>
 
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>
+#include <nanobind/stl/vector.h>
 
 namespace kiln::python {
 namespace {
@@ -24,18 +26,65 @@ std::vector<TensorXf*> parameter_pointers(nb::handle params, const char* optimiz
   return out;
 }
 
+/// A layer class: called on a tensor; parameters() lists its tensors (the layer's own,
+/// kept alive with it: optimizers update them in place).
+template <typename Layer> nb::class_<Layer> bind_layer(nb::module_& m, const char* name, const char* doc) {
+  return nb::class_<Layer>(m, name, doc)
+      .def(
+          "__call__", [](const Layer& layer, const TensorXf& x) { return layer(x); }, nb::arg("x"))
+      .def(
+          "parameters", [](Layer& layer) { return layer.parameters(); }, nb::rv_policy::reference_internal,
+          "The layer's parameter tensors (its own: changing them changes the layer).");
+}
+
+void bind_layers(nb::module_& m) {
+  bind_layer<nn::Linear>(m, "Linear",
+                         "x @ weight + bias, weight (in_features, out_features) and bias initialized uniformly in "
+                         "±1/sqrt(in_features) (PyTorch's default) from `seed`; without a seed, each layer takes the "
+                         "next of the process-wide seeds 0, 1, 2, ... (shared with C++), so layers start different "
+                         "and a program that builds the same layers in the same order starts the same every run.")
+      .def(
+          "__init__",
+          [](nn::Linear* self, int64_t in_features, int64_t out_features, bool bias, std::optional<uint64_t> seed) {
+            new (self) nn::Linear(to_size(in_features, "nn.Linear"), to_size(out_features, "nn.Linear"), seed, bias);
+          },
+          nb::arg("in_features"), nb::arg("out_features"), nb::arg("bias") = true, nb::arg("seed") = nb::none())
+      .def_rw("weight", &nn::Linear::weight, "(in_features, out_features), an AD leaf.")
+      .def_prop_ro(
+          "bias", [](nn::Linear& layer) { return layer.bias ? &*layer.bias : nullptr; },
+          nb::rv_policy::reference_internal, "(out_features,), an AD leaf; None without bias.");
+  bind_layer<nn::ReLU>(m, "ReLU", "max(x, 0).").def(nb::init<>());
+  bind_layer<nn::LeakyReLU>(m, "LeakyReLU", "x where x > 0, else slope * x.")
+      .def(
+          "__init__", [](nn::LeakyReLU* self, float slope) { new (self) nn::LeakyReLU{slope}; },
+          nb::arg("slope") = nn::LeakyReLU{}.slope)
+      .def_rw("slope", &nn::LeakyReLU::slope);
+  bind_layer<nn::Sigmoid>(m, "Sigmoid", "1 / (1 + exp(-x)).").def(nb::init<>());
+  bind_layer<nn::Exp>(m, "Exp", "exp(x).").def(nb::init<>());
+  bind_layer<nn::PositionalEncoding>(m, "PositionalEncoding",
+                                     "NeRF's encoding of the last axis: (x, sin(2^k π x), cos(2^k π x) for k < "
+                                     "n_frequencies), concatenated along it.")
+      .def(
+          "__init__",
+          [](nn::PositionalEncoding* self, int64_t n_frequencies, bool include_input) {
+            new (self) nn::PositionalEncoding{to_size(n_frequencies, "nn.PositionalEncoding"), include_input};
+          },
+          nb::arg("n_frequencies"), nb::arg("include_input") = true)
+      .def_ro("n_frequencies", &nn::PositionalEncoding::n_frequencies)
+      .def_ro("include_input", &nn::PositionalEncoding::include_input)
+      .def(
+          "out_features",
+          [](const nn::PositionalEncoding& encoding, int64_t in_features) {
+            return encoding.out_features(to_size(in_features, "nn.PositionalEncoding.out_features"));
+          },
+          nb::arg("in_features"), "in_features * (2 n_frequencies + 1), or 2 n_frequencies without the input.");
+}
+
 }  // namespace
 
 void bind_nn(nb::module_& m) {
-  m.def(
-      "_linear_init",
-      [](int64_t in_features, int64_t out_features, std::optional<uint64_t> seed) {
-        nn::Linear layer(to_size(in_features, "nn.Linear"), to_size(out_features, "nn.Linear"), seed);
-        return std::make_pair(layer.weight, layer.bias);
-      },
-      nb::arg("in_features"), nb::arg("out_features"), nb::arg("seed") = nb::none(),
-      "(weight, bias) of kiln::nn::Linear: uniform in ±1/sqrt(in_features) from `seed`, or from the next "
-      "of the process-wide layer seeds 0, 1, 2, ... when None.");
+  nb::module_ layers = m.def_submodule("_nn", "kiln::nn's layers (kiln.nn binds them).");
+  bind_layers(layers);
 
   // The optimizers keep the sequence of parameters alive (keep_alive); kl.nn's subclasses
   // also hold it, as `params`.

@@ -21,7 +21,7 @@ using NnTest = AutodiffTest;
 TEST_F(NnTest, LinearIsMatmulPlusBias) {
   nn::Linear layer(3, 2, /*seed=*/7);
   TensorXf x = matrix({1, 2, 3, -1, 0.5f, 2}, 2, 3);
-  std::vector<float> w = layer.weight.to_vector(), b = layer.bias.to_vector(), y = layer(x).to_vector();
+  std::vector<float> w = layer.weight.to_vector(), b = layer.bias->to_vector(), y = layer(x).to_vector();
   std::vector<float> xs = x.to_vector();
   for (size_t r = 0; r < 2; ++r)
     for (size_t c = 0; c < 2; ++c) {
@@ -35,7 +35,7 @@ TEST_F(NnTest, LinearIsMatmulPlusBias) {
 TEST_F(NnTest, LayersWithoutSeedStartDifferentAndExplicitSeedsRepeat) {
   nn::Linear first(4, 3), second(4, 3);
   EXPECT_NE(first.weight.to_vector(), second.weight.to_vector());
-  EXPECT_NE(first.bias.to_vector(), second.bias.to_vector());
+  EXPECT_NE(first.bias->to_vector(), second.bias->to_vector());
   EXPECT_EQ(nn::Linear(4, 3, 11).weight.to_vector(), nn::Linear(4, 3, 11).weight.to_vector());
   uint64_t next = nn::next_layer_seed();  // the sequence continues: the next default layer takes next + 1
   EXPECT_EQ(nn::Linear(4, 3).weight.to_vector(), nn::Linear(4, 3, next + 1).weight.to_vector());

@@ -50,3 +50,42 @@ def test_optimizers_forward_to_cpp_and_hold_their_parameters():
     np.testing.assert_allclose(p.numpy(), np.full((2, 2), 0.9), rtol=1e-6)
     with pytest.raises(TypeError, match=r"Adam\(\): parameters are TensorXf, got .*Float"):
         kl.nn.Adam([kl.Float(1.0)])
+
+
+def test_layers_are_the_cpp_ones_and_networks_in_python_hold_them():
+    # kl.nn's layers are kiln/nn.h's, bound as they are; they count as Modules, and a network
+    # written in Python finds their parameters (the layers' own tensors: a step changes them).
+    class Net(kl.nn.Module):
+        def __init__(self):
+            self.encoding = kl.nn.PositionalEncoding(2)
+            self.mlp = kl.nn.Sequential(kl.nn.Linear(self.encoding.out_features(3), 4, seed=1),
+                                        kl.nn.LeakyReLU(0.1), kl.nn.Linear(4, 2, bias=False, seed=2))
+
+        def __call__(self, x):
+            return self.mlp(self.encoding(x))
+
+    net = Net()
+    assert isinstance(kl.nn.ReLU(), kl.nn.Module) and type(kl.nn.Linear(1, 1)).__module__.startswith("kiln")
+    params = net.parameters()
+    assert [tuple(p.shape) for p in params] == [(15, 4), (4,), (4, 2)]
+    assert net.encoding.n_frequencies == 2 and net.mlp.layers[1].slope == pytest.approx(0.1)
+    x = kl.TensorXf(np.linspace(-1, 1, 12, dtype=np.float32).reshape(4, 3))
+    before = net(x).numpy()
+    opt = kl.nn.SGD(params, lr=0.1)
+    kl.backward(net(x).sum())
+    opt.step()
+    assert not np.allclose(net(x).numpy(), before)
+
+
+def test_layer_misuse_gives_clear_errors():
+    class NoCall(kl.nn.Module):
+        pass
+
+    with pytest.raises(TypeError, match="abstract"):
+        NoCall()
+    with pytest.raises(ValueError, match="must not be negative"):
+        kl.nn.Linear(-1, 2)
+    with pytest.raises(ValueError, match="must not be negative"):
+        kl.nn.PositionalEncoding(-3)
+    with pytest.raises(TypeError):
+        kl.nn.ReLU()("not a tensor")

@@ -25,7 +25,7 @@ TAGS = {
     **dict.fromkeys(["obj", "ply", "rectangle", "cube", "disk", "sphere"], "shape"),
     **dict.fromkeys(["diffuse", "conductor", "roughconductor", "dielectric", "thindielectric", "roughdielectric",
                      "plastic", "roughplastic", "twosided", "blendbsdf"], "bsdf"),
-    **dict.fromkeys(["bitmap", "checkerboard", "uniform"], "texture"),
+    **dict.fromkeys(["bitmap", "checkerboard", "uniform", "mesh_attribute"], "texture"),
     **dict.fromkeys(["area", "directionalarea", "point", "spot", "constant", "envmap", "directional"], "emitter"),
     **dict.fromkeys(["box", "tent", "gaussian"], "rfilter"),
     **dict.fromkeys(["path", "prb", "direct", "aov", "ptracer"], "integrator"),

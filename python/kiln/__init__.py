@@ -28,7 +28,7 @@ from .autodiff import (enable_grad, grad, set_grad, accumulate_grad, clear_grad,
                        suspend_grad, resume_grad, isolate_grad, deferred_backward, CustomOp, custom, check_grads)
 from .drjit_names import (ADFlag, ADMode, pi, two_pi, four_pi, inv_pi, inv_two_pi, inv_four_pi,  # noqa: F401
                           sqrt_two, inv_sqrt_two, e, inf, nan, deg2rad, rad2deg, maximum, minimum, square, sqr, slice,
-                          sum, prod, mean, zeros, ones, full, empty, unravel, gather)
+                          sum, prod, mean, zeros, ones, full, empty, unravel, gather, scatter)
 from .syntax import syntax  # noqa: F401
 from .spherical_harmonics import sh_eval  # noqa: F401
 from .resample import resample, upsample  # noqa: F401

@@ -198,3 +198,14 @@ def gather(dtype_or_source, *args, mode=None, **kwargs):
     else:
         result = _kiln.gather(base, *args, **kwargs)
     return result if base is dtype_or_source else dtype_or_source(result)
+
+
+def scatter(target, value, index, active=None, mode=None, **kwargs):
+    """target[index] = value on active lanes (Kiln's scatter), also with Dr.Jit's operands: an
+    index given as a Python list or NumPy array, a value as a list. `mode` (Dr.Jit's memory
+    access hint) changes nothing."""
+    if not _is_kiln(index):
+        index = _kiln.UInt32(index)
+    if isinstance(value, (list, tuple)) or (hasattr(value, "__array__") and not _is_kiln(value)):
+        value = type(target)(value)
+    return _kiln.scatter(target, value, index, active, **kwargs)

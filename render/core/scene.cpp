@@ -6,10 +6,12 @@
 #include <kiln/errors.h>
 #include <kiln/render/plugin.h>
 #include <kiln/render/scene.h>
+#include <kiln/render/texture.h>
 #include <kiln/render/traverse.h>
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 namespace kiln::render {
 namespace {
@@ -36,6 +38,22 @@ template <typename T> std::shared_ptr<T> as(const std::shared_ptr<Object>& objec
     throw TypeError("kiln.render: scene: '" + object->plugin() + "' (" + object->source() + ") is not " + what);
   return result;
 }
+
+/// Tells every texture among the objects it is given (and theirs) the scene's shapes.
+class ShapeTeller : public TraversalCallback {
+ public:
+  explicit ShapeTeller(const std::shared_ptr<const Registry<Shape>>& shapes) : shapes_(shapes) {}
+  void put(const std::string&, ParameterRef, uint32_t) override {}
+  void put_object(const std::string&, Object* child) override {
+    if (!child || !seen_.insert(child).second) return;
+    if (auto* texture = dynamic_cast<Texture*>(child)) texture->set_scene_shapes(shapes_);
+    child->traverse(*this);
+  }
+
+ private:
+  std::shared_ptr<const Registry<Shape>> shapes_;
+  std::set<Object*> seen_;
+};
 
 }  // namespace
 
@@ -85,7 +103,7 @@ Scene::Scene(const Properties& props)
 
   std::vector<uint32_t> shape_bsdf{0}, shape_emitter{0}, bsdf_flags{0};
   for (const auto& shape : shapes_) {
-    shape_registry_.add(shape.get());
+    shape_registry_->add(shape.get());
     auto known = std::find(bsdfs_.begin(), bsdfs_.end(), shape->bsdf());
     if (known == bsdfs_.end()) {
       bsdfs_.push_back(shape->bsdf());
@@ -161,12 +179,18 @@ void Scene::update_bounds() {
   for (const auto& emitter : emitters_) emitter->set_scene_bounds(center, radius);
 }
 
+void Scene::tell_textures_shapes() const {
+  ShapeTeller teller(shape_registry_);
+  for (const auto& shape : shapes_) teller.put_object("", shape.get());
+}
+
 SurfaceInteraction Scene::ray_intersect(const Ray3f& ray, const Bool& active) const {
+  tell_textures_shapes();
   PreliminaryIntersection hit = ray_intersect_preliminary(ray, active);
   Bool valid = active & hit.is_valid();
   UInt32 shape = select(valid, hit.shape_index + 1u, UInt32(0u));
   auto [si] = dispatch_filled(
-      shape_registry_, shape,
+      *shape_registry_, shape,
       [](const Shape& s, const Ray3f& r, const PreliminaryIntersection& h) {
         return std::tuple(s.compute_surface_interaction(r, h, Bool(true)));
       },

@@ -42,6 +42,8 @@ Mesh::Mesh(const Properties& props, MeshData data)
   texcoords_ = has_texcoords_ ? kiln_copy(data.uvs) : Float(0.0f);
   faces_ = UInt32::from(data.faces.data(), data.faces.size());
   refresh_host_data();
+  for (const auto& [name, attribute] : data.attributes)
+    add_attribute(name, attribute.channels, kiln_copy(attribute.values));
 }
 
 void Mesh::refresh_host_data() {
@@ -59,7 +61,57 @@ MeshData Mesh::host_data() const {
   if (has_normals_) data.normals = host_copy<float>(normals_);
   if (has_texcoords_) data.uvs = host_copy<float>(texcoords_);
   data.faces = host_copy<uint32_t>(faces_);
+  for (const auto& [name, attribute] : attributes_)
+    data.attributes[name] = {attribute.channels, host_copy<float>(attribute.values)};
   return data;
+}
+
+void Mesh::check_attribute(const std::string& name, const Attribute& attribute) const {
+  bool per_vertex = name.starts_with("vertex_");
+  size_t count = per_vertex ? vertex_count() : face_count();
+  if (attribute.channels == 0 || attribute.values.size() != count * attribute.channels)
+    throw ValueError("kiln.render: shape '" + plugin() + "' (" + source() + "): attribute '" + name + "' of " +
+                     std::to_string(attribute.channels) + " channel(s) needs " +
+                     std::to_string(count * attribute.channels) + " values (" + std::to_string(count) +
+                     (per_vertex ? " vertices" : " faces") + "), not " + std::to_string(attribute.values.size()));
+}
+
+void Mesh::add_attribute(const std::string& name, size_t channels, const Float& values) {
+  std::string where = "kiln.render: shape '" + plugin() + "' (" + source() + "): attribute '" + name + "'";
+  if (!name.starts_with("vertex_") && !name.starts_with("face_"))
+    throw ValueError(where + ": the name must start with 'vertex_' or 'face_' (as in Mitsuba)");
+  if (name == "vertex_positions" || name == "vertex_normals" || name == "vertex_texcoords" || attributes_.count(name))
+    throw ValueError(where + ": the mesh has it already");
+  Attribute attribute{channels, values};
+  check_attribute(name, attribute);
+  attributes_.emplace(name, std::move(attribute));
+}
+
+bool Mesh::has_attribute(const std::string& name) const { return attributes_.count(name) != 0; }
+
+Color3f Mesh::eval_attribute(const std::string& name, const SurfaceInteraction& si, const Bool& active) const {
+  auto found = attributes_.find(name);
+  if (found == attributes_.end()) return Shape::eval_attribute(name, si, active);
+  const Attribute& attribute = found->second;
+  if (attribute.channels != 1 && attribute.channels != 3)
+    throw ValueError("kiln.render: shape '" + plugin() + "' (" + source() + "): attribute '" + name + "' has " +
+                     std::to_string(attribute.channels) + " channels; a texture reads 1 (gray) or 3 (RGB)");
+  auto value_at = [&](const UInt32& index) {
+    if (attribute.channels == 3) return gather<Array3f>(attribute.values, index, active);
+    Float gray = gather(attribute.values, index, active);
+    return Array3f(gray, gray, gray);
+  };
+  if (name.starts_with("face_")) return value_at(si.prim_index);
+  Array3u face = gather<Array3u>(faces_, si.prim_index, active);
+  Array3f p0 = gather<Array3f>(positions_, face.x, active), p1 = gather<Array3f>(positions_, face.y, active),
+          p2 = gather<Array3f>(positions_, face.z, active);
+  // Barycentric coordinates of si.p in the triangle (least squares in its plane).
+  Array3f e1 = p1 - p0, e2 = p2 - p0, to_p = si.p - p0;
+  Float d11 = dot(e1, e1), d12 = dot(e1, e2), d22 = dot(e2, e2), dp1 = dot(to_p, e1), dp2 = dot(to_p, e2);
+  Float det = d11 * d22 - d12 * d12;
+  Float inv_det = select(det != 0.0f, rcp(det), Float(0.0f));
+  Float b1 = (d22 * dp1 - d12 * dp2) * inv_det, b2 = (d11 * dp2 - d12 * dp1) * inv_det;
+  return value_at(face.x) * (1.0f - b1 - b2) + value_at(face.y) * b1 + value_at(face.z) * b2;
 }
 
 void Mesh::require_area() const {
@@ -199,10 +251,19 @@ void Mesh::traverse(TraversalCallback& callback) {
   if (has_normals_) callback.put("vertex_normals", &normals_, param_flags::kDifferentiable);
   if (has_texcoords_) callback.put("vertex_texcoords", &texcoords_, param_flags::kDifferentiable);
   callback.put("faces", &faces_, param_flags::kNonDifferentiable);
+  for (auto& [name, attribute] : attributes_) callback.put(name, &attribute.values, param_flags::kDifferentiable);
 }
 
 void Mesh::parameters_changed(const std::vector<std::string>& keys) {
-  if (only_children_changed(keys)) return;
+  std::vector<std::string> others;
+  for (const std::string& key : keys) {
+    auto attribute = attributes_.find(key);
+    if (attribute == attributes_.end())
+      others.push_back(key);
+    else
+      check_attribute(key, attribute->second);
+  }
+  if (others.empty() || only_children_changed(others)) return;
   if (positions_.size() % 3 != 0 || faces_.size() % 3 != 0 || faces_.size() == 0)
     throw ValueError("kiln.render: shape '" + plugin() + "' (" + source() +
                      "): vertex_positions and faces need 3 values per vertex and per triangle");
@@ -225,11 +286,23 @@ std::shared_ptr<Shape> make_mesh(size_t vertex_count, size_t face_count, bool ve
   return mesh;
 }
 
-MeshData mesh_arrays(const Shape& shape) {
-  const auto* mesh = dynamic_cast<const Mesh*>(&shape);
+namespace {
+
+/// `shape` as a mesh; TypeError naming it otherwise.
+template <typename S> auto& as_mesh(S& shape) {
+  using M = std::conditional_t<std::is_const_v<S>, const Mesh, Mesh>;
+  auto* mesh = dynamic_cast<M*>(&shape);
   if (!mesh)
     throw TypeError("kiln.render: shape '" + shape.plugin() + "' (" + shape.source() + ") is not a triangle mesh");
-  return mesh->host_data();
+  return *mesh;
+}
+
+}  // namespace
+
+MeshData mesh_arrays(const Shape& shape) { return as_mesh(shape).host_data(); }
+
+void add_mesh_attribute(Shape& shape, const std::string& name, size_t channels, const Float& values) {
+  as_mesh(shape).add_attribute(name, channels, values);
 }
 
 }  // namespace kiln::render

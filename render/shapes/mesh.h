@@ -1,15 +1,16 @@
 // Triangle meshes (Mitsuba 3's Mesh): the shape behind `obj`, `ply`, `rectangle` and `cube`.
 // Vertex data are Kiln arrays (`vertex_positions`, `vertex_normals`, `vertex_texcoords`,
-// `faces`: flat, 3, 3, 2 and 3 values per element), so a render differentiates with
-// respect to them; the ray tracer and the area distribution get host copies, refreshed by
-// parameters_changed(). A scene joins the arrays of its meshes of one layout (pool_meshes),
-// and hits read those.
+// `faces`: flat, 3, 3, 2 and 3 values per element; attributes `vertex_*` and `face_*`
+// of any number of channels), so a render differentiates with respect to them; the ray tracer and the area distribution
+// get host copies, refreshed by parameters_changed(). A scene joins the arrays of its meshes of one layout
+// (pool_meshes), and hits read those.
 #pragma once
 
 #include <kiln/render/distribution.h>
 #include <kiln/render/mesh_data.h>
 #include <kiln/render/shape.h>
 
+#include <map>
 #include <memory>
 
 namespace kiln::render {
@@ -40,6 +41,14 @@ class Mesh : public Shape {
   void traverse(TraversalCallback& callback) override;
   void parameters_changed(const std::vector<std::string>& keys) override;
 
+  /// Adds attribute `name` (as add_mesh_attribute() in mesh_data.h says).
+  void add_attribute(const std::string& name, size_t channels, const Float& values);
+  bool has_attribute(const std::string& name) const override;
+  /// A `vertex_*` attribute interpolated at si.p with the hit triangle's barycentric
+  /// coordinates (recomputed from the mesh's own positions, as Mitsuba), a `face_*` one of
+  /// the hit triangle; ValueError for an attribute of other than 1 or 3 channels.
+  Color3f eval_attribute(const std::string& name, const SurfaceInteraction& si, const Bool& active) const override;
+
   /// Hits read vertex data from `pool`, where this mesh's faces start at `first_face`
   /// (null: from the mesh's own arrays).
   void use_pool(std::shared_ptr<const MeshPool> pool, uint32_t first_face);
@@ -62,6 +71,14 @@ class Mesh : public Shape {
   /// `n` turned to the side flip_normals asks for.
   Array3f oriented(const Array3f& n) const;
 
+  struct Attribute {
+    size_t channels;
+    Float values;
+  };
+  /// ValueError naming the mesh unless `attribute` holds `channels` values per vertex (a
+  /// `vertex_` name) or per face.
+  void check_attribute(const std::string& name, const Attribute& attribute) const;
+
   Float positions_, normals_, texcoords_;
   UInt32 faces_;
   bool has_normals_ = false, has_texcoords_ = false;
@@ -72,6 +89,7 @@ class Mesh : public Shape {
   UInt32 first_face_;  ///< in pool_'s faces (one element, 0 without a pool)
   MeshData host_;      ///< positions and faces as the ray tracer sees them
   DiscreteDistribution area_;
+  std::map<std::string, Attribute> attributes_;
 };
 
 /// Gives each group of two or more meshes of one layout among `shapes` a MeshPool (the

@@ -17,6 +17,7 @@
 #include <sstream>
 
 #include "mesh_io.h"
+#include "shapes/ply_attributes.h"
 
 namespace kiln::render {
 namespace {
@@ -369,6 +370,39 @@ void skip_property(BodyReader& body, const PlyProperty& property) {
   for (double k = 0; k < count; ++k) body.value(property.type);
 }
 
+/// The values of one element's properties that are mesh attributes (ply_attributes.h), a
+/// record at a time: take() keeps a property's value, commit() appends the record's.
+class AttributeReader {
+ public:
+  /// `used[k]`: property k of `element` is read for something else.
+  AttributeReader(const PlyElement& element, const std::vector<bool>& used) : of_(element.properties.size()) {
+    std::vector<std::string> names;
+    for (size_t k = 0; k < element.properties.size(); ++k)
+      names.push_back(used[k] || element.properties[k].count ? "" : element.properties[k].name);
+    groups_ = ply_attribute_groups(element.name, names);
+    for (size_t g = 0; g < groups_.size(); ++g) {
+      record_.emplace_back(groups_[g].properties.size());
+      for (size_t c = 0; c < groups_[g].properties.size(); ++c) of_[groups_[g].properties[c]] = {g, c};
+    }
+  }
+  bool wants(size_t property) const { return of_[property].has_value(); }
+  void take(size_t property, double value) { record_[of_[property]->first][of_[property]->second] = to_float(value); }
+  /// Appends the record's values `copies` times (a polygon's triangles each get its values).
+  void commit(MeshData& mesh, size_t copies) const {
+    for (size_t g = 0; g < groups_.size(); ++g) {
+      MeshAttributeData& attribute = mesh.attributes[groups_[g].name];
+      attribute.channels = record_[g].size();
+      for (size_t copy = 0; copy < copies; ++copy)
+        attribute.values.insert(attribute.values.end(), record_[g].begin(), record_[g].end());
+    }
+  }
+
+ private:
+  std::vector<PlyAttributeGroup> groups_;
+  std::vector<std::optional<std::pair<size_t, size_t>>> of_;
+  std::vector<std::vector<float>> record_;
+};
+
 class PlyBuilder {
  public:
   PlyBuilder(const std::string& path, const std::string& bytes, const MeshReadOptions& options)
@@ -407,17 +441,23 @@ class PlyBuilder {
     reserve(mesh_.positions, element.count * 3);
     if (has_normals) reserve(mesh_.normals, element.count * 3);
     if (has_uvs) reserve(mesh_.uvs, element.count * 2);
+    std::vector<bool> used(slots.size());
+    for (size_t k = 0; k < slots.size(); ++k) used[k] = slots[k] != kSkip;
+    AttributeReader attributes(element, used);
     for (uint64_t i = 0; i < element.count; ++i) {
       body_.position.record = i;
       float values[kSlotCount] = {};
       for (size_t k = 0; k < slots.size(); ++k) {
         const PlyProperty& property = element.properties[k];
         body_.position.property = &property;
-        if (slots[k] == kSkip)
+        if (attributes.wants(k))
+          attributes.take(k, body_.value(property.type));
+        else if (slots[k] == kSkip)
           skip_property(body_, property);
         else
           values[slots[k]] = to_float(body_.value(property.type));
       }
+      attributes.commit(mesh_, 1);
       body_.position.property = nullptr;
       if (!std::all_of(values, values + 3, [](float x) { return std::isfinite(x); }))
         body_.fail("vertex position " + mesh_io::format_values(values, 3) + " is not finite");
@@ -435,10 +475,19 @@ class PlyBuilder {
   void read_faces(const PlyElement& element, const PlyProperty& list, uint64_t vertex_count) {
     reserve(mesh_.faces, element.count * 3);
     std::vector<uint32_t> corners;
+    std::vector<bool> used(element.properties.size());
+    for (size_t k = 0; k < used.size(); ++k) used[k] = &element.properties[k] == &list;
+    AttributeReader attributes(element, used);
     for (uint64_t i = 0; i < element.count; ++i) {
       body_.position.record = i;
-      for (const PlyProperty& property : element.properties) {
+      size_t triangles = 0;
+      for (size_t k = 0; k < element.properties.size(); ++k) {
+        const PlyProperty& property = element.properties[k];
         body_.position.property = &property;
+        if (attributes.wants(k)) {
+          attributes.take(k, body_.value(property.type));
+          continue;
+        }
         if (&property != &list) {
           skip_property(body_, property);
           continue;
@@ -454,7 +503,9 @@ class PlyBuilder {
           corners.push_back(uint32_t(index));
         }
         mesh_io::append_fan(mesh_.faces, corners.data(), corners.size());
+        triangles = corners.size() - 2;
       }
+      attributes.commit(mesh_, triangles);
     }
   }
 

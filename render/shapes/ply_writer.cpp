@@ -1,6 +1,8 @@
 // Writing a triangle mesh as a binary little-endian PLY file (Mitsuba's Mesh::write_ply):
 // x, y, z, then nx, ny, nz and u, v when the mesh has them, and faces as a `vertex_indices`
-// list of three uint indices each; ply_reader.cpp reads it back as it was.
+// list of three uint indices each; attributes as float properties `<name>_0`, `<name>_1` ...
+// (`vertex_color` as color_0 ... of the vertices, as Mitsuba writes them). ply_reader.cpp
+// reads it back as it was (attributes of 1 or 3 channels, as Mitsuba's reader).
 #include <kiln/errors.h>
 #include <kiln/render/mesh_data.h>
 
@@ -35,11 +37,34 @@ void write_ply(const MeshData& mesh, const std::string& path) {
   for (uint32_t index : mesh.faces)
     if (index >= vertices)
       fail(path, "a face refers to vertex " + std::to_string(index) + " of " + std::to_string(vertices));
+  // The attributes of the vertices, then of the faces: (name without its element, values).
+  std::vector<std::pair<std::string, const MeshAttributeData*>> vertex_attributes, face_attributes;
+  for (const auto& [name, attribute] : mesh.attributes) {
+    bool per_vertex = name.starts_with("vertex_");
+    size_t count = per_vertex ? vertices : faces;
+    if (attribute.channels == 0 || attribute.values.size() != count * attribute.channels)
+      fail(path, "the attribute '" + name + "' does not hold its channels for every vertex or face");
+    (per_vertex ? vertex_attributes : face_attributes).emplace_back(name.substr(per_vertex ? 7 : 5), &attribute);
+  }
+  auto declare = [](const auto& attributes) {
+    std::string lines;
+    for (const auto& [name, attribute] : attributes)
+      for (size_t c = 0; c < attribute->channels; ++c)
+        lines += "property float " + name + "_" + std::to_string(c) + "\n";
+    return lines;
+  };
+  auto append_attributes = [](std::vector<unsigned char>& out, const auto& attributes, size_t element) {
+    for (const auto& [name, attribute] : attributes)
+      for (size_t c = 0; c < attribute->channels; ++c)
+        append(out, attribute->values[element * attribute->channels + c]);
+  };
   std::string header = "ply\nformat binary_little_endian 1.0\nelement vertex " + std::to_string(vertices) +
                        "\nproperty float x\nproperty float y\nproperty float z\n";
   if (normals) header += "property float nx\nproperty float ny\nproperty float nz\n";
   if (uvs) header += "property float u\nproperty float v\n";
-  header += "element face " + std::to_string(faces) + "\nproperty list uchar uint vertex_indices\nend_header\n";
+  header += declare(vertex_attributes);
+  header += "element face " + std::to_string(faces) + "\nproperty list uchar uint vertex_indices\n";
+  header += declare(face_attributes) + "end_header\n";
   std::vector<unsigned char> body;
   body.reserve(vertices * 32 + faces * 13);
   for (size_t v = 0; v < vertices; ++v) {
@@ -48,10 +73,12 @@ void write_ply(const MeshData& mesh, const std::string& path) {
       for (size_t c = 0; c < 3; ++c) append(body, mesh.normals[3 * v + c]);
     if (uvs)
       for (size_t c = 0; c < 2; ++c) append(body, mesh.uvs[2 * v + c]);
+    append_attributes(body, vertex_attributes, v);
   }
   for (size_t f = 0; f < faces; ++f) {
     append(body, uint8_t(3));
     for (size_t c = 0; c < 3; ++c) append(body, mesh.faces[3 * f + c]);
+    append_attributes(body, face_attributes, f);
   }
   std::unique_ptr<FILE, int (*)(FILE*)> file(std::fopen(path.c_str(), "wb"), &std::fclose);
   if (!file) fail(path, "cannot be opened for writing");

@@ -49,6 +49,12 @@ Float Shape::pdf_direction(const Array3f&, const DirectionSample3f& ds, const Bo
   return pdf_position(ps, active) * conversion;
 }
 
+bool Shape::has_attribute(const std::string&) const { return false; }
+
+Color3f Shape::eval_attribute(const std::string&, const SurfaceInteraction& si, const Bool&) const {
+  return Color3f(0.0f, 0.0f, 0.0f) * zeros<Float>(si.t.size());
+}
+
 bool Shape::only_children_changed(const std::vector<std::string>& keys) {
   return !keys.empty() &&
          std::all_of(keys.begin(), keys.end(), [](const std::string& k) { return k == "bsdf" || k == "emitter"; });

@@ -68,7 +68,7 @@ class BitmapTexture : public Texture {
   }
 
   void parameters_changed(const std::vector<std::string>& keys) override {
-    const Shape shape = data_.shape();
+    const kiln::Shape shape = data_.shape();
     if (shape.size() != 3 || (shape[2] != 1 && shape[2] != 3) || shape[0] == 0 || shape[1] == 0) {
       data_ = valid_data_;  // a refused value leaves the texture as it was
       throw_parameter_error(*this, "data",

@@ -389,7 +389,37 @@ def directional_area(data_dir):
     }
 
 
+def mesh_attributes(data_dir):
+    """The mesh_attribute texture on a PLY's attributes: vertex colors (r g b) as a diffuse
+    reflectance, a face attribute (shade_0) scaled and as a blendbsdf's weight (eval_1), a
+    prefixed vertex color (tint_r ...); a sphere without attributes beside them."""
+    ply = str(Path(data_dir) / "terrain_attributes.ply")
+
+    def attribute(name, scale=1.0):
+        return {"type": "mesh_attribute", "name": name, "scale": scale}
+
+    return {
+        "type": "scene",
+        "integrator": {"type": "path", "max_depth": 3},
+        "sensor": camera(48, 40, [0, 3.2, 3.0], [0, 0, 0.1], 45),
+        "colors": {"type": "ply", "filename": ply, "bsdf": diffuse(attribute("vertex_color")),
+                   "to_world": matmul(translate(-0.8, 0, -0.5), scale(0.7))},
+        "shades": {"type": "ply", "filename": ply, "bsdf": diffuse(attribute("face_shade", 1.2)),
+                   "to_world": matmul(translate(0.8, 0, -0.5), scale(0.7))},
+        "blend": {"type": "ply", "filename": ply,
+                  "bsdf": {"type": "blendbsdf", "weight": attribute("face_shade"),
+                           "bsdf_0": diffuse(attribute("vertex_tint_color")),
+                           "bsdf_1": {"type": "roughconductor", "alpha": 0.3}},
+                  "to_world": matmul(translate(0, 0, 0.7), scale(0.7))},
+        "ball": {"type": "sphere", "to_world": matmul(translate(0.9, 0.3, 0.6), scale(0.3)),
+                 "bsdf": diffuse(rgb(0.7, 0.3, 0.2))},
+        "sun": {"type": "directional", "direction": [0.3, -1.0, -0.4], "irradiance": rgb(1.8)},
+        "sky": {"type": "constant", "radiance": rgb(0.3)},
+    }
+
+
 SCENES = {f.__name__: f for f in [cornell_box, rough_conductors, glass, plastics, textures, meshes, envmap, aov,
-                                  film_crop, hide_emitters, disk_light, particle_tracer, directional_area]}
+                                  film_crop, hide_emitters, disk_light, particle_tracer, directional_area,
+                                  mesh_attributes]}
 
 DATA_DIR = Path(__file__).resolve().parent / "data"

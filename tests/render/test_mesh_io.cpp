@@ -293,6 +293,66 @@ end_header
   expect_close(mesh.positions, {0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 2, 0, 0, 2, 1, 0});
   expect_close(mesh.uvs, {0, 0, 1, 0, 1, 1, 0, 1, 0.5, 0, 1, 0.25});
   EXPECT_TRUE(mesh.normals.empty());
+  EXPECT_TRUE(mesh.attributes.empty());  // `flags` and `quality` have no channel suffix (as in Mitsuba)
+}
+
+TEST(MeshIo, PlyAttributesAreNamedAsMitsubaNamesThem) {
+  // Mitsuba 3.9.1 loading this file lists vertex_color (r g b, not normalized), vertex_dir,
+  // vertex_albedo_color, vertex_w and face_quality, and skips temp_0 temp_1 (two channels)
+  // and density (no suffix): the values below are what it printed. The quad's two triangles
+  // each keep its quality.
+  const char* text = R"(ply
+format ascii 1.0
+element vertex 4
+property float x
+property float y
+property float z
+property uchar red
+property uchar green
+property uchar blue
+property float temp_0
+property float temp_1
+property float dir_x
+property float dir_y
+property float dir_z
+property float albedo_r
+property float albedo_g
+property float albedo_b
+property float w_1
+property float density
+element face 2
+property list uchar uint vertex_indices
+property float quality_0
+end_header
+0 0 0 255 0 10 1 2 0 0 1 0.1 0.2 0.3 5 9
+1 0 0 0 255 20 1 2 0 1 0 0.4 0.5 0.6 6 9
+1 1 0 0 0 30 1 2 1 0 0 0.7 0.8 0.9 7 9
+0 1 0 1 2 40 1 2 1 1 1 1.0 1.1 1.2 8 9
+3 0 1 2 0.5
+4 0 1 2 3 0.25
+)";
+  TempFile file("attributes.ply", text);
+  MeshData mesh = read_ply(file.path());
+  std::vector<std::string> names;
+  for (const auto& [name, attribute] : mesh.attributes) names.push_back(name);
+  EXPECT_EQ(names, (std::vector<std::string>{"face_quality", "vertex_albedo_color", "vertex_color", "vertex_dir",
+                                             "vertex_w"}));
+  expect_close(mesh.attributes["vertex_color"].values, {255, 0, 10, 0, 255, 20, 0, 0, 30, 1, 2, 40});
+  expect_close(mesh.attributes["vertex_dir"].values, {0, 0, 1, 0, 1, 0, 1, 0, 0, 1, 1, 1});
+  expect_close(mesh.attributes["vertex_albedo_color"].values,
+               {0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2});
+  expect_close(mesh.attributes["vertex_w"].values, {5, 6, 7, 8});
+  EXPECT_EQ(mesh.attributes["vertex_w"].channels, 1u);
+  expect_close(mesh.attributes["face_quality"].values, {0.5, 0.25, 0.25});
+  // write_ply writes them as <name>_0 ... and read_ply reads them back as they were.
+  TempFile copy("attributes_copy.ply", "");
+  write_ply(mesh, copy.path());
+  MeshData back = read_ply(copy.path());
+  ASSERT_EQ(back.attributes.size(), mesh.attributes.size());
+  for (const auto& [name, attribute] : mesh.attributes) {
+    EXPECT_EQ(back.attributes[name].channels, attribute.channels) << name;
+    EXPECT_EQ(back.attributes[name].values, attribute.values) << name;
+  }
 }
 
 TEST(MeshIo, PlyWithoutFacesOrWithFaceNormals) {

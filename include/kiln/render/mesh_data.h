@@ -19,14 +19,23 @@
 //   interaction and position sample; shapes do the same.
 #pragma once
 
+#include <kiln/render/common.h>
 #include <kiln/render/properties.h>
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 namespace kiln::render {
+
+/// A mesh attribute as Mitsuba names it (`vertex_<name>`, `face_<name>`): `channels` values
+/// per vertex or per face.
+struct MeshAttributeData {
+  size_t channels = 1;
+  std::vector<float> values;
+};
 
 /// An indexed triangle mesh in single precision, laid out as Mitsuba's parameters are.
 struct MeshData {
@@ -34,6 +43,7 @@ struct MeshData {
   std::vector<float> normals;    ///< 3 per vertex, or empty
   std::vector<float> uvs;        ///< 2 per vertex, or empty
   std::vector<uint32_t> faces;   ///< 3 vertex indices per triangle, counterclockwise seen from the front
+  std::map<std::string, MeshAttributeData> attributes;  ///< by name ("vertex_color")
 
   size_t vertex_count() const { return positions.size() / 3; }
   size_t face_count() const { return faces.size() / 3; }
@@ -60,12 +70,15 @@ MeshData read_obj(const std::string& path, const MeshReadOptions& options = {.fl
 /// Reads a Stanford PLY file (ascii, binary little- or big-endian; any scalar type for any
 /// property). The `vertex` element gives x y z, optionally nx ny nz, and u v (or texture_u
 /// texture_v, or s t); the `face` element a list `vertex_indices` (or `vertex_index`) of any
-/// integer types. Other properties and elements are skipped. Mitsuba 3.9 reads triangles only;
-/// other polygons are fanned here.
+/// integer types. Other scalar properties of `vertex` and `face` become attributes by Mitsuba's
+/// naming rules (render/shapes/ply_attributes.h: r g b is `vertex_color`, `<p>_x` `<p>_y`
+/// `<p>_z` is `vertex_<p>` ...); the rest, and other elements, are skipped. Mitsuba 3.9
+/// reads triangles only; other polygons are fanned here (each triangle keeps the face's
+/// attributes).
 MeshData read_ply(const std::string& path, const MeshReadOptions& options = {});
 /// Writes `mesh` as a binary little-endian PLY file that read_ply() reads back as it is
-/// (positions, normals and uvs when present, triangles). FileError naming the file when it
-/// cannot be written or the mesh's arrays are inconsistent.
+/// (positions, normals and uvs when present, triangles, attributes of 1 or 3 channels). FileError naming the file when
+/// it cannot be written or the mesh's arrays are inconsistent.
 void write_ply(const MeshData& mesh, const std::string& path);
 
 class Shape;
@@ -79,6 +92,11 @@ std::shared_ptr<Shape> make_mesh(size_t vertex_count, size_t face_count, bool ve
 /// The world-space arrays of a mesh shape (what write_ply() stores); TypeError naming the
 /// shape when it is not a triangle mesh.
 MeshData mesh_arrays(const Shape& shape);
+/// Gives a mesh shape the attribute `name` (Mitsuba's Mesh.add_attribute): `vertex_<...>` or
+/// `face_<...>`, `channels` values per vertex or face in `values`. ValueError for another
+/// name, one the mesh has, or a size that does not fit; TypeError for a shape that is not a
+/// triangle mesh.
+void add_mesh_attribute(Shape& shape, const std::string& name, size_t channels, const Float& values);
 
 /// Mitsuba's rectangle: [-1, 1]^2 at z = 0 facing +z; vertex i at
 /// (2 (i & 1) - 1, 2 (i >> 1) - 1, 0) with uv (i & 1, i >> 1).

@@ -101,6 +101,9 @@ class Scene : public Object {
   UInt32 pick_emitter(const Float& pick, const Bool& active) const;
   /// The BSDF id of each lane's shape (0 where inactive or nothing was hit).
   UInt32 bsdf_id(const SurfaceInteraction& si, const Bool& active) const;
+  /// Texture::set_scene_shapes on every texture of the shapes' BSDFs and area lights: the
+  /// interactions ray_intersect() gives carry this scene's shape ids.
+  void tell_textures_shapes() const;
 
   std::vector<std::shared_ptr<Object>> children_;  ///< in declaration order
   std::vector<std::shared_ptr<Shape>> shapes_;
@@ -108,7 +111,8 @@ class Scene : public Object {
   std::vector<std::shared_ptr<Sensor>> sensors_;
   std::shared_ptr<Integrator> integrator_;
   std::vector<std::shared_ptr<BSDF>> bsdfs_;
-  Registry<Shape> shape_registry_;
+  /// Shared with the textures of the shapes (Texture::set_scene_shapes), which hold it weakly.
+  std::shared_ptr<Registry<Shape>> shape_registry_ = std::make_shared<Registry<Shape>>();
   Registry<BSDF> bsdf_registry_;
   Registry<Emitter> emitter_registry_;
   UInt32 shape_bsdf_;       ///< per shape id: its BSDF's id

@@ -14,6 +14,9 @@
 //   cone) as long as the pair stays consistent.
 // - A shape without a `bsdf` gets a default diffuse one, black when it is an area light
 //   (Mitsuba's behaviour).
+// - eval_attribute() gives an attribute the shape has (Mitsuba's mesh attributes: a
+//   `vertex_*` one interpolated over the hit triangle at si.p, a `face_*` one constant per
+//   triangle) and zero for one it does not have; has_attribute() tells which.
 #pragma once
 
 #include <kiln/render/accel.h>
@@ -52,6 +55,11 @@ class Shape : public Object {
   virtual Float surface_area() const = 0;
   /// The world-space bounding box (min corner, max corner).
   virtual std::pair<std::array<float, 3>, std::array<float, 3>> bounding_box() const = 0;
+  /// Whether the shape has the attribute `name` (none but a mesh's).
+  virtual bool has_attribute(const std::string& name) const;
+  /// The attribute `name` at the lanes' points (1 channel as gray, 3 as they are); zero
+  /// when the shape does not have it.
+  virtual Color3f eval_attribute(const std::string& name, const SurfaceInteraction& si, const Bool& active) const;
   /// Lists the BSDF and area light as children ("bsdf", "emitter").
   void traverse(TraversalCallback& callback) override;
   /// True when the changes parameters_changed() was told about (`keys`) are all in the

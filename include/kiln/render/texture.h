@@ -8,6 +8,7 @@
 //   parameter name ("value", "data"), so it carries gradients.
 #pragma once
 
+#include <kiln/control.h>
 #include <kiln/render/interaction.h>
 #include <kiln/render/properties.h>
 #include <kiln/render/transform.h>
@@ -15,6 +16,8 @@
 #include <memory>
 
 namespace kiln::render {
+
+class Shape;
 
 class Texture : public Object {
  public:
@@ -27,6 +30,11 @@ class Texture : public Object {
   virtual Float mean() const = 0;
   /// True when the value does not vary over the surface.
   virtual bool is_constant() const { return false; }
+  /// The shapes whose ids (`si.shape`) the lanes of the next evaluations carry: a scene tells
+  /// the textures of its shapes' BSDFs and area lights whenever it traces rays
+  /// (Scene::ray_intersect), so they follow the scene being rendered (the `mesh_attribute`
+  /// texture reads its values from them, holding them weakly); ignored by other textures.
+  virtual void set_scene_shapes(const std::shared_ptr<const Registry<Shape>>& /*shapes*/) {}
 };
 
 /// The texture parameter `name` of `props`: a nested texture, a float or an RGB value

@@ -99,7 +99,23 @@ void bind_objects(nb::module_& m) {
           [](const kiln::render::Shape& self, const std::filesystem::path& path) {
             write_ply(mesh_arrays(self), path.string());
           },
-          nb::arg("filename"), "Writes a mesh (world space) as a binary PLY file, as Mitsuba's Mesh.write_ply.");
+          nb::arg("filename"), "Writes a mesh (world space) as a binary PLY file, as Mitsuba's Mesh.write_ply.")
+      .def(
+          "add_attribute",
+          [](kiln::render::Shape& self, const std::string& name, int64_t size, nb::handle buffer) {
+            if (size <= 0)
+              throw ValueError("kiln.render: add_attribute(): size must be positive, got " + std::to_string(size));
+            Float values = nb::isinstance<Float>(buffer)
+                               ? nb::cast<Float>(buffer)
+                               : nb::cast<Float>(nb::module_::import_("kiln").attr("Float")(buffer));
+            add_mesh_attribute(self, name, size_t(size), values);
+          },
+          nb::arg("name"), nb::arg("size"), nb::arg("buffer"),
+          "Adds a mesh attribute, as Mitsuba's Mesh.add_attribute: `name` starts with 'vertex_' or 'face_', `size` "
+          "values per vertex or face in `buffer` (a list or kl.Float); mi.traverse lists it under `name`, and a "
+          "'mesh_attribute' texture reads it.")
+      .def("has_attribute", &kiln::render::Shape::has_attribute, nb::arg("name"),
+           "Whether the shape has the attribute `name` (Mitsuba's Shape.has_attribute).");
   m.def(
       "Mesh",
       [](const std::string& name, size_t vertex_count, size_t face_count, nb::handle props, bool has_vertex_normals,

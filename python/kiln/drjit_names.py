@@ -204,8 +204,13 @@ def scatter(target, value, index, active=None, mode=None, **kwargs):
     """target[index] = value on active lanes (Kiln's scatter), also with Dr.Jit's operands: an
     index given as a Python list or NumPy array, a value as a list. `mode` (Dr.Jit's memory
     access hint) changes nothing."""
-    if not _is_kiln(index):
+    if _is_sequence(index):
         index = _kiln.UInt32(index)
-    if isinstance(value, (list, tuple)) or (hasattr(value, "__array__") and not _is_kiln(value)):
+    if _is_sequence(value):
         value = type(target)(value)
     return _kiln.scatter(target, value, index, active, **kwargs)
+
+
+def _is_sequence(value):
+    """A Python list or tuple, or a NumPy array: what Dr.Jit takes where an array goes."""
+    return isinstance(value, (list, tuple)) or (hasattr(value, "__array__") and not _is_kiln(value))

@@ -192,3 +192,14 @@ def test_linspace_without_endpoint_square_of_anything_and_tensor_shape():
     assert kl.square(2.5) == 6.25 and kl.sqr is kl.square
     assert kl.square(kl.Float([3.0])).numpy().tolist() == [9.0]
     assert kl.shape(kl.TensorXf(kl.zeros(kl.Float, 12), (2, 3, 2))) == (2, 3, 2)
+
+
+def test_scatter_takes_drjit_operands():
+    # The mesh_io tutorial: dr.scatter(values, 1, [(N - 1) * 3 + 2]) (a list index, a number).
+    values = kl.zeros(kl.Float, 6)
+    kl.scatter(values, 1, [4])
+    kl.scatter(values, [7, 8], np.array([0, 1], dtype=np.uint32), mode=None)
+    kl.scatter(values, kl.Float(2.0), kl.UInt32(5))
+    np.testing.assert_array_equal(np.asarray(values), [7, 8, 0, 0, 1, 2])
+    with pytest.raises(TypeError, match="scatter"):
+        kl.scatter(values, 1.0, None)

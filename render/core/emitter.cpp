@@ -1,6 +1,5 @@
 // What every emitter shares: the scene's hooks, which most emitters ignore, and the
-// defaults of light-path sampling.
-#include <kiln/errors.h>
+// default of sample_position() (infinite emitters' points, from sample_direction()).
 #include <kiln/render/emitter.h>
 
 namespace kiln::render {
@@ -8,12 +7,6 @@ namespace kiln::render {
 void Emitter::set_shape(Shape*) {}
 
 void Emitter::set_scene_bounds(const std::array<float, 3>&, float) {}
-
-std::pair<Ray3f, Color3f> Emitter::sample_ray(const Array2f&, const Array2f&, const Bool&) const {
-  throw ValueError("kiln.render: the '" + plugin() +
-                   "' emitter cannot start light paths (sample_ray), so the ptracer integrator cannot render a "
-                   "scene with it; emitters that can: area, directionalarea, point, spot, directional, constant");
-}
 
 std::pair<PositionSample3f, Color3f> Emitter::sample_position(const Array3f& ref_p, const Array2f& sample,
                                                               const Bool& active) const {

@@ -1,6 +1,7 @@
 // The environment map (Mitsuba 3's `envmap`): radiance arriving from infinitely far away,
 // read from a latitude-longitude image (`filename`, or load_dict's `bitmap` / `data`),
-// importance sampled in proportion to luminance × sin θ.
+// importance sampled in proportion to luminance × sin θ, for directions seen from a point
+// and for light paths entering the scene's bounding sphere (sample_ray).
 //
 // The mapping is Mitsuba's: in the emitter's frame (to_world⁻¹ applied) +y is up; a direction
 // d has u = atan2(d.x, -d.z) / 2π (so u = 0 looks along -z and u grows towards +x) and
@@ -15,6 +16,7 @@
 #include <kiln/render/image.h>
 #include <kiln/render/plugin.h>
 #include <kiln/render/traverse.h>
+#include <kiln/render/warp.h>
 
 #include "core/parameter_checks.h"
 #include "emitters/common.h"
@@ -52,25 +54,32 @@ class EnvironmentMap : public InfiniteEmitter {
 
   std::pair<DirectionSample3f, Color3f> sample_direction(const Array3f& ref_p, const Array2f& sample,
                                                          const Bool& active) const override {
-    auto [uv, pdf] = distribution_.sample(sample, active);
-    uv.x = uv.x + 0.5f / float(width_);  // the grid's vertices are the pixel centres
-    Bool valid = active & (pdf > 0.0f);
-    Float theta = uv.y * kPi, phi = uv.x * (2.0f * kPi);
-    auto [sin_theta, cos_theta] = sincos(theta);
-    auto [sin_phi, cos_phi] = sincos(phi);
-    Float inv_sin_theta = rcp(max(sin_theta, Float(kEpsilon)));
-    Array3f d = to_world_.apply_vector(Array3f(sin_phi * sin_theta, cos_theta, -cos_phi * sin_theta));
+    Towards towards = sample_towards(sample, active);
     DirectionSample3f ds;
     ds.dist = sample_distance(ref_p);
-    ds.p = ref_p + d * ds.dist;
-    ds.n = -d;
-    ds.uv = uv;
-    ds.pdf = select(valid, pdf * inv_sin_theta * (1.0f / (2.0f * kPi * kPi)), Float(0.0f));
+    ds.p = ref_p + towards.d * ds.dist;
+    ds.n = -towards.d;
+    ds.uv = towards.uv;
+    ds.pdf = towards.pdf;
     ds.delta = Bool(false);
-    ds.d = d;
+    ds.d = towards.d;
     ds.emitter = UInt32(0u);
-    Color3f weight = radiance(uv, valid) / ds.pdf;
-    return {ds, select(valid, weight, Color3f(0.0f, 0.0f, 0.0f))};
+    Color3f weight = radiance(towards.uv, towards.valid) / ds.pdf;
+    return {ds, select(towards.valid, weight, Color3f(0.0f, 0.0f, 0.0f))};
+  }
+
+  /// A light path entering the scene: a direction from the map's importance, the origin
+  /// uniform on the disk of the bounding sphere's radius that faces it, outside the sphere
+  /// (Mitsuba's scheme, with the disk perpendicular to the world-space direction).
+  std::pair<Ray3f, Color3f> sample_ray(const Array2f& position_sample, const Array2f& direction_sample,
+                                       const Bool& active) const override {
+    Towards towards = sample_towards(direction_sample, active);
+    Array2f offset = warp::square_to_uniform_disk_concentric(position_sample);
+    const Float& radius = scene_radius();
+    Array3f across = Frame3f(towards.d).to_world(Array3f(offset.x, offset.y, Float(0.0f)));
+    Ray3f ray{scene_center() + (across + towards.d) * radius, -towards.d, Float(kInfinity)};
+    Color3f weight = radiance(towards.uv, towards.valid) * (kPi * radius * radius) / towards.pdf;
+    return {ray, select(towards.valid, weight, Color3f(0.0f, 0.0f, 0.0f))};
   }
 
   Float pdf_direction(const Array3f&, const DirectionSample3f& ds, const Bool& active) const override {
@@ -103,6 +112,26 @@ class EnvironmentMap : public InfiniteEmitter {
   }
 
  private:
+  /// A direction towards the map (world space) sampled by importance: its uv, its density
+  /// per unit solid angle, and the lanes where it is valid.
+  struct Towards {
+    Array2f uv;
+    Array3f d;
+    Float pdf;
+    Bool valid;
+  };
+  Towards sample_towards(const Array2f& sample, const Bool& active) const {
+    auto [uv, pdf] = distribution_.sample(sample, active);
+    uv.x = uv.x + 0.5f / float(width_);  // the grid's vertices are the pixel centres
+    Bool valid = active & (pdf > 0.0f);
+    Float theta = uv.y * kPi, phi = uv.x * (2.0f * kPi);
+    auto [sin_theta, cos_theta] = sincos(theta);
+    auto [sin_phi, cos_phi] = sincos(phi);
+    Float inv_sin_theta = rcp(max(sin_theta, Float(kEpsilon)));
+    Array3f d = to_world_.apply_vector(Array3f(sin_phi * sin_theta, cos_theta, -cos_phi * sin_theta));
+    return {uv, d, select(valid, pdf * inv_sin_theta * (1.0f / (2.0f * kPi * kPi)), Float(0.0f)), valid};
+  }
+
   /// The first value of `values` that is not finite, or nothing.
   static std::optional<float> non_finite(const std::vector<float>& values) {
     auto found = std::find_if(values.begin(), values.end(), [](float v) { return !std::isfinite(v); });

@@ -91,8 +91,8 @@ class ParticleTracer : public Integrator {
       Float scale = opaque<Float>(1.0f / float(spp));
       for (uint32_t pass = 0; pass < passes; ++pass) {
         PCG32 rng = sensor.sampler()->rng(seed * passes + pass, size_t(pixels * per_pass));
-        // Traced before anything splats: an emitter that cannot start light paths or a
-        // sensor they cannot reach raises while nothing is pending that refers to the scene.
+        // Traced before anything splats: a sensor light paths cannot reach raises while
+        // nothing is pending that refers to the scene.
         Bool active(true);
         LightPath start = emit(scene, rng, active);
         if (max_depth_ != 0 && !hide_emitters_)

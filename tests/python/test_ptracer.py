@@ -1,7 +1,8 @@
 """The particle tracer (`ptracer`) from Python: it estimates the same image as the path tracer
 (whole film, crop, gaussian filter, both control-flow modes, passes), renders only the
 emitters the camera sees at max_depth 1 and none with hide_emitters, gives a black image
-without emitters, differentiates by plain AD, and refuses what it cannot do by name.
+without emitters, lights a scene from an environment map as the path tracer does,
+differentiates by plain AD, and refuses what it cannot do by name.
 (tests/python/test_render_references.py compares it with Mitsuba's ptracer.)"""
 
 import subprocess
@@ -57,6 +58,25 @@ def test_estimates_the_path_tracers_image(mode):
     particles = render({"type": "ptracer", "max_depth": 4, "mode": mode}, spp=256)
     assert abs(particles.mean() / path.mean() - 1) < 0.02
     assert_same_estimate(particles, path, 0.25)
+
+
+def test_an_environment_map_lights_the_scene_as_in_the_path_tracer():
+    # A turned, uneven sky instead of the area light: light paths enter through the bounding
+    # sphere by the map's importance (hide_emitters: the sky itself is a camera-path term).
+    sky = np.ones((8, 16, 3), dtype=np.float32) * 0.3
+    sky[1:3, 2:6] = [8.0, 6.0, 3.0]
+    env = {"type": "envmap", "bitmap": kr.Bitmap(sky),
+           "to_world": kr.ScalarTransform4f().rotate([0, 1, 0], 70).rotate([1, 0, 0], 20)}
+    images = []
+    for integrator, spp in (({"type": "path", "max_depth": 4, "hide_emitters": True}, 512),
+                            ({"type": "ptracer", "max_depth": 4, "hide_emitters": True}, 256)):
+        scene = box_scene(integrator)
+        del scene["light"]
+        scene["sky"] = env
+        images.append(np.asarray(kr.render(kr.load_dict(scene), spp=spp)))
+    path, particles = images
+    assert abs(particles.mean() / path.mean() - 1) < 0.03, (particles.mean(), path.mean())
+    assert_same_estimate(particles, path, 0.3)
 
 
 def test_crop_and_gaussian_filter_give_the_crop_of_the_whole_image():
@@ -134,7 +154,8 @@ import kiln.render as kr
 sys.path.insert(0, sys.argv[1])
 from test_ptracer import box_scene
 scene = box_scene({"type": "ptracer"})
-scene["sky"] = {"type": "envmap", "bitmap": kr.Bitmap(np.ones((4, 8, 3), dtype=np.float32))}
+scene["sensor"] = {"type": "pixel_batch", "film": {"type": "hdrfilm", "width": 16, "height": 1},
+                   "view": scene["sensor"]}
 try:
     kr.render(kr.load_dict(scene), spp=4)
 except ValueError as error:
@@ -149,7 +170,7 @@ def test_what_it_cannot_do_is_refused_by_name():
     done = subprocess.run([sys.executable, "-c", REFUSED_THEN_RENDER, str(Path(__file__).parent)],
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
-    assert "'envmap' emitter cannot start light paths" in done.stdout and "(24, 32, 3)" in done.stdout
+    assert "'pixel_batch' sensor cannot be reached by light paths" in done.stdout and "(24, 32, 3)" in done.stdout
     for parameter, value, message in [("samples_per_pass", 0, "must be positive"), ("rr_depth", 0, "must be positive"),
                                       ("max_depth", -2, "must be -1")]:
         with pytest.raises(ValueError, match=f"{parameter}.*{message}"):

@@ -1,6 +1,7 @@
 // What the particle tracer samples: emitters' sample_ray() (chi-square tests of the ray
-// directions of area, point and spot lights and of the ray origins of area and directional
-// area lights against their densities; the weights against the emitted power), and the
+// directions of area, point and spot lights and environment maps and of the ray origins of
+// area and directional area lights against their densities; the weights against the
+// emitted power), and the
 // perspective sensor's sample_direction() (the inverse of its sample_ray(), refused outside
 // the crop window, its importance integrating to 1 over the crop's directions).
 #include <gtest/gtest.h>
@@ -144,12 +145,40 @@ TEST(LightPaths, InfiniteLightsEnterTheSceneBoundsWithTheirPower) {
   EXPECT_NEAR(lane(sky_weight)[0], 4.0f * kPi * kPi * 4.0f, 0.1f);
 }
 
-TEST(LightPaths, EnvironmentMapsCannotStartLightPaths) {
-  std::string path = write_test_image("light_paths_envmap.exr", 4, 2, 3, [](size_t, size_t, size_t) { return 1.0f; });
-  auto envmap = emitter("envmap", {{"filename", path}});
+TEST(LightPaths, EnvironmentMapRaysFollowItsImportanceAndEnterTheBounds) {
+  // A map brighter towards one corner, turned 90° about x (so its zenith is -z in the
+  // world): the rays' directions are opposite those sample_direction() gives, with its
+  // density; they start on the disk of the bounding sphere's radius facing the map, outside
+  // the sphere; the weight is the radiance times π r² over that density.
+  std::string path = write_test_image("light_paths_envmap.exr", 16, 8, 3, [](size_t x, size_t y, size_t c) {
+    return 0.05f + float(x * x + 3 * y) / 40.0f + 0.1f * float(c);
+  });
+  Matrix4d turn{1, 0, 0, 0, 0, 0, -1, 0, 0, 1, 0, 0, 0, 0, 0, 1};
+  auto envmap = emitter("envmap", {{"filename", path}, {"to_world", turn}});
   std::remove(path.c_str());
-  expect_error<ValueError>([&] { envmap->sample_ray(Array2f(0.5f, 0.5f), Array2f(0.5f, 0.5f), Bool(true)); },
-                           {"'envmap' emitter cannot start light paths", "ptracer"});
+  envmap->set_scene_bounds({0.0f, 1.0f, 0.0f}, 2.0f);
+  Array3f anywhere(0.0f, 1.0f, 0.0f);
+  expect_directions(
+      *envmap, [](const Array3f& d) { return d; },
+      [&](const Array3f& d) {
+        DirectionSample3f ds;
+        ds.d = -d;
+        return envmap->pdf_direction(anywhere, ds, Bool(true));
+      });
+  Array2f position = other_samples(1000);
+  auto [ray, weight] = envmap->sample_ray(position, Array2f(position.y, position.x), Bool(true));
+  Array3f from_center = ray.o - Array3f(0.0f, 1.0f, 0.0f);
+  // (The sphere is enlarged by a relative kRayEpsilon, as Mitsuba's.)
+  for (float along : dot(from_center, ray.d).to_vector()) ASSERT_NEAR(along, -2.0f, 1e-3f);
+  for (float across : norm(from_center + ray.d * 2.0f).to_vector()) ASSERT_LE(across, 2.0f + 1e-3f);
+  DirectionSample3f ds;
+  ds.d = -ray.d;
+  Float pdf = envmap->pdf_direction(anywhere, ds, Bool(true));
+  SurfaceInteraction seen{};
+  seen.wi = ray.d;  // eval() reads the radiance arriving along -wi
+  Color3f expected = envmap->eval(seen, Bool(true)) * (kPi * 4.0f) / pdf;
+  std::vector<float> got = weight.y.to_vector(), want = expected.y.to_vector();
+  for (size_t i = 0; i < got.size(); ++i) ASSERT_NEAR(got[i], want[i], 2e-3f * want[i]) << i;
 }
 
 TEST(LightPaths, SensorConnectionsInvertCameraRays) {

@@ -12,8 +12,8 @@
 //   zero on the back side) or, for infinite emitters, arriving along -si.wi on a miss.
 // - sample_ray() starts a light path (the particle tracer's): the ray leaves the emitter
 //   with weight emitted power / density, so that the mean weight over many rays is the
-//   emitter's total power. Emitters that cannot start light paths raise a ValueError naming
-//   themselves.
+//   emitter's total power (infinite emitters: the power entering the scene's bounding
+//   sphere).
 // - sample_position() gives a point of the emitter for a connection to an observer at
 //   `ref_p`, with the weight radiance / density per unit area; the observer applies the
 //   cosine at the point. Only non-delta emitters are connected this way.
@@ -56,9 +56,9 @@ class Emitter : public Object {
   /// The emitted radiance at `si` towards -si.wi.
   virtual Color3f eval(const SurfaceInteraction& si, const Bool& active) const = 0;
   /// A ray leaving the emitter from 2D samples of its position and direction, and its
-  /// weight (power / density). By default a ValueError: the emitter cannot start light paths.
+  /// weight (power / density).
   virtual std::pair<Ray3f, Color3f> sample_ray(const Array2f& position_sample, const Array2f& direction_sample,
-                                               const Bool& active) const;
+                                               const Bool& active) const = 0;
   /// A point of the emitter seen from `ref_p` and its weight, radiance over the density per
   /// unit area. By default sample_direction()'s point, facing `ref_p` (infinite emitters).
   virtual std::pair<PositionSample3f, Color3f> sample_position(const Array3f& ref_p, const Array2f& sample,

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <kiln/render/load.h>
+#include <kiln/render/mesh_data.h>
 #include <kiln/render/parameters.h>
 #include <kiln/render/scene.h>
 #include <kiln/runtime.h>
@@ -188,4 +189,31 @@ TEST(RenderScene, UpdateSeesParametersChangedInPlace) {
   params.update();
   EXPECT_EQ(node.heard.size(), 2u);
   EXPECT_EQ(node.derived.read(0), 10.0f);
+}
+
+TEST(RenderScene, MeshAttributeTextureReadsTheHitShapesAttribute) {
+  // A rectangle filling the view whose two triangles carry 0.25 and 0.75 (a face attribute
+  // added after loading), diffuse under a white sky: the pixels are 0.25 or 0.75 of the sky
+  // (those on the diagonal in between). A sphere without the attribute is in the scene too.
+  auto scene = std::dynamic_pointer_cast<Scene>(instantiate(parse_xml_string(R"(<scene version="3.0.0">
+  <integrator type="path"><integer name="max_depth" value="2"/><boolean name="hide_emitters" value="true"/></integrator>
+  <sensor type="perspective"><float name="fov" value="40"/>
+    <transform name="to_world"><lookat origin="0, 0, 2" target="0, 0, 0" up="0, 1, 0"/></transform>
+    <film type="hdrfilm"><integer name="width" value="16"/><integer name="height" value="16"/>
+      <rfilter type="box"/></film></sensor>
+  <shape type="rectangle"><bsdf type="diffuse">
+    <texture type="mesh_attribute" name="reflectance"><string name="name" value="face_shade"/></texture></bsdf></shape>
+  <shape type="sphere"><point name="center" x="0" y="0" z="-20"/><float name="radius" value="0.1"/>
+    <bsdf type="diffuse"><texture type="mesh_attribute" name="reflectance">
+      <string name="name" value="face_shade"/></texture></bsdf></shape>
+  <emitter type="constant"><rgb name="radiance" value="1"/></emitter>
+</scene>)")));
+  add_mesh_attribute(*scene->shapes()[0], "face_shade", 1, Float::from(std::vector<float>{0.25f, 0.75f}));
+  for (ControlMode mode : {ControlMode::Symbolic, ControlMode::Evaluated}) {
+    std::vector<float> image = render_image(*scene, mode), red;
+    for (size_t i = 0; i < image.size(); i += 3) red.push_back(image[i]);
+    std::sort(red.begin(), red.end());
+    EXPECT_NEAR(red[red.size() / 4], 0.25f, 0.03f);  // the quartiles: one triangle each
+    EXPECT_NEAR(red[3 * red.size() / 4], 0.75f, 0.06f);
+  }
 }

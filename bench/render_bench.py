@@ -4,7 +4,9 @@ per process).
 
 Scenes (examples/scenes/render_scenes.py): `cornell`, the Cornell box of the render tests at
 256 x 256, 64 spp; `mesh`, a 131k-triangle bumpy torus in rough gold, a glass sphere and a
-checkered floor under an environment map, at 512 x 512, 16 spp. Each in symbolic mode (one
+checkered floor under an environment map, at 512 x 512, 16 spp; `caustic`, the particle
+tracer (`ptracer`: light paths splatted into the film) on the render tests' caustic scene at
+256 x 256, 16 light paths per pixel. Each in symbolic mode (one
 megakernel: Kiln's default; Mitsuba's too) and evaluated mode (wavefront: the integrator's
 `"mode": "evaluated"` for Kiln; for Mitsuba the flags SymbolicLoops and SymbolicCalls off).
 
@@ -61,8 +63,11 @@ MITSUBA_VENV = ROOT / "build" / "mitsuba-venv"
 ASSETS = render_scenes.DEFAULT_ASSETS
 RESULT_MARK = "RENDER_BENCH_RESULT "
 MODES = ("symbolic", "evaluated")
-FULL = {"cornell": (256, 64), "mesh": (512, 16), "repeats": 3, "story": 30, "story_spp": 4, "story_film": (128, 256)}
-QUICK = {"cornell": (64, 8), "mesh": (96, 4), "repeats": 2, "story": 8, "story_spp": 2, "story_film": (32, 64)}
+SCENES = ("cornell", "mesh", "caustic")
+FULL = {"cornell": (256, 64), "mesh": (512, 16), "caustic": (256, 16), "repeats": 3, "story": 30, "story_spp": 4,
+        "story_film": (128, 256)}
+QUICK = {"cornell": (64, 8), "mesh": (96, 4), "caustic": (64, 4), "repeats": 2, "story": 8, "story_spp": 2,
+         "story_film": (32, 64)}
 SETTLE_BYTES = 4 << 30  # more than the largest measured process touches
 WARM_UP_ITERATIONS = 2  # story 1: compilations are allowed in the first two iterations only
 
@@ -150,6 +155,8 @@ class Mitsuba:
 def scene_dict(name, size, assets):
     if name == "cornell":
         return render_scenes.cornell_box(size, size)
+    if name == "caustic":
+        return render_scenes.caustic_scene(size, size)
     return render_scenes.mesh_scene(assets, size, size)
 
 
@@ -298,7 +305,7 @@ def measure_all(config, args, mitsuba_python):
     """{system: {"renders": {(scene, mode): {"cold", "second"}}, "story": ...}} for each system run."""
     systems = {"kiln": sys.executable, "mitsuba": mitsuba_python}
     results = {system: {"renders": {}} for system, python in systems.items() if python}
-    for scene in ("cornell", "mesh"):
+    for scene in SCENES:
         size, spp = config[scene]
         for mode in MODES:
             spec = {"task": "renders", "scene": scene, "size": size, "spp": spp, "mode": mode,
@@ -485,7 +492,7 @@ def main():
     results = measure_all(config, args, mitsuba_python)
     kiln, mitsuba = results["kiln"], results.get("mitsuba")
     rows = [] if mitsuba else [Row(f"Mitsuba unavailable: {why}", "", None)]
-    for scene in ("cornell", "mesh"):
+    for scene in SCENES:
         size, spp = config[scene]
         for mode in MODES:
             rows += render_rows(f"{scene} {size}x{size} {spp}spp {mode}", kiln["renders"][scene, mode],

@@ -5,6 +5,9 @@
 - `story_films(count, film_range)`: story 1's changes, one dict per iteration of the
   parameters to set through traverse() (Mitsuba's keys): film size, crop window, horizontal
   field of view and camera.
+- `caustic_scene(width, height)`: the particle tracer's reference scene of the render tests
+  (a glass sphere focusing a spot light onto a floor, an area light, a point light, a dim
+  sky), rendered by `ptracer`, on the whole film.
 - `mesh_scene(assets, width, height)`: a bumpy torus of `torus_triangles()` triangles
   (a binary PLY with vertex normals) in rough gold (`roughconductor`, GGX), a glass sphere
   (`dielectric`), a checkered floor, lit only by an environment map (an EXR of a sky with a
@@ -55,6 +58,16 @@ def cornell_box(width, height):
     """The render tests' Cornell box (path tracer, max_depth 6, tent filter) at width x height."""
     scene = _REFERENCE.cornell_box(_REFERENCE.DATA_DIR)
     scene["sensor"]["film"].update(width=width, height=height)
+    return scene
+
+
+def caustic_scene(width, height):
+    """The render tests' particle_tracer scene at width x height, without its crop window."""
+    scene = _REFERENCE.particle_tracer(_REFERENCE.DATA_DIR)
+    film = scene["sensor"]["film"]
+    for key in [k for k in film if k.startswith("crop_")]:
+        del film[key]
+    film.update(width=width, height=height)
     return scene
 
 

@@ -37,7 +37,7 @@ BOUNDARIES = ("zero", "nearest", "wrap", "reflect", "mirror")
 
 def _boundary_index(index, size, boundary):
     """The input index a tap outside [0, size) reads (scipy.ndimage's names); -1: none."""
-    if boundary == "zero":
+    if boundary in ("zero", "constant"):
         return np.where((index >= 0) & (index < size), index, -1)
     if boundary == "nearest":
         return np.clip(index, 0, size - 1)
@@ -53,7 +53,9 @@ def _boundary_index(index, size, boundary):
 def filter_table(source, target, evaluate, radius, boundary):
     """(indices, weights), each (target, taps): the input samples each of `target` output
     samples sums (of `source` input samples) and their normalized weights, for the filter
-    `evaluate` (a NumPy function of offsets in input samples) of support `radius`."""
+    `evaluate` (a NumPy function of offsets in input samples) of support `radius`. With the
+    boundary "constant" (Mitsuba's Zero and One), taps outside keep their weight and have
+    index -1: the caller gives the value they read."""
     scale = source / target
     stretch = max(scale, 1.0)
     reach = radius * stretch
@@ -63,10 +65,11 @@ def filter_table(source, target, evaluate, radius, boundary):
     index = first[:, None] + np.arange(taps)[None, :]
     weights = evaluate((index + 0.5 - centers[:, None]) / stretch)
     index = _boundary_index(index, source, boundary)
-    weights = np.where(index >= 0, weights, 0.0)
+    if boundary != "constant":  # taps outside read nothing: their weight goes to the others
+        weights = np.where(index >= 0, weights, 0.0)
     total = weights.sum(axis=1, keepdims=True)
     weights = np.where(total != 0.0, weights / np.where(total != 0.0, total, 1.0), 0.0)
-    return np.maximum(index, 0), weights
+    return (index if boundary == "constant" else np.maximum(index, 0)), weights
 
 
 def _resample_axis(values, shape, axis, target, evaluate, radius, boundary):

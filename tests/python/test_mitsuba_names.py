@@ -146,7 +146,7 @@ def test_bitmap_errors_are_clear(tmp_path):
         kr.Bitmap(np.zeros((2, 2, 3), np.float32), channel_names=["R", "G"])
     with pytest.raises(TypeError, match="numbers"):
         kr.Bitmap(np.array([["a"]]))
-    with pytest.raises(NotImplementedError, match="boundary conditions"):
+    with pytest.raises(TypeError, match="bc must be a mi.FilterBoundaryCondition or a pair"):
         kr.Bitmap(np.zeros((2, 2, 3), np.float32)).resample([4, 4], bc=("repeat", "repeat"))
     with pytest.raises(Exception, match="unknown image format"):
         kr.Bitmap(np.zeros((2, 2, 3), np.float32)).write(str(tmp_path / "image.tga"))
@@ -573,3 +573,30 @@ def test_bitmap_data_is_a_tensor_parameter_as_in_mitsuba():
     with pytest.raises(ValueError, match="1 or 3 channels, got \\(4, 4, 2\\)"):
         params.update()
     assert params["data"].shape == (4, 8, 1)  # the refused value did not stay
+
+
+def test_bitmap_resample_boundary_conditions_match_mitsuba():
+    # A 4 x 3 ramp resampled with each boundary condition; Mitsuba 3.9.1 (scalar_rgb) printed
+    # these values for the same calls.
+    B = kr.FilterBoundaryCondition
+    bitmap = kr.Bitmap(np.arange(12, dtype=np.float32).reshape(3, 4, 1) / 7.0 + 0.1)
+    tent = kr.load_dict({"type": "tent"})
+    expected = {
+        ("Repeat", (7, 5), tent): [0.42041, 0.37959, 0.46122, 0.54286, 0.62449, 0.70612, 0.66531],
+        ("Mirror", (7, 5), None): [0.15511, 0.17358, 0.27277, 0.35719, 0.44160, 0.54079, 0.55927],
+        ("Zero", (7, 5), None): [0.02239, 0.07764, 0.14765, 0.21796, 0.28887, 0.39431, 0.33565],
+        ("One", (2, 2), tent): [0.54603, 0.72063],
+    }
+    for (name, res, rfilter), first_row in expected.items():
+        condition = getattr(B, name)
+        image = np.array(bitmap.resample(list(res), rfilter, (condition, condition)))
+        np.testing.assert_allclose(image[0].ravel(), first_row, atol=2e-5, err_msg=name)
+    zero_last = np.array(bitmap.resample([7, 5], None, (B.Zero, B.Zero)))[-1].ravel()
+    np.testing.assert_allclose(zero_last, [0.88000, 1.20809, 1.19323, 1.26213, 1.33445, 1.52476, 1.19327], atol=2e-5)
+    # One condition for both axes, and x and y apart (Clamp across, Zero down: the top row
+    # darkens, the left column does not).
+    same = np.array(bitmap.resample([7, 5], tent, B.Repeat))
+    np.testing.assert_allclose(same, np.array(bitmap.resample([7, 5], tent, (B.Repeat, B.Repeat))))
+    mixed = np.array(bitmap.resample([8, 6], tent, (B.Clamp, B.Zero)))
+    clamped = np.array(bitmap.resample([8, 6], tent))
+    assert (mixed[0] < clamped[0] - 1e-3).all() and np.allclose(mixed[2:4], clamped[2:4], atol=1e-6)

@@ -25,6 +25,7 @@ except ImportError as error:
 from kiln.render.mitsuba_variants import variants, variant, set_variant  # noqa: E402,F401
 from kiln.render.array_types import *  # noqa: E402,F401,F403
 from kiln.render.bitmap import Bitmap, Struct  # noqa: E402,F401
+from kiln.render.resample import FilterBoundaryCondition  # noqa: E402,F401
 from kiln.render.cornell_box import cornell_box  # noqa: E402,F401
 from kiln.render.transform3f import Transform3f, Transform3f as ScalarTransform3f  # noqa: E402,F401
 from kiln.render.textures import Texture1f, Texture2f, Texture3f  # noqa: E402,F401

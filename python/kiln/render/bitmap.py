@@ -209,17 +209,14 @@ class Bitmap:
 
     def resample(self, res, rfilter=None, bc=None, clamp=(-np.inf, np.inf)):
         """A new Bitmap of `res` = (width, height) pixels, filtered with `rfilter` (a
-        kr.ReconstructionFilter; Mitsuba's default 2-lobe Lanczos when None), border pixels
-        repeated outside the image (Mitsuba's default boundary condition; others are not
-        supported) and values clamped to `clamp`."""
-        if bc is not None:
-            raise NotImplementedError("Bitmap.resample: boundary conditions other than the default (clamp) are not "
-                                      "supported by kiln.render")
+        kr.ReconstructionFilter; Mitsuba's default 2-lobe Lanczos when None), lookups outside
+        the image following `bc` (a mi.FilterBoundaryCondition, or a pair for x and y;
+        Clamp, Mitsuba's default, when None) and values clamped to `clamp`."""
         width, height = (int(res[0]), int(res[1]))
         if width < 1 or height < 1:
             raise ValueError(f"Bitmap.resample: the resolution must be positive, got {width} x {height}")
         values = _normalized(self._values, self._values.dtype)
-        resampled = _resample(values, width, height, rfilter, clamp)
+        resampled = _resample(values, width, height, rfilter, bc, clamp)
         dtype = self._values.dtype
         stored = _stored(np.clip(resampled, 0.0, 1.0), dtype) if np.issubdtype(dtype, np.integer) else resampled
         return Bitmap(stored.astype(dtype), self._format, self._names, self._srgb)

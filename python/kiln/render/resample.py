@@ -1,8 +1,10 @@
 """Separable image resampling (Mitsuba's Bitmap.resample), on the host in float64: each output
 pixel is a weighted sum of the input pixels under a reconstruction filter centred on it, the
 filter stretched by the reduction factor when shrinking, weights normalised per pixel
-(kiln.resample's tables), lookups outside the image clamped to its border."""
+(kiln.resample's tables); lookups outside the image follow a boundary condition per axis
+(Mitsuba's FilterBoundaryCondition)."""
 
+import enum
 import math
 
 import numpy as np
@@ -11,6 +13,36 @@ import kiln as _kl
 from kiln.resample import filter_table
 
 _LANCZOS_LOBES = 2  # Mitsuba's default filter for resampling
+
+
+class FilterBoundaryCondition(enum.IntEnum):
+    """What a lookup outside an image reads (Mitsuba's values): the border pixel, the image
+    repeated, mirrored (the border not repeated), zero or one."""
+
+    Clamp = 0
+    Repeat = 1
+    Mirror = 2
+    Zero = 3
+    One = 4
+
+
+# Each condition as kiln.resample's boundary and the value a constant one reads.
+_TABLE_BOUNDARY = {FilterBoundaryCondition.Clamp: ("nearest", None), FilterBoundaryCondition.Repeat: ("wrap", None),
+                   FilterBoundaryCondition.Mirror: ("mirror", None), FilterBoundaryCondition.Zero: ("constant", 0.0),
+                   FilterBoundaryCondition.One: ("constant", 1.0)}
+
+
+def boundary_conditions(bc):
+    """`bc` (None, one FilterBoundaryCondition or a pair for x and y) as a pair; TypeError
+    naming what was given otherwise."""
+    pair = (FilterBoundaryCondition.Clamp,) * 2 if bc is None else bc
+    if isinstance(pair, FilterBoundaryCondition):
+        pair = (pair, pair)
+    if not (isinstance(pair, (tuple, list)) and len(pair) == 2 and
+            all(isinstance(c, FilterBoundaryCondition) for c in pair)):
+        raise TypeError(f"kiln.render: Bitmap.resample(): bc must be a mi.FilterBoundaryCondition or a pair of them "
+                        f"(x, y), got {bc!r}")
+    return tuple(pair)
 
 
 def _lanczos(x):
@@ -37,14 +69,19 @@ def _filter_values(rfilter):
     return evaluate, float(rfilter.radius())
 
 
-def resample(values, width, height, rfilter=None, clamp=(-math.inf, math.inf)):
-    """`values` (height, width, channels) resampled to `height` x `width`, as float64."""
+def resample(values, width, height, rfilter=None, bc=None, clamp=(-math.inf, math.inf)):
+    """`values` (height, width, channels) resampled to `height` x `width`, as float64, with
+    the boundary conditions `bc` (see boundary_conditions())."""
     evaluate, radius = _filter_values(rfilter)
+    conditions = boundary_conditions(bc)
     result = values.astype(np.float64)
-    for axis, size in ((1, width), (0, height)):
-        indices, weights = filter_table(result.shape[axis], size, evaluate, radius, "nearest")
-        taken = np.take(result, indices, axis=axis)  # the axis becomes (size, taps)
+    for axis, size, condition in ((1, width, conditions[0]), (0, height, conditions[1])):
+        boundary, outside = _TABLE_BOUNDARY[condition]
+        indices, weights = filter_table(result.shape[axis], size, evaluate, radius, boundary)
+        taken = np.take(result, np.maximum(indices, 0), axis=axis)  # the axis becomes (size, taps)
         shape = [1] * taken.ndim
         shape[axis], shape[axis + 1] = size, weights.shape[1]
+        if outside is not None:
+            taken = np.where(indices.reshape(shape) >= 0, taken, outside)
         result = (taken * weights.reshape(shape)).sum(axis=axis + 1)
     return np.clip(result, clamp[0], clamp[1])

@@ -30,10 +30,11 @@ class SceneParameters::Collector : public TraversalCallback {
   Collector(SceneParameters& out, Object* node, std::string prefix, size_t depth, std::set<Object*>& seen)
       : out_(out), node_(node), prefix_(std::move(prefix)), depth_(depth), seen_(seen) {}
 
-  void put(const std::string& name, ParameterRef ref, uint32_t flags) override {
+  void put(const std::string& name, ParameterRef ref, uint32_t flags) override { put(name, ref, flags, nullptr); }
+  void put(const std::string& name, ParameterRef ref, uint32_t flags, std::shared_ptr<const void> owner) override {
     std::string key = prefix_.empty() ? name : prefix_ + "." + name;
     for_each_parameter_array(ref, [&](const auto& array) { set_label(array, key); });
-    out_.entries_[key] = Entry{ref, node_, name, flags, nodes_of(ref)};
+    out_.entries_[key] = Entry{ref, node_, name, flags, nodes_of(ref), std::move(owner)};
   }
 
   void put_object(const std::string& name, Object* child) override {

@@ -4,6 +4,7 @@ as the C++ plugin it mirrors does (same seed, same image), lists its parameters 
 traverse(cb) so kr.traverse changes them and renders differentiate them, and every misuse
 raises a clear error instead of crashing."""
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -295,3 +296,63 @@ def test_a_script_holding_a_python_plugin_in_a_scene_exits_cleanly():
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert "rendered" in done.stdout and "leak" not in done.stderr and "Fatal" not in done.stderr
+
+
+REBINDING_PLUGIN = '''
+import numpy as np
+import kiln as kl
+import kiln.render as kr
+
+class Rebinding(kr.BSDF):
+    """Rebinds its attribute in parameters_changed (a fresh object each time)."""
+
+    def __init__(self, props):
+        kr.BSDF.__init__(self, props)
+        self.reflectance = kl.Array3f(0.5)
+        self.m_components = [kr.BSDFFlags.DiffuseReflection | kr.BSDFFlags.FrontSide]
+        self.m_flags = self.m_components[0]
+
+    def sample(self, ctx, si, sample1, sample2, active):
+        bs = kr.BSDFSample3f()
+        bs.wo = kr.warp.square_to_cosine_hemisphere(sample2)
+        bs.pdf = kr.warp.square_to_cosine_hemisphere_pdf(bs.wo)
+        bs.eta = kl.Float(1.0)
+        bs.sampled_type = kl.UInt32(+kr.BSDFFlags.DiffuseReflection)
+        bs.sampled_component = kl.UInt32(0)
+        return bs, self.reflectance
+
+    def eval(self, ctx, si, wo, active):
+        return self.reflectance * (kr.Frame3f.cos_theta(wo) / kl.pi)
+
+    def pdf(self, ctx, si, wo, active):
+        return kr.warp.square_to_cosine_hemisphere_pdf(wo)
+
+    def traverse(self, cb):
+        cb.put("reflectance", self.reflectance, kr.ParamFlags.Differentiable)
+
+    def parameters_changed(self, keys):
+        self.reflectance = kl.Array3f(self.reflectance.x * 1.0, self.reflectance.y, self.reflectance.z)
+
+kr.register_bsdf("rebinding", lambda props: Rebinding(props))
+description = kr.cornell_box()
+description["red"] = {"type": "rebinding"}
+description["sensor"]["film"].update(width=16, height=16)
+scene = kr.load_dict(description)
+params = kr.traverse(scene)
+for value in (0.2, 0.4, 0.6):
+    params["red.reflectance"] = kl.Array3f(value)
+    params.update()
+    params.update()
+    print(np.asarray(kr.render(scene, spp=2)).mean() > 0)
+print("done")
+'''
+
+
+def test_a_plugin_that_rebinds_its_attributes_leaves_the_parameters_valid():
+    # kr.traverse keeps the objects a Python plugin put (as Mitsuba's SceneParameters): after
+    # the plugin rebinds its attribute, the parameters refer to the old, still alive object.
+    # In a subprocess with Python's debug allocator, so that a read of freed memory shows.
+    done = subprocess.run([sys.executable, "-c", REBINDING_PLUGIN], capture_output=True, text=True, timeout=300,
+                          env=dict(os.environ, PYTHONMALLOC="debug"))
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.split() == ["True", "True", "True", "done"], done.stdout

@@ -66,6 +66,7 @@ class SceneParameters {
     std::string name;  ///< relative to the owner
     uint32_t flags;
     Nodes nodes;
+    std::shared_ptr<const void> storage;  ///< keeps `ref`'s storage alive (Python plugins), or null
   };
   class Collector;
 

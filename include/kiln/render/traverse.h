@@ -14,6 +14,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <variant>
 
@@ -38,6 +39,14 @@ class TraversalCallback {
   virtual ~TraversalCallback() = default;
   /// A parameter of the object being traversed, named relative to it ("reflectance").
   virtual void put(const std::string& name, ParameterRef ref, uint32_t flags) = 0;
+  /// A parameter whose storage `owner` keeps alive (an attribute of a plugin written in
+  /// Python, which the plugin may rebind): a callback that keeps `ref` keeps `owner` too,
+  /// so the value it refers to is stale after a rebinding but never freed (as Mitsuba's
+  /// SceneParameters hold references). By default put() without the owner.
+  virtual void put(const std::string& name, ParameterRef ref, uint32_t flags, std::shared_ptr<const void> owner) {
+    (void)owner;
+    put(name, ref, flags);
+  }
   /// A child object, whose parameters are prefixed with `name` (e.g. "film", or a
   /// shape's "bsdf").
   virtual void put_object(const std::string& name, Object* child) = 0;

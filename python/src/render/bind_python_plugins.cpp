@@ -64,11 +64,16 @@ class PythonTraversal {
   void put(const std::string& name, nb::handle value, uint32_t flags) {
     if (!callback_) throw ValueError("kiln.render: traverse(): the callback is only valid while traverse() runs");
     if (nb::isinstance<Object>(value)) return callback_->put_object(name, nb::cast<Object*>(value));
-    if (nb::isinstance<Float>(value)) return callback_->put(name, nb::inst_ptr<Float>(value), flags);
-    if (nb::isinstance<Array3f>(value)) return callback_->put(name, nb::inst_ptr<Array3f>(value), flags);
-    if (nb::isinstance<UInt32>(value)) return callback_->put(name, nb::inst_ptr<UInt32>(value), flags);
-    if (nb::isinstance<Transform4f>(value)) return callback_->put(name, nb::inst_ptr<Transform4f>(value), flags);
-    if (nb::isinstance<TensorXf>(value)) return callback_->put(name, nb::inst_ptr<TensorXf>(value), flags);
+    // The parameters keep the Python object: the plugin may rebind its attribute later.
+    std::shared_ptr<const void> owner(new nb::object(nb::borrow(value)), [](const void* object) {
+      nb::gil_scoped_acquire gil;
+      delete static_cast<const nb::object*>(object);
+    });
+    if (nb::isinstance<Float>(value)) return callback_->put(name, nb::inst_ptr<Float>(value), flags, owner);
+    if (nb::isinstance<Array3f>(value)) return callback_->put(name, nb::inst_ptr<Array3f>(value), flags, owner);
+    if (nb::isinstance<UInt32>(value)) return callback_->put(name, nb::inst_ptr<UInt32>(value), flags, owner);
+    if (nb::isinstance<Transform4f>(value)) return callback_->put(name, nb::inst_ptr<Transform4f>(value), flags, owner);
+    if (nb::isinstance<TensorXf>(value)) return callback_->put(name, nb::inst_ptr<TensorXf>(value), flags, owner);
     throw TypeError("kiln.render: traverse(): cb.put('" + name +
                     "', value): the value must be an attribute of the plugin holding a kl.Float, kl.Array3f (a "
                     "color), kl.UInt32, kl.TensorXf, a kr.Transform4f or a plugin object, got " +

@@ -119,11 +119,12 @@ Color3d spectrum_value(const std::vector<double>& numbers, const std::string& wh
   return Color3d{{numbers[0], numbers[0], numbers[0]}, true};
 }
 
-Color3d spectrum_plugin(const std::string& type, const std::vector<std::pair<std::string, double>>& parameters,
+Color3d spectrum_plugin(const std::string& type,
+                        const std::function<std::vector<std::pair<std::string, double>>()>& read_parameters,
                         const std::string& where) {
   if (type != "d65") refuse_spectral_data(where + ": a '" + type + "' spectrum");
   double scale = 1.0;
-  for (const auto& [name, value] : parameters) {
+  for (const auto& [name, value] : read_parameters()) {
     if (name != "scale") throw ValueError(where + ": a 'd65' spectrum takes only 'scale', not '" + name + "'");
     scale = value;
   }

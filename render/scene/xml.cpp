@@ -398,18 +398,21 @@ class XmlParser {
   /// as scene_description.h's rules make it.
   Color3d spectrum_plugin_value(const Site& site) {
     check_attributes(site, {"name", "type"}, {});
-    std::vector<std::pair<std::string, double>> parameters;
-    for (pugi::xml_node child : site.element.children()) {
-      check_not_text(site, child);
-      if (child.type() != pugi::node_element) continue;
-      Site child_site{site.text, child, site.plugin};
-      substitute(child_site);
-      if (std::string_view(child.name()) != "float") fail(child_site, "a spectrum's parameters are <float> elements");
-      check_attributes(child_site, {"name", "value"}, {});
-      check_no_children(child_site);
-      parameters.emplace_back(child.attribute("name").value(), parse_numbers(child_site, "value", {1})[0]);
-    }
-    return spectrum_plugin(site.element.attribute("type").value(), parameters, context_of(site));
+    auto read_parameters = [&] {
+      std::vector<std::pair<std::string, double>> parameters;
+      for (pugi::xml_node child : site.element.children()) {
+        check_not_text(site, child);
+        if (child.type() != pugi::node_element) continue;
+        Site child_site{site.text, child, site.plugin};
+        substitute(child_site);
+        if (std::string_view(child.name()) != "float") fail(child_site, "a spectrum's parameters are <float> elements");
+        check_attributes(child_site, {"name", "value"}, {});
+        check_no_children(child_site);
+        parameters.emplace_back(child.attribute("name").value(), parse_numbers(child_site, "value", {1})[0]);
+      }
+      return parameters;
+    };
+    return spectrum_plugin(site.element.attribute("type").value(), read_parameters, context_of(site));
   }
 
   Properties::Value parse_value(const Site& site) {

@@ -522,6 +522,11 @@ def test_d65_is_white_and_other_spectra_are_refused_by_name():
         kr.load_dict({"type": "constant", "radiance": {"type": "rgb", "value": [1, 2]}})
     with pytest.raises(ValueError, match=r"\['radiance'\]\['value'\] is spectral data"):
         kr.load_dict({"type": "constant", "radiance": {"type": "spectrum", "value": [400, 0.5, 700, 0.6]}})
+    # Mitsuba's own dict forms of spectral data: refused as such, before their values are read.
+    with pytest.raises(ValueError, match=r"\['radiance'\]\['value'\] is spectral data"):
+        kr.load_dict({"type": "constant", "radiance": {"type": "spectrum", "value": [(400, 0.5), (700, 0.6)]}})
+    with pytest.raises(ValueError, match="'regular' spectrum is spectral data"):
+        kr.load_dict({"type": "constant", "radiance": {"type": "regular", "wavelength_min": 400, "values": "1, 2"}})
     assert np.asarray(kr.traverse(kr.load_dict({"type": "constant", "radiance": {"type": "spectrum", "value": 2}}))[
         "radiance.value"]).ravel()[0] > 1.5
 

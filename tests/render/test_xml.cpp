@@ -439,6 +439,9 @@ TEST(Xml, BadValuesNameTheFileLineElementAndPlugin) {
                      {"<spectrum name=\"radiance\">", "a 'd65' spectrum takes only 'scale', not 'temprature'"});
   expect_value_error("<spectrum type=\"d65\" name=\"radiance\"><rgb name=\"scale\" value=\"3\"/></spectrum>",
                      {"<rgb name=\"scale\">", "a spectrum's parameters are <float> elements"});
+  // Spectral data is refused before its parameters are read (they are not numbers).
+  expect_value_error("<spectrum type=\"regular\" name=\"radiance\"><string name=\"values\" value=\"1, 2\"/></spectrum>",
+                     {"<spectrum name=\"radiance\">", "a 'regular' spectrum is spectral data"});
   expect_value_error("<point name=\"p\" x=\"1\" y=\"2\"/>",
                      {"<point name=\"p\">", "needs value=\"...\" or all of x, y, z"});
   expect_value_error("<vector name=\"v\" value=\"1\" x=\"2\"/>", {"give either value or x, y, z"});

@@ -17,6 +17,7 @@
 
 #include <kiln/render/properties.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -75,10 +76,12 @@ std::shared_ptr<Object> instantiate(const PluginNode& root);
 ///   makes it the equal-energy white (Color3d::uniform_spectrum); more (wavelengths and
 ///   values) is spectral data, refused.
 /// - spectrum_plugin: `d65` is gray `scale`, its only parameter (D65 is the white of
-///   linear sRGB); any other spectrum plugin is spectral data, refused.
+///   linear sRGB); any other spectrum plugin is spectral data, refused before its
+///   parameters are read (`read_parameters` gives them, as (name, number) pairs).
 Color3d rgb_value(const std::vector<double>& numbers, const std::string& where);
 Color3d spectrum_value(const std::vector<double>& numbers, const std::string& where);
-Color3d spectrum_plugin(const std::string& type, const std::vector<std::pair<std::string, double>>& parameters,
+Color3d spectrum_plugin(const std::string& type,
+                        const std::function<std::vector<std::pair<std::string, double>>()>& read_parameters,
                         const std::string& where);
 [[noreturn]] void refuse_spectral_data(const std::string& where);
 

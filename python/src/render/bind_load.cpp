@@ -76,18 +76,26 @@ Color3d color_value(const nb::dict& dict, const std::string& type, const std::st
     for (auto [key, item] : dict) {
       std::string name = nb::cast<std::string>(nb::str(key));
       if (name != "type" && name != "value")
-        fail(path, "an '" + type + "' value takes only 'value', not '" + name + "'");
+        fail(path, "the '" + type + "' value takes only 'value', not '" + name + "'");
     }
-    if (!dict.contains("value")) fail(path, "an '" + type + "' value needs a 'value'");
-    std::vector<double> values = one_or_more_numbers(dict["value"], key_path(path, "value"));
+    if (!dict.contains("value")) fail(path, "the '" + type + "' value needs a 'value'");
+    nb::handle value = dict["value"];
+    // Mitsuba's [(wavelength, value), ...] pairs are spectral data.
+    if (type == "spectrum" && nb::hasattr(value, "__iter__"))
+      for (nb::handle item : nb::iter(value))
+        if (nb::hasattr(item, "__iter__")) refuse_spectral_data(where + "['value']");
+    std::vector<double> values = one_or_more_numbers(value, key_path(path, "value"));
     return type == "rgb" ? rgb_value(values, where) : spectrum_value(values, where + "['value']");
   }
-  std::vector<std::pair<std::string, double>> parameters;
-  for (auto [key, item] : dict) {
-    std::string name = nb::cast<std::string>(nb::str(key));
-    if (name != "type") parameters.emplace_back(name, number(item, key_path(path, name)));
-  }
-  return spectrum_plugin(type, parameters, where);
+  auto read_parameters = [&] {
+    std::vector<std::pair<std::string, double>> parameters;
+    for (auto [key, item] : dict) {
+      std::string name = nb::cast<std::string>(nb::str(key));
+      if (name != "type") parameters.emplace_back(name, number(item, key_path(path, name)));
+    }
+    return parameters;
+  };
+  return spectrum_plugin(type, read_parameters, where);
 }
 
 PluginNode convert_node(const nb::dict& dict, const std::string& path, bool scene_child);

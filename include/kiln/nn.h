@@ -34,7 +34,7 @@ class Linear {
  public:
   Linear(size_t in_features, size_t out_features, std::optional<uint64_t> seed = std::nullopt, bool bias = true) {
     std::mt19937_64 rng(seed ? *seed : next_layer_seed());
-    float bound = 1.0f / std::sqrt(float(in_features));
+    float bound = in_features > 0 ? 1.0f / std::sqrt(float(in_features)) : 0.0f;  // PyTorch's, 0 for no inputs
     std::uniform_real_distribution<float> uniform(-bound, bound);
     std::vector<float> w(in_features * out_features), b(out_features);
     for (float& v : w) v = uniform(rng);

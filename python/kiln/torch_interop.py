@@ -30,8 +30,10 @@ _VECTOR_CLASSES = {(torch.float32, 2): Array2f, (torch.float32, 3): Array3f, (to
                    (torch.float64, 3): Array3f64, (torch.int32, 2): Array2i, (torch.int32, 3): Array3i}
 _MATRIX_CLASSES = {2: Matrix2f, 3: Matrix3f, 4: Matrix4f}
 _TENSOR_CLASSES = {torch.float32: _kiln.TensorXf, torch.float64: _kiln.TensorXd}
-# What crosses to torch (through DLPack): every Kiln array, vector, matrix and tensor.
-_KILN_VALUES = tree.ARRAYS + tuple(tree.VECTORS) + tuple(tree.MATRICES) + tree.TENSORS
+# What crosses to torch (through DLPack): every Kiln array, vector and matrix, and the float
+# tensors (torch's unsigned and boolean DLPack imports are partial).
+_KILN_VALUES = (tree.ARRAYS + tuple(tree.VECTORS) + tuple(tree.MATRICES) +
+                tuple(t for t in tree.TENSORS if t in tree.DIFFERENTIABLE))
 
 
 def to_kiln(tensor, what="to_kiln()"):

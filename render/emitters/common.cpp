@@ -9,6 +9,16 @@
 
 namespace kiln::render {
 
+std::shared_ptr<Texture> sampled_texture(const Properties& props, const std::string& name, const Color3d& fallback) {
+  std::shared_ptr<Texture> texture = texture_parameter(props, name, fallback);
+  if (texture->reads_hit_shape())
+    throw_parameter_error(props, name,
+                          "is a '" + texture->plugin() +
+                              "' texture, which reads the shape a ray hits; an emitter's points are also sampled, "
+                              "where nothing was hit (Mitsuba cannot sample it either)");
+  return texture;
+}
+
 std::shared_ptr<Texture> emitted_texture(const Properties& props, const std::string& name, const Color3d& fallback) {
   if (props.has(name))
     if (const auto* color = std::get_if<Color3d>(&props.get(name)); color && color->uniform_spectrum) {
@@ -16,7 +26,7 @@ std::shared_ptr<Texture> emitted_texture(const Properties& props, const std::str
       for (size_t c = 0; c < 3; ++c) emitted[c] = (*color)[c] * kEqualEnergySrgb[c];
       return std::make_shared<UniformTexture>(emitted);
     }
-  return texture_parameter(props, name, fallback);
+  return sampled_texture(props, name, fallback);
 }
 
 std::shared_ptr<Texture> emission_parameter(const Properties& props, const std::string& name) {

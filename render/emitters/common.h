@@ -17,8 +17,12 @@ namespace kiln::render {
 /// give an emitter's uniform spectrum this color.
 inline constexpr double kEqualEnergySrgb[3] = {1.204794, 0.948291, 0.908916};
 
+/// texture_parameter(), refusing a texture that reads the shape a ray hit (mesh_attribute):
+/// emitters evaluate their textures at sampled points too.
+std::shared_ptr<Texture> sampled_texture(const Properties& props, const std::string& name, const Color3d& fallback);
+
 /// The texture of emitted value `name` of `props` (`fallback` when absent): a uniform
-/// spectrum becomes its value times kEqualEnergySrgb, anything else as texture_parameter().
+/// spectrum becomes its value times kEqualEnergySrgb, anything else as sampled_texture().
 std::shared_ptr<Texture> emitted_texture(const Properties& props, const std::string& name, const Color3d& fallback);
 
 /// The emitted value `name` of `props` (1 when absent), as Mitsuba's emissive textures: a

@@ -20,7 +20,7 @@ class SpotLight : public Emitter {
   explicit SpotLight(const Properties& props)
       : to_world_(Transform4f::from_rows(props.get_transform("to_world", kIdentityRows))),
         intensity_(emission_parameter(props, "intensity")),
-        texture_(texture_parameter(props, "texture", Color3d{1.0, 1.0, 1.0})) {
+        texture_(sampled_texture(props, "texture", Color3d{1.0, 1.0, 1.0})) {
     flags_ = emitter_flags::kDeltaPosition;
     if (props.has("texture")) {
       if (texture_->is_constant())

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <map>
 
 namespace kiln::render {
@@ -255,20 +256,20 @@ void Mesh::traverse(TraversalCallback& callback) {
 }
 
 void Mesh::parameters_changed(const std::vector<std::string>& keys) {
+  // The geometry changed unless only the BSDF, the area light or attributes did (no keys:
+  // everything may have).
   std::vector<std::string> others;
-  for (const std::string& key : keys) {
-    auto attribute = attributes_.find(key);
-    if (attribute == attributes_.end())
-      others.push_back(key);
-    else
-      check_attribute(key, attribute->second);
+  std::copy_if(keys.begin(), keys.end(), std::back_inserter(others),
+               [&](const std::string& key) { return !attributes_.count(key); });
+  if (keys.empty() || (!others.empty() && !only_children_changed(others))) {
+    if (positions_.size() % 3 != 0 || faces_.size() % 3 != 0 || faces_.size() == 0)
+      throw ValueError("kiln.render: shape '" + plugin() + "' (" + source() +
+                       "): vertex_positions and faces need 3 values per vertex and per triangle");
+    refresh_host_data();
+    set_geometry_changed(true);
   }
-  if (others.empty() || only_children_changed(others)) return;
-  if (positions_.size() % 3 != 0 || faces_.size() % 3 != 0 || faces_.size() == 0)
-    throw ValueError("kiln.render: shape '" + plugin() + "' (" + source() +
-                     "): vertex_positions and faces need 3 values per vertex and per triangle");
-  refresh_host_data();
-  set_geometry_changed(true);
+  // Every attribute still fits the mesh (a new vertex count needs new attributes too).
+  for (const auto& [name, attribute] : attributes_) check_attribute(name, attribute);
 }
 
 std::shared_ptr<Shape> make_mesh(size_t vertex_count, size_t face_count, bool vertex_normals, bool vertex_texcoords,

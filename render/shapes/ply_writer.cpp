@@ -40,6 +40,8 @@ void write_ply(const MeshData& mesh, const std::string& path) {
   // The attributes of the vertices, then of the faces: (name without its element, values).
   std::vector<std::pair<std::string, const MeshAttributeData*>> vertex_attributes, face_attributes;
   for (const auto& [name, attribute] : mesh.attributes) {
+    if (!name.starts_with("vertex_") && !name.starts_with("face_"))
+      fail(path, "the attribute '" + name + "' is neither a vertex_ nor a face_ attribute");
     bool per_vertex = name.starts_with("vertex_");
     size_t count = per_vertex ? vertices : faces;
     if (attribute.channels == 0 || attribute.values.size() != count * attribute.channels)

@@ -41,6 +41,7 @@ class MeshAttributeTexture : public Texture {
   }
 
   void set_scene_shapes(const std::shared_ptr<const Registry<Shape>>& shapes) override { shapes_ = shapes; }
+  bool reads_hit_shape() const override { return true; }
 
   void traverse(TraversalCallback& callback) override {
     callback.put("scale", &scale_, param_flags::kNonDifferentiable);

@@ -89,3 +89,9 @@ def test_layer_misuse_gives_clear_errors():
         kl.nn.PositionalEncoding(-3)
     with pytest.raises(TypeError):
         kl.nn.ReLU()("not a tensor")
+
+
+def test_a_linear_layer_without_inputs_is_all_bias():
+    # PyTorch's bound for no inputs is 0 (1 / sqrt(0) would be infinite).
+    layer = kl.nn.Linear(0, 3, seed=2)
+    assert layer.weight.shape == (0, 3) and np.abs(layer.bias.numpy()).max() == 0

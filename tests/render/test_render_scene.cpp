@@ -130,6 +130,13 @@ TEST(RenderScene, ShapesKeepTheirGeometryWhenOnlyTheirMaterialChanged) {
   EXPECT_EQ(changed(), long(shapes.size()));  // a geometric change besides the material
   scene->parameters_changed({});              // the scene takes the changes in
   EXPECT_EQ(changed(), 0);
+  for (const auto& shape : shapes) shape->parameters_changed({});  // no names: anything may have changed
+  EXPECT_EQ(changed(), long(shapes.size()));
+  scene->parameters_changed({});
+  // A mesh's attribute alone is no geometric change.
+  add_mesh_attribute(*shapes[0], "vertex_weight", 1, zeros<Float>(mesh_arrays(*shapes[0]).vertex_count()));
+  shapes[0]->parameters_changed({"vertex_weight"});
+  EXPECT_EQ(changed(), 0);
 }
 
 TEST(RenderScene, UpdateTellsAncestorsWhichChildrenChanged) {

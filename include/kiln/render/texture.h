@@ -30,6 +30,9 @@ class Texture : public Object {
   virtual Float mean() const = 0;
   /// True when the value does not vary over the surface.
   virtual bool is_constant() const { return false; }
+  /// True when the value depends on the shape a ray hit (`si.shape`), so that it cannot be
+  /// read at sampled points (an emitter's).
+  virtual bool reads_hit_shape() const { return false; }
   /// The shapes whose ids (`si.shape`) the lanes of the next evaluations carry: a scene tells
   /// the textures of its shapes' BSDFs and area lights whenever it traces rays
   /// (Scene::ray_intersect), so they follow the scene being rendered (the `mesh_attribute`

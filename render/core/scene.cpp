@@ -39,19 +39,18 @@ template <typename T> std::shared_ptr<T> as(const std::shared_ptr<Object>& objec
   return result;
 }
 
-/// Tells every texture among the objects it is given (and theirs) the scene's shapes.
-class ShapeTeller : public TraversalCallback {
+/// The textures that read the hit shape among the objects it is given (and theirs).
+class HitShapeTextures : public TraversalCallback {
  public:
-  explicit ShapeTeller(const std::shared_ptr<const Registry<Shape>>& shapes) : shapes_(shapes) {}
   void put(const std::string&, ParameterRef, uint32_t) override {}
   void put_object(const std::string&, Object* child) override {
     if (!child || !seen_.insert(child).second) return;
-    if (auto* texture = dynamic_cast<Texture*>(child)) texture->set_scene_shapes(shapes_);
+    if (auto* texture = dynamic_cast<Texture*>(child); texture && texture->reads_hit_shape()) found.push_back(texture);
     child->traverse(*this);
   }
+  std::vector<Texture*> found;
 
  private:
-  std::shared_ptr<const Registry<Shape>> shapes_;
   std::set<Object*> seen_;
 };
 
@@ -134,6 +133,9 @@ Scene::Scene(const Properties& props)
     shape_emitter.push_back(id);
   }
   pool_meshes(shapes_);
+  HitShapeTextures textures;
+  for (const auto& shape : shapes_) textures.put_object("", shape.get());
+  hit_shape_textures_ = std::move(textures.found);
   shape_bsdf_ = id_table(shape_bsdf);
   shape_emitter_ = id_table(shape_emitter);
   bsdf_flag_table_ = id_table(bsdf_flags);
@@ -180,8 +182,7 @@ void Scene::update_bounds() {
 }
 
 void Scene::tell_textures_shapes() const {
-  ShapeTeller teller(shape_registry_);
-  for (const auto& shape : shapes_) teller.put_object("", shape.get());
+  for (Texture* texture : hit_shape_textures_) texture->set_scene_shapes(shape_registry_);
 }
 
 SurfaceInteraction Scene::ray_intersect(const Ray3f& ray, const Bool& active) const {

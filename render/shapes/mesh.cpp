@@ -67,22 +67,26 @@ MeshData Mesh::host_data() const {
   return data;
 }
 
+std::string Mesh::describe_attribute(const std::string& name) const {
+  return "kiln.render: shape '" + plugin() + "' (" + source() + "): attribute '" + name + "'";
+}
+
 void Mesh::check_attribute(const std::string& name, const Attribute& attribute) const {
   bool per_vertex = name.starts_with("vertex_");
   size_t count = per_vertex ? vertex_count() : face_count();
-  if (attribute.channels == 0 || attribute.values.size() != count * attribute.channels)
-    throw ValueError("kiln.render: shape '" + plugin() + "' (" + source() + "): attribute '" + name + "' of " +
-                     std::to_string(attribute.channels) + " channel(s) needs " +
+  if (attribute.values.size() != count * attribute.channels)
+    throw ValueError(describe_attribute(name) + " of " + std::to_string(attribute.channels) + " channel(s) needs " +
                      std::to_string(count * attribute.channels) + " values (" + std::to_string(count) +
                      (per_vertex ? " vertices" : " faces") + "), not " + std::to_string(attribute.values.size()));
 }
 
 void Mesh::add_attribute(const std::string& name, size_t channels, const Float& values) {
-  std::string where = "kiln.render: shape '" + plugin() + "' (" + source() + "): attribute '" + name + "'";
+  std::string where = describe_attribute(name);
   if (!name.starts_with("vertex_") && !name.starts_with("face_"))
     throw ValueError(where + ": the name must start with 'vertex_' or 'face_' (as in Mitsuba)");
   if (name == "vertex_positions" || name == "vertex_normals" || name == "vertex_texcoords" || attributes_.count(name))
     throw ValueError(where + ": the mesh has it already");
+  if (channels == 0) throw ValueError(where + ": its size must be positive (values per vertex or face), got 0");
   Attribute attribute{channels, values};
   check_attribute(name, attribute);
   attributes_.emplace(name, std::move(attribute));
@@ -95,8 +99,8 @@ Color3f Mesh::eval_attribute(const std::string& name, const SurfaceInteraction& 
   if (found == attributes_.end()) return Shape::eval_attribute(name, si, active);
   const Attribute& attribute = found->second;
   if (attribute.channels != 1 && attribute.channels != 3)
-    throw ValueError("kiln.render: shape '" + plugin() + "' (" + source() + "): attribute '" + name + "' has " +
-                     std::to_string(attribute.channels) + " channels; a texture reads 1 (gray) or 3 (RGB)");
+    throw ValueError(describe_attribute(name) + " has " + std::to_string(attribute.channels) +
+                     " channels; a texture reads 1 (gray) or 3 (RGB)");
   auto value_at = [&](const UInt32& index) {
     if (attribute.channels == 3) return gather<Array3f>(attribute.values, index, active);
     Float gray = gather(attribute.values, index, active);

@@ -75,6 +75,8 @@ class Mesh : public Shape {
     size_t channels;
     Float values;
   };
+  /// "kiln.render: shape '<plugin>' (<source>): attribute '<name>'", how messages begin.
+  std::string describe_attribute(const std::string& name) const;
   /// ValueError naming the mesh unless `attribute` holds `channels` values per vertex (a
   /// `vertex_` name) or per face.
   void check_attribute(const std::string& name, const Attribute& attribute) const;

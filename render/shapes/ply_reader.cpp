@@ -371,34 +371,35 @@ void skip_property(BodyReader& body, const PlyProperty& property) {
 }
 
 /// The values of one element's properties that are mesh attributes (ply_attributes.h), a
-/// record at a time: take() keeps a property's value, commit() appends the record's.
+/// record at a time: take() keeps a property's value, commit() appends the record's to the
+/// mesh's attributes.
 class AttributeReader {
  public:
   /// `used[k]`: property k of `element` is read for something else.
-  AttributeReader(const PlyElement& element, const std::vector<bool>& used) : of_(element.properties.size()) {
+  AttributeReader(const PlyElement& element, const std::vector<bool>& used, MeshData& mesh)
+      : of_(element.properties.size()) {
     std::vector<std::string> names;
     for (size_t k = 0; k < element.properties.size(); ++k)
       names.push_back(used[k] || element.properties[k].count ? "" : element.properties[k].name);
-    groups_ = ply_attribute_groups(element.name, names);
-    for (size_t g = 0; g < groups_.size(); ++g) {
-      record_.emplace_back(groups_[g].properties.size());
-      for (size_t c = 0; c < groups_[g].properties.size(); ++c) of_[groups_[g].properties[c]] = {g, c};
+    for (const PlyAttributeGroup& group : ply_attribute_groups(element.name, names)) {
+      MeshAttributeData& attribute = mesh.attributes[group.name];
+      attribute.channels = group.properties.size();
+      for (size_t c = 0; c < group.properties.size(); ++c) of_[group.properties[c]] = {targets_.size(), c};
+      targets_.push_back(&attribute);
+      record_.emplace_back(group.properties.size());
     }
   }
   bool wants(size_t property) const { return of_[property].has_value(); }
   void take(size_t property, double value) { record_[of_[property]->first][of_[property]->second] = to_float(value); }
   /// Appends the record's values `copies` times (a polygon's triangles each get its values).
-  void commit(MeshData& mesh, size_t copies) const {
-    for (size_t g = 0; g < groups_.size(); ++g) {
-      MeshAttributeData& attribute = mesh.attributes[groups_[g].name];
-      attribute.channels = record_[g].size();
+  void commit(size_t copies) const {
+    for (size_t g = 0; g < targets_.size(); ++g)
       for (size_t copy = 0; copy < copies; ++copy)
-        attribute.values.insert(attribute.values.end(), record_[g].begin(), record_[g].end());
-    }
+        targets_[g]->values.insert(targets_[g]->values.end(), record_[g].begin(), record_[g].end());
   }
 
  private:
-  std::vector<PlyAttributeGroup> groups_;
+  std::vector<MeshAttributeData*> targets_;  ///< per group (std::map nodes stay where they are)
   std::vector<std::optional<std::pair<size_t, size_t>>> of_;
   std::vector<std::vector<float>> record_;
 };
@@ -443,7 +444,7 @@ class PlyBuilder {
     if (has_uvs) reserve(mesh_.uvs, element.count * 2);
     std::vector<bool> used(slots.size());
     for (size_t k = 0; k < slots.size(); ++k) used[k] = slots[k] != kSkip;
-    AttributeReader attributes(element, used);
+    AttributeReader attributes(element, used, mesh_);
     for (uint64_t i = 0; i < element.count; ++i) {
       body_.position.record = i;
       float values[kSlotCount] = {};
@@ -457,7 +458,7 @@ class PlyBuilder {
         else
           values[slots[k]] = to_float(body_.value(property.type));
       }
-      attributes.commit(mesh_, 1);
+      attributes.commit(1);
       body_.position.property = nullptr;
       if (!std::all_of(values, values + 3, [](float x) { return std::isfinite(x); }))
         body_.fail("vertex position " + mesh_io::format_values(values, 3) + " is not finite");
@@ -477,7 +478,7 @@ class PlyBuilder {
     std::vector<uint32_t> corners;
     std::vector<bool> used(element.properties.size());
     for (size_t k = 0; k < used.size(); ++k) used[k] = &element.properties[k] == &list;
-    AttributeReader attributes(element, used);
+    AttributeReader attributes(element, used, mesh_);
     for (uint64_t i = 0; i < element.count; ++i) {
       body_.position.record = i;
       size_t triangles = 0;
@@ -505,7 +506,7 @@ class PlyBuilder {
         mesh_io::append_fan(mesh_.faces, corners.data(), corners.size());
         triangles = corners.size() - 2;
       }
-      attributes.commit(mesh_, triangles);
+      attributes.commit(triangles);
     }
   }
 

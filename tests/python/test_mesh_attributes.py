@@ -114,6 +114,8 @@ def test_add_attribute_refuses_what_mitsuba_refuses():
         mesh.add_attribute("vertex_positions", 3, [0.0] * (3 * N))
     with pytest.raises(ValueError, match="size must be positive"):
         mesh.add_attribute("face_x", 0, [])
+    with pytest.raises(ValueError, match="size must not be negative"):
+        mesh.add_attribute("face_x", -3, [])
     sphere = kr.load_dict({"type": "sphere"})
     with pytest.raises(TypeError, match="is not a triangle mesh"):
         sphere.add_attribute("vertex_color", 3, [0.0] * 3)

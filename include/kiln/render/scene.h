@@ -25,6 +25,8 @@
 
 namespace kiln::render {
 
+class Texture;
+
 class Scene : public Object {
  public:
   /// Takes the nested shapes, emitters, sensors and integrator (a `path` integrator when
@@ -101,8 +103,8 @@ class Scene : public Object {
   UInt32 pick_emitter(const Float& pick, const Bool& active) const;
   /// The BSDF id of each lane's shape (0 where inactive or nothing was hit).
   UInt32 bsdf_id(const SurfaceInteraction& si, const Bool& active) const;
-  /// Texture::set_scene_shapes on every texture of the shapes' BSDFs and area lights: the
-  /// interactions ray_intersect() gives carry this scene's shape ids.
+  /// Texture::set_scene_shapes on the textures that read the hit shape: the interactions
+  /// ray_intersect() gives carry this scene's shape ids.
   void tell_textures_shapes() const;
 
   std::vector<std::shared_ptr<Object>> children_;  ///< in declaration order
@@ -113,6 +115,9 @@ class Scene : public Object {
   std::vector<std::shared_ptr<BSDF>> bsdfs_;
   /// Shared with the textures of the shapes (Texture::set_scene_shapes), which hold it weakly.
   std::shared_ptr<Registry<Shape>> shape_registry_ = std::make_shared<Registry<Shape>>();
+  /// The textures of the shapes' BSDFs that read the hit shape (Texture::reads_hit_shape()),
+  /// found once when the scene is built; usually none.
+  std::vector<Texture*> hit_shape_textures_;
   Registry<BSDF> bsdf_registry_;
   Registry<Emitter> emitter_registry_;
   UInt32 shape_bsdf_;       ///< per shape id: its BSDF's id

@@ -34,7 +34,7 @@ class Texture : public Object {
   /// read at sampled points (an emitter's).
   virtual bool reads_hit_shape() const { return false; }
   /// The shapes whose ids (`si.shape`) the lanes of the next evaluations carry: a scene tells
-  /// the textures of its shapes' BSDFs and area lights whenever it traces rays
+  /// the textures of its shapes' BSDFs that read the hit shape whenever it traces rays
   /// (Scene::ray_intersect), so they follow the scene being rendered (the `mesh_attribute`
   /// texture reads its values from them, holding them weakly); ignored by other textures.
   virtual void set_scene_shapes(const std::shared_ptr<const Registry<Shape>>& /*shapes*/) {}

@@ -103,8 +103,9 @@ void bind_objects(nb::module_& m) {
       .def(
           "add_attribute",
           [](kiln::render::Shape& self, const std::string& name, int64_t size, nb::handle buffer) {
-            if (size <= 0)
-              throw ValueError("kiln.render: add_attribute(): size must be positive, got " + std::to_string(size));
+            if (size < 0)
+              throw ValueError("kiln.render: add_attribute(): the size must not be negative, got " +
+                               std::to_string(size));
             Float values = nb::isinstance<Float>(buffer)
                                ? nb::cast<Float>(buffer)
                                : nb::cast<Float>(nb::module_::import_("kiln").attr("Float")(buffer));

@@ -1,11 +1,13 @@
 // render(): the integrator's image as a CustomOp over the scene's differentiable
-// parameters, whose derivatives come from a second render with fresh leaves in their place.
+// parameters, whose derivatives come from a second render with fresh leaves in their place
+// (GradientParameters).
 #include <kiln/autodiff.h>
 #include <kiln/control.h>
 #include <kiln/errors.h>
 #include <kiln/render/parameters.h>
 #include <kiln/render/render.h>
 
+#include "core/gradient_parameters.h"
 #include "core/recording.h"
 
 #include <memory>
@@ -15,80 +17,6 @@
 
 namespace kiln::render {
 namespace {
-
-/// Raises a ValueError when parameter `key` carries derivatives that render() cannot
-/// give: geometry and transforms (visibility terms, out of scope), settings that are not
-/// differentiable, and mesh attributes (the ray tracer and the joined mesh arrays hold
-/// copies of them that a gradient render would not see).
-void check_supported(const SceneParameters& params, const std::string& key, const ParameterRef& ref) {
-  bool carries = std::visit(
-      [](auto* value) {
-        if constexpr (requires { for_each_array(*value, [](const auto&) {}); })
-          return grad_enabled(*value);
-        else if constexpr (requires { value->matrix(); })
-          return grad_enabled(value->matrix());
-        else
-          return false;
-      },
-      ref);
-  if (!carries) return;
-  std::string why;
-  if (params.flags(key) & param_flags::kDiscontinuous)
-    why = "its derivatives need visibility (silhouette) terms, which kiln.render does not compute";
-  else if (params.flags(key) & param_flags::kNonDifferentiable)
-    why = "it is not differentiable";
-  else if (key.ends_with(".vertex_normals") || key.ends_with(".vertex_texcoords"))
-    why = "derivatives with respect to mesh attributes are not supported yet";
-  if (!why.empty())
-    throw ValueError("kiln.render: render(): scene parameter '" + key + "' carries derivatives, but " + why +
-                     "; assign it a value without them (kl.detach)");
-}
-
-/// The scene's Float, Array3f and TensorXf parameters that carry derivatives, one slot per
-/// Float array (an Array3f gives three), pointing into the objects that own them.
-std::vector<Float*> differentiable_slots(Scene& scene) {
-  std::vector<Float*> slots;
-  SceneParameters params(scene);
-  for (const std::string& key : params.keys()) {
-    const ParameterRef& ref = params.get(key);
-    check_supported(params, key, ref);
-    if (Float* const* value = std::get_if<Float*>(&ref)) {
-      if (grad_enabled(**value)) slots.push_back(*value);
-    } else if (Array3f* const* vector = std::get_if<Array3f*>(&ref)) {
-      for_each_array(**vector, [&](Float& component) {
-        if (grad_enabled(component)) slots.push_back(&component);
-      });
-    } else if (TensorXf* const* tensor = std::get_if<TensorXf*>(&ref)) {
-      if (grad_enabled((*tensor)->array())) slots.push_back(&(*tensor)->array());
-    }
-  }
-  return slots;
-}
-
-/// While it lives, the slots hold fresh leaves with derivatives (with the values the
-/// primal render saw); then the values they held come back.
-class FreshLeaves {
- public:
-  FreshLeaves(const std::vector<Float*>& slots, const std::vector<Float>& values) : slots_(slots) {
-    for (size_t k = 0; k < slots_.size(); ++k) {
-      saved_.push_back(*slots_[k]);
-      Float leaf = detach(values[k]);
-      enable_grad(leaf);
-      *slots_[k] = leaf;
-      leaves_.push_back(leaf);
-    }
-  }
-  ~FreshLeaves() {
-    for (size_t k = 0; k < slots_.size(); ++k) *slots_[k] = saved_[k];
-  }
-  FreshLeaves(const FreshLeaves&) = delete;
-  FreshLeaves& operator=(const FreshLeaves&) = delete;
-  const std::vector<Float>& leaves() const { return leaves_; }
-
- private:
-  std::vector<Float*> slots_;
-  std::vector<Float> saved_, leaves_;
-};
 
 /// The integrator a render uses: the one given in `options`, else the scene's.
 const Integrator& integrator_of(const Scene& scene, const RenderOptions& options) {
@@ -107,11 +35,11 @@ TensorXf primal_render(Scene& scene, const Sensor& sensor, const RenderOptions& 
 
 class RenderOp : public CustomOp<std::tuple<std::vector<Float>>, std::tuple<TensorXf>> {
  public:
-  RenderOp(std::shared_ptr<Scene> scene, std::shared_ptr<const Sensor> sensor, std::vector<Float*> slots,
-           const RenderOptions& options)
+  RenderOp(std::shared_ptr<Scene> scene, std::shared_ptr<const Sensor> sensor,
+           std::unique_ptr<GradientParameters> parameters, const RenderOptions& options)
       : scene_(std::move(scene)),
         sensor_(std::move(sensor)),
-        slots_(std::move(slots)),
+        parameters_(std::move(parameters)),
         options_(options),
         primal_default_(default_mode()) {}
   std::string name() const override { return "kr.render"; }
@@ -128,11 +56,14 @@ class RenderOp : public CustomOp<std::tuple<std::vector<Float>>, std::tuple<Tens
     ControlModeScope primal_mode(primal_default_);
     GradScope recording = resume_grad();
     GradScope isolation = isolate_grad();
-    FreshLeaves fresh(slots_, values_);
-    TensorXf image = gradient_render();
-    if (!grad_enabled(image)) return {TensorXf()};  // no parameter affects the image: zero tangents
-    for (size_t k = 0; k < slots_.size(); ++k) set_grad(fresh.leaves()[k], std::get<0>(tangents)[k]);
-    return {forward_to(image)};
+    TensorXf derivative;  // empty when no parameter affects the image: zero tangents
+    parameters_->with_leaves(values_, [&](const std::vector<Float>& leaves) {
+      TensorXf image = gradient_render();
+      if (!grad_enabled(image)) return;
+      for (size_t k = 0; k < leaves.size(); ++k) set_grad(leaves[k], std::get<0>(tangents)[k]);
+      derivative = forward_to(image);
+    });
+    return {derivative};
   }
 
   Inputs backward(const Outputs& adjoints) override {
@@ -140,18 +71,19 @@ class RenderOp : public CustomOp<std::tuple<std::vector<Float>>, std::tuple<Tens
     integrator_of(*scene_, options_).check_reverse_mode();
     GradScope recording = resume_grad();
     GradScope isolation = isolate_grad();
-    FreshLeaves fresh(slots_, values_);
-    TensorXf image;
-    {
-      // The replay records while it is traced, not when reverse mode traces it again.
-      std::optional<RecordingRequest> recording;
-      if (options_.recorder) recording.emplace(options_.recorder, RecordingPass::Backward, &std::get<0>(adjoints));
-      image = gradient_render();
-    }
-    if (!grad_enabled(image)) return {std::vector<Float>(slots_.size())};  // no parameter affects the image
-    backward_from(image.array(), std::get<0>(adjoints).array());
-    std::vector<Float> grads;
-    for (const Float& leaf : fresh.leaves()) grads.push_back(grad(leaf));
+    std::vector<Float> grads(values_.size());  // zeros when no parameter affects the image
+    parameters_->with_leaves(values_, [&](const std::vector<Float>& leaves) {
+      TensorXf image;
+      {
+        // The replay records while it is traced, not when reverse mode traces it again.
+        std::optional<RecordingRequest> recording;
+        if (options_.recorder) recording.emplace(options_.recorder, RecordingPass::Backward, &std::get<0>(adjoints));
+        image = gradient_render();
+      }
+      if (!grad_enabled(image)) return;
+      backward_from(image.array(), std::get<0>(adjoints).array());
+      for (size_t k = 0; k < leaves.size(); ++k) grads[k] = grad(leaves[k]);
+    });
     return {grads};
   }
 
@@ -163,10 +95,10 @@ class RenderOp : public CustomOp<std::tuple<std::vector<Float>>, std::tuple<Tens
   }
 
   // The op outlives the call (until the image is freed): it keeps the scene, which owns
-  // the slots, alive.
+  // the parameters, alive.
   std::shared_ptr<Scene> scene_;
   std::shared_ptr<const Sensor> sensor_;
-  std::vector<Float*> slots_;
+  std::unique_ptr<GradientParameters> parameters_;
   std::vector<Float> values_;  ///< the parameters' values in the primal render
   RenderOptions options_;
   ControlMode primal_default_;  ///< the control-flow default the primal render was traced under
@@ -186,11 +118,10 @@ uint32_t gradient_seed(uint32_t seed) {
 
 TensorXf render(const std::shared_ptr<Scene>& scene, const std::shared_ptr<const Sensor>& sensor,
                 const RenderOptions& options) {
-  std::vector<Float*> slots = differentiable_slots(*scene);
-  if (slots.empty()) return primal_render(*scene, *sensor, options);
-  std::vector<Float> values;
-  for (Float* slot : slots) values.push_back(*slot);
-  auto [image] = custom(std::make_shared<RenderOp>(scene, sensor, std::move(slots), options), values);
+  auto parameters = std::make_unique<GradientParameters>(*scene);
+  if (parameters->empty()) return primal_render(*scene, *sensor, options);
+  std::vector<Float> inputs = parameters->inputs();
+  auto [image] = custom(std::make_shared<RenderOp>(scene, sensor, std::move(parameters), options), inputs);
   return image;
 }
 

@@ -47,7 +47,7 @@ class DirectIntegrator : public SamplingIntegrator {
       Float sample1 = rng.next_float32();
       auto [bs, bsdf_weight] = scene.bsdf_sample(ctx, si, sample1, next_2d(rng), hit);
       Bool valid = hit & ((bsdf_weight.x != 0.0f) | (bsdf_weight.y != 0.0f) | (bsdf_weight.z != 0.0f));
-      SurfaceInteraction found = scene.ray_intersect(si.spawn_ray(si.to_world(bs.wo)), valid);
+      SurfaceInteraction found = scene.ray_intersect(si.spawn_ray(continuation_direction(si, bs)), valid);
       DirectionSample3f ds = scene.hit_direction_sample(found, si.p);
       valid = valid & (ds.emitter != 0u);
       Bool delta = (bs.sampled_type & UInt32(bsdf_flags::kDelta)) != 0u;

@@ -28,24 +28,39 @@ Float mis_weight(const Float& pdf_a, const Float& pdf_b) {
   return select(isfinite(weight), weight, Float(0.0f));
 }
 
+Array3f continuation_direction(const SurfaceInteraction& si, const BSDFSample3f& bs) {
+  Array3f direction = si.to_world(bs.wo);
+  Bool delta = (bs.sampled_type & UInt32(bsdf_flags::kDelta)) != 0u;
+  return select(delta, direction, detach(direction));
+}
+
 Array2f next_2d(PCG32& rng) {
   Float x = rng.next_float32();
   return Array2f(x, rng.next_float32());
 }
 
 Ray3f skip_area_emitters(const Scene& scene, const Ray3f& ray, const Bool& active) {
-  auto [skipped, running] = while_loop(
-      std::tuple(ray, active), [](const Ray3f&, const Bool& running) { return running; },
-      [&scene](const Ray3f& r, const Bool& running) {
-        SurfaceInteraction si = scene.ray_intersect(r, running);
-        Bool on_emitter = running & si.is_valid() & (scene.hit_direction_sample(si, r.o).emitter != 0u);
-        Ray3f next = si.spawn_ray(r.d);
-        next.maxt = r.maxt - si.t;
-        return std::tuple(Ray3f{select(on_emitter, next.o, r.o), r.d, select(on_emitter, next.maxt, r.maxt)},
-                          on_emitter);
-      },
-      std::nullopt, "skip_area_emitters");
-  return skipped;
+  // Where the ray starts again is a visibility decision, traced without derivatives (reverse
+  // mode of a symbolic loop would need its trajectory); the direction, which may carry
+  // them, is the ray's.
+  Ray3f detached{detach(ray.o), detach(ray.d), detach(ray.maxt)};
+  auto [origin, maxt, skipped] = [&] {
+    GradScope suspended = suspend_grad();
+    auto [end_origin, end_maxt, moved, running] = while_loop(
+        std::tuple(detached.o, detached.maxt, Bool(false) & active, active),
+        [](const Array3f&, const Float&, const Bool&, const Bool& running) { return running; },
+        [&](const Array3f& o, const Float& t_max, const Bool& skipped, const Bool& running) {
+          Ray3f r{o, detached.d, t_max};
+          SurfaceInteraction si = scene.ray_intersect(r, running);
+          Bool on_emitter = running & si.is_valid() & (scene.hit_direction_sample(si, r.o).emitter != 0u);
+          Ray3f next = si.spawn_ray(r.d);
+          return std::tuple(select(on_emitter, next.o, o), select(on_emitter, t_max - si.t, t_max),
+                            skipped | on_emitter, on_emitter);
+        },
+        std::nullopt, "skip_area_emitters");
+    return std::tuple(end_origin, end_maxt, moved);
+  }();
+  return Ray3f{select(skipped, origin, ray.o), ray.d, select(skipped, maxt, ray.maxt)};
 }
 
 }  // namespace kiln::render

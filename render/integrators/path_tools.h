@@ -3,6 +3,8 @@
 #pragma once
 
 #include <kiln/random.h>
+#include <kiln/render/bsdf.h>
+#include <kiln/render/interaction.h>
 #include <kiln/render/properties.h>
 #include <kiln/render/ray.h>
 
@@ -21,6 +23,13 @@ uint32_t rr_depth_parameter(const Properties& props);
 /// keep the estimator (and its derivative) unbiased; this also keeps the 0/0 of two zero
 /// densities out of derivatives.
 Float mis_weight(const Float& pdf_a, const Float& pdf_b);
+
+/// The world direction a path continues in after BSDF sample `bs` at `si`. Under
+/// derivatives a sampled direction stays fixed in world space (detached sampling: the next
+/// vertex slides along it as this one moves); a delta lobe's direction is no random choice
+/// but a function of the surface (a refraction through a moving lens) and keeps its
+/// derivatives.
+Array3f continuation_direction(const SurfaceInteraction& si, const BSDFSample3f& bs);
 
 /// Two uniform numbers in [0, 1).
 Array2f next_2d(PCG32& rng);

@@ -94,10 +94,9 @@ PathState PathTracer::bounce(const Scene& scene, const PathState& s, VertexTerms
   next.result =
       select(sample_emitter, next.result + s.throughput * bsdf_value * emitter_weight * emitter_mis, next.result);
 
-  // The sampled direction is held fixed under derivatives: derivatives of where the next
-  // vertex lies are visibility terms, out of scope.
-  Array3f sampled = detach(bs.wo);
-  next.ray = si.spawn_ray(si.to_world(sampled));
+  Array3f direction = continuation_direction(si, bs);
+  next.ray = si.spawn_ray(direction);
+  Array3f sampled = si.to_local(direction);  // what prb's replay evaluates the BSDF at
   next.throughput = s.throughput * bsdf_weight;
   next.eta = s.eta * bs.eta;
   next.valid_ray = next.valid_ray | (s.active & hit & ((bs.sampled_type & UInt32(bsdf_flags::kNull)) == 0u));

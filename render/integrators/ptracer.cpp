@@ -191,7 +191,7 @@ class ParticleTracer : public Integrator {
     Bool roulette = next.depth > UInt32(rr_depth_);
     next.active = next.active & ((!roulette) | (next.rng.next_float32() < q));
     next.throughput = next.throughput * select(roulette & (q > 0.0f), rcp(q), Float(1.0f));
-    next.ray = si.spawn_ray(si.to_world(detach(bs.wo)));
+    next.ray = si.spawn_ray(continuation_direction(si, bs));
     return next;
   }
 

@@ -10,11 +10,13 @@
 //   derivatives keeps a loss that multiplies the image by its own derivative unbiased.
 // - The gradient render differentiates the integrator's code by plain AD (detached
 //   sampling: sampled directions, roulette and MIS weights carry no derivatives), with the
-//   parameters replaced by fresh leaves for its duration; the scene is left as it was.
-// - Float and Array3f parameters are differentiable. A parameter carrying derivatives
-//   that render() cannot give (geometry and transforms, which need visibility terms;
-//   parameters flagged non-differentiable; mesh normals and texture coordinates) is a
-//   ValueError naming it, never a silent zero.
+//   parameters set to fresh leaves through SceneParameters for its duration
+//   (gradient_parameters.h): what plugins derive from them is derived again, with
+//   derivatives. The scene is left as it was.
+// - Float, Array3f and tensor parameters are differentiable, mesh normals and texture
+//   coordinates included. A parameter carrying derivatives that render() cannot give
+//   (flagged non-differentiable, or needing visibility terms) is a ValueError naming it,
+//   never a silent zero.
 #pragma once
 
 #include <kiln/render/records.h>

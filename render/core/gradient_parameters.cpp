@@ -37,16 +37,13 @@ bool carries_derivatives(const ParameterRef& ref) {
       ref);
 }
 
-/// Raises a ValueError when parameter `key` carries derivatives that render() cannot give.
+/// Raises a ValueError when parameter `key` carries derivatives that render() cannot give:
+/// it is flagged non-differentiable. (Discontinuous parameters give their interior
+/// derivatives; visibility terms need a projective integrator.)
 void check_supported(const SceneParameters& params, const std::string& key) {
-  std::string why;
-  if (params.flags(key) & param_flags::kDiscontinuous)
-    why = "its derivatives need visibility (silhouette) terms, which kiln.render does not compute";
-  else if (params.flags(key) & param_flags::kNonDifferentiable)
-    why = "it is not differentiable";
-  if (!why.empty())
-    throw ValueError("kiln.render: render(): scene parameter '" + key + "' carries derivatives, but " + why +
-                     "; assign it a value without them (kl.detach)");
+  if (params.flags(key) & param_flags::kNonDifferentiable)
+    throw ValueError("kiln.render: render(): scene parameter '" + key +
+                     "' carries derivatives, but it is not differentiable; assign it a value without them (kl.detach)");
 }
 
 }  // namespace

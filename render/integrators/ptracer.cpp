@@ -61,15 +61,22 @@ class ParticleTracer : public Integrator {
     }
   }
 
-  void check_reverse_mode() const override {
-    if (symbolic() && max_depth_ == ~0u)
-      throw_parameter_error(*this, "max_depth",
-                            "is -1 (unbounded), but reverse mode through the symbolic light path loop stores each "
-                            "path's vertices and needs a bound: set max_depth (e.g. 8) or \"mode\": \"evaluated\"");
+  TensorXf render(const Scene& scene, const Sensor& sensor, uint32_t seed, uint32_t spp) const override {
+    return render_in(mode_, scene, sensor, seed, spp);
   }
 
-  TensorXf render(const Scene& scene, const Sensor& sensor, uint32_t seed, uint32_t spp) const override {
-    ControlModeScope mode_scope(mode_);
+  /// The gradient render traces its light paths evaluated, whatever `mode` says: they splat
+  /// inside their loop, and the derivatives of scatters made in the body of a symbolic loop
+  /// cannot leave it. (Evaluated loops also bound nothing: an unbounded max_depth works.)
+  TensorXf render_for_derivatives(const Scene& scene, const Sensor& sensor, uint32_t seed,
+                                  uint32_t spp) const override {
+    return render_in(ControlMode::Evaluated, scene, sensor, seed, spp);
+  }
+
+ private:
+  TensorXf render_in(std::optional<ControlMode> mode, const Scene& scene, const Sensor& sensor, uint32_t seed,
+                     uint32_t spp) const {
+    ControlModeScope mode_scope(mode);
     const Film& film = *sensor.film();
     if (spp == 0) spp = sensor.sampler()->sample_count();
     uint32_t per_pass = samples_per_pass_ == 0 ? spp : std::min(samples_per_pass_, spp);
@@ -109,7 +116,6 @@ class ParticleTracer : public Integrator {
     return image;
   }
 
- private:
   /// Splats `value` · `scale` (and `alpha`) where the connection `to_sensor` from `si` lands
   /// on the film, unless something lies between them.
   void splat(const Scene& scene, const Sensor& sensor, ImageBlock& block, const SurfaceInteraction& si,

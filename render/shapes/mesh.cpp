@@ -24,6 +24,13 @@ template <typename T, typename A> std::vector<T> host_copy(const A& array) {
   return values;
 }
 
+/// The angle between unit vectors a and b (Mitsuba's unit_angle: accurate near 0 and pi).
+Float unit_angle(const Array3f& a, const Array3f& b) {
+  Float half_gap = 0.5f * norm(a - b), half_sum = 0.5f * norm(a + b);
+  return select(dot(a, b) < 0.0f, kPi - 2.0f * asin(min(half_sum, Float(1.0f))),
+                2.0f * asin(min(half_gap, Float(1.0f))));
+}
+
 }  // namespace
 
 Mesh::Mesh(const Properties& props, MeshData data)
@@ -45,6 +52,30 @@ Mesh::Mesh(const Properties& props, MeshData data)
   refresh_host_data();
   for (const auto& [name, attribute] : data.attributes)
     add_attribute(name, attribute.channels, kiln_copy(attribute.values));
+}
+
+Float Mesh::computed_vertex_normals() const {
+  // The rule mesh_processing.cpp applies when a mesh is read (triangle normals weighted by
+  // each corner's angle), in Kiln arrays, so the normals carry the positions' derivatives.
+  Array3u face = gather<Array3u>(faces_, arange<UInt32>(face_count()));
+  std::array<Array3f, 3> p{gather<Array3f>(positions_, face.x), gather<Array3f>(positions_, face.y),
+                           gather<Array3f>(positions_, face.z)};
+  std::array<UInt32, 3> index{face.x, face.y, face.z};
+  Array3f area_vector = cross(p[1] - p[0], p[2] - p[0]);
+  Bool valid = dot(area_vector, area_vector) > 0.0f;  // a degenerate triangle adds nothing
+  Array3f n = normalize(area_vector);
+  Float sums = zeros<Float>(positions_.size());
+  for (size_t k = 0; k < 3; ++k) {
+    const Array3f& at = p[k];
+    Float angle = unit_angle(normalize(p[(k + 1) % 3] - at), normalize(p[(k + 2) % 3] - at));
+    scatter_add(sums, n * angle, index[k], valid);
+  }
+  Array3f sum = gather<Array3f>(sums, arange<UInt32>(vertex_count()));
+  Float length = norm(sum);
+  Array3f normal = select(length > 0.0f, sum / select(length > 0.0f, length, Float(1.0f)), Array3f(1.0f, 0.0f, 0.0f));
+  Float flat = zeros<Float>(positions_.size());
+  scatter(flat, normal, arange<UInt32>(vertex_count()));
+  return flat;
 }
 
 void Mesh::refresh_host_data() {
@@ -128,18 +159,37 @@ void Mesh::require_area() const {
 
 AccelGeometry Mesh::accel_geometry() const { return AccelTriangles{host_.positions, host_.faces}; }
 
-SurfaceInteraction Mesh::compute_surface_interaction(const Ray3f&, const PreliminaryIntersection& hit,
+namespace {
+
+/// `value` with the derivatives of `attached` (whose value is about the same).
+Float with_derivatives_of(const Float& value, const Float& attached) { return value + (attached - detach(attached)); }
+
+}  // namespace
+
+SurfaceInteraction Mesh::compute_surface_interaction(const Ray3f& ray, const PreliminaryIntersection& hit,
                                                      const Bool& active) const {
   const MeshPool arrays = pool_ ? *pool_ : own_arrays();
   Array3u face = gather<Array3u>(arrays.faces, hit.prim_index + first_face_, active);
   Array3f p0 = gather<Array3f>(arrays.positions, face.x, active),
           p1 = gather<Array3f>(arrays.positions, face.y, active),
           p2 = gather<Array3f>(arrays.positions, face.z, active);
-  Float b1 = hit.prim_uv.x, b2 = hit.prim_uv.y, b0 = 1.0f - b1 - b2;
   Array3f e1 = p1 - p0, e2 = p2 - p0;
+  Float t = hit.t, b1 = hit.prim_uv.x, b2 = hit.prim_uv.y;
+  if (grad_enabled(p0) || grad_enabled(ray.o) || grad_enabled(ray.d)) {
+    // The hit slides along the ray as the triangle or the ray moves (Mitsuba's default):
+    // distance and barycentrics recomputed differentiably (Moller-Trumbore). Values stay
+    // the tracer's, derivatives are the recomputation's.
+    Array3f pvec = cross(ray.d, e2), tvec = ray.o - p0, qvec = cross(tvec, e1);
+    Float det = dot(e1, pvec);
+    Float inv_det = select(det != 0.0f, rcp(det), Float(0.0f));
+    t = with_derivatives_of(t, dot(e2, qvec) * inv_det);
+    b1 = with_derivatives_of(b1, dot(tvec, pvec) * inv_det);
+    b2 = with_derivatives_of(b2, dot(ray.d, qvec) * inv_det);
+  }
+  Float b0 = 1.0f - b1 - b2;
 
   SurfaceInteraction si;
-  si.t = hit.t;
+  si.t = t;
   si.p = p0 * b0 + p1 * b1 + p2 * b2;
   si.n = oriented(normalize(cross(e1, e2)));
   si.sh_frame.n = si.n;
@@ -269,6 +319,11 @@ void Mesh::parameters_changed(const std::vector<std::string>& keys) {
     if (positions_.size() % 3 != 0 || faces_.size() % 3 != 0 || faces_.size() == 0)
       throw ValueError("kiln.render: shape '" + plugin() + "' (" + source() +
                        "): vertex_positions and faces need 3 values per vertex and per triangle");
+    // New positions without new normals: the normals follow them (as Mitsuba's), with
+    // their derivatives.
+    auto changed = [&](const char* key) { return std::find(keys.begin(), keys.end(), key) != keys.end(); };
+    if (has_normals_ && (changed("vertex_positions") || changed("faces")) && !changed("vertex_normals"))
+      normals_ = computed_vertex_normals();
     refresh_host_data();
     set_geometry_changed(true);
   }

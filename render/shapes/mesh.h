@@ -66,6 +66,8 @@ class Mesh : public Shape {
   /// Host copies of positions and faces, and the area distribution, from the Kiln arrays
   /// (none while every triangle is degenerate).
   void refresh_host_data();
+  /// Vertex normals from the positions and faces, as a mesh read without them gets.
+  Float computed_vertex_normals() const;
   /// ValueError naming the shape when it has no area distribution to sample.
   void require_area() const;
   /// `n` turned to the side flip_normals asks for.

@@ -363,7 +363,7 @@ def disk_scene(shape):
 
 def test_a_mesh_built_in_memory_renders_as_its_ply_file(tmp_path):
     mesh = wavy_disk()
-    assert (mesh.vertex_count(), mesh.face_count(), mesh.id) == (100, 99, "wavydisk")
+    assert (mesh.vertex_count(), mesh.face_count(), mesh.id()) == (100, 99, "wavydisk")
     assert sorted(kr.traverse(mesh).keys()) == ["bsdf.reflectance.value", "faces", "vertex_positions"]
     mesh.write_ply(tmp_path / "disk.ply")
     from_file = kr.load_dict({"type": "ply", "filename": str(tmp_path / "disk.ply"), "face_normals": True})

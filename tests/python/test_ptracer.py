@@ -121,8 +121,11 @@ def test_rgba_film_carries_an_alpha_channel():
     assert image[..., 3].max() > 0
 
 
-def test_derivatives_by_plain_ad_match_finite_differences():
-    scene = kr.load_dict(box_scene({"type": "ptracer", "max_depth": 3, "mode": "evaluated"}))
+@pytest.mark.parametrize("mode", ["evaluated", "symbolic"])
+def test_derivatives_by_plain_ad_match_finite_differences(mode):
+    """In both modes (the gradient render traces its light paths evaluated: the splats of a
+    symbolic loop could not carry their derivatives out of it)."""
+    scene = kr.load_dict(box_scene({"type": "ptracer", "max_depth": 3, "mode": mode}))
     params = kr.traverse(scene)
     key = "wall.bsdf.reflectance.value"
     params.keep([key])
@@ -175,12 +178,6 @@ def test_what_it_cannot_do_is_refused_by_name():
                                       ("max_depth", -2, "must be -1")]:
         with pytest.raises(ValueError, match=f"{parameter}.*{message}"):
             kr.load_dict(box_scene({"type": "ptracer", parameter: value}))
-    symbolic_unbounded = kr.load_dict(box_scene({"type": "ptracer", "mode": "symbolic"}))
-    params = kr.traverse(symbolic_unbounded)
-    kl.enable_grad(params["wall.bsdf.reflectance.value"])
-    image = kr.render(symbolic_unbounded, params, spp=4)
-    with pytest.raises(ValueError, match="max_depth.*unbounded"):
-        kl.backward(kl.mean(image))
     batch = box_scene({"type": "ptracer"})
     batch["sensor"] = {"type": "pixel_batch", "film": {"type": "hdrfilm", "width": 16, "height": 1},
                        "view": batch["sensor"]}

@@ -114,8 +114,8 @@ def triangles_hit(scene, hit, o, d):
         lanes = np.nonzero(hit["shape"] == index)[0]
         if not shape.is_mesh() or not len(lanes):
             continue
-        positions = np.asarray(params[shape.id + ".vertex_positions"], np.float64).reshape(-1, 3)
-        p0, p1, p2 = positions[np.asarray(params[shape.id + ".faces"]).reshape(-1, 3)[hit["prim"][lanes]]].transpose(1, 0, 2)
+        positions = np.asarray(params[shape.id() + ".vertex_positions"], np.float64).reshape(-1, 3)
+        p0, p1, p2 = positions[np.asarray(params[shape.id() + ".faces"]).reshape(-1, 3)[hit["prim"][lanes]]].transpose(1, 0, 2)
         # Möller–Trumbore
         e1, e2, ray_o, ray_d = p1 - p0, p2 - p0, o[lanes], d[lanes]
         p = np.cross(ray_d, e2)

@@ -30,7 +30,8 @@ using ParameterRef = std::variant<Float*, Array3f*, UInt32*, Transform4f*, std::
 namespace param_flags {
 inline constexpr uint32_t kDifferentiable = 0;
 inline constexpr uint32_t kNonDifferentiable = 1u << 0;
-/// Derivatives with respect to it need visibility (silhouette) terms, out of scope here.
+/// Its derivatives have visibility (silhouette) terms besides the interior ones: render()
+/// gives the interior terms; projective integrators add the visibility terms.
 inline constexpr uint32_t kDiscontinuous = 1u << 1;
 }  // namespace param_flags
 

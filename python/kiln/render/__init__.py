@@ -30,6 +30,7 @@ from kiln.render.cornell_box import cornell_box  # noqa: E402,F401
 from kiln.render.transform3f import Transform3f, Transform3f as ScalarTransform3f  # noqa: E402,F401
 from kiln.render.textures import Texture1f, Texture2f, Texture3f  # noqa: E402,F401
 from kiln.render.bounding_box import BoundingBox3f, ScalarBoundingBox3f  # noqa: E402,F401
+from kiln.render.logger import Log, Logger, logger  # noqa: E402,F401
 from kiln.render import ad, util  # noqa: E402,F401
 from kiln.render import ad_integrators as _ad_integrators  # noqa: E402
 from kiln._kiln_render import render as _render  # noqa: E402

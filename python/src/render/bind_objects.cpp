@@ -74,7 +74,7 @@ uint32_t checked_argument(const char* function, const char* name, int64_t value,
 void bind_objects(nb::module_& m) {
   nb::class_<Object>(m, "Object", "A scene object: a plugin instance (shape, BSDF, emitter, ...).")
       .def_prop_ro("plugin", &Object::plugin, "The plugin's name (\"diffuse\").")
-      .def_prop_ro("id", &Object::id, "The id the scene gave it (\"\" when none).")
+      .def("id", &Object::id, "The id the scene gave it (\"\" when none); a method, as in Mitsuba.")
       .def_prop_ro("source", &Object::source, "Where it was declared (\"scene.xml:12\", \"load_dict: ['bsdf']\").")
       .def_prop_ro(
           "kind", [](const Object& o) { return std::string(kind_tag(o.kind())); },

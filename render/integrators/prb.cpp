@@ -65,10 +65,13 @@ class PrbIntegrator : public SamplingIntegrator {
     size_t lanes = camera_ray.o.x.size();
     ReplayState start{tracer_.start(scene, rng, camera_ray, active), detach(primal.result),
                       Color3f(zeros<Float>(lanes), zeros<Float>(lanes), zeros<Float>(lanes))};
+    // The loop's state carries no derivatives (a sum loop): the first ray's (a camera's pose
+    // or field of view) enter the body as a captured value.
+    Ray3f first_ray = start.path.ray;
     auto [end] = while_loop(
         std::tuple(start), [](const ReplayState& s) { return s.path.active; },
-        [&](const ReplayState& s) { return std::tuple(replay(scene, s)); }, std::nullopt, "prb_replay",
-        LoopDerivative{.max_iterations = 0, .sum_loop = true});
+        [this, &scene, first_ray](const ReplayState& s) { return std::tuple(replay(scene, s, first_ray)); },
+        std::nullopt, "prb_replay", LoopDerivative{.max_iterations = 0, .sum_loop = true});
     rng = end.path.rng;
     return {select(primal.valid_ray, end.sum, Color3f(0.0f, 0.0f, 0.0f)), primal.valid_ray, {}};
   }
@@ -78,9 +81,13 @@ class PrbIntegrator : public SamplingIntegrator {
   /// to come scaled by the BSDF sample's weight relative to itself (value 1: the
   /// derivatives of eval / pdf with the direction and pdf held fixed; a delta lobe's weight
   /// for a delta sample).
-  ReplayState replay(const Scene& scene, const ReplayState& s) const {
+  ReplayState replay(const Scene& scene, const ReplayState& s, const Ray3f& first_ray) const {
     VertexTerms t;
-    PathState next = tracer_.bounce(scene, s.path, &t);
+    PathState path = s.path;
+    Bool first = path.depth == 0u;
+    path.ray = Ray3f{select(first, first_ray.o, path.ray.o), select(first, first_ray.d, path.ray.d),
+                     select(first, first_ray.maxt, path.ray.maxt)};
+    PathState next = tracer_.bounce(scene, path, &t);
     // The radiance leaving this vertex towards the previous one: what is still to come,
     // over the throughput that reached it.
     record_vertex(RecordingPass::Backward, s.path, t.si, t.wo, ratio(s.remaining, s.path.throughput),

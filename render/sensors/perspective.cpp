@@ -4,7 +4,8 @@
 // units of the film; `focus_distance`, which every Mitsuba sensor reads, is accepted and
 // unused, as by Mitsuba's pinhole. As in Mitsuba, the field of view is stored as the horizontal one
 // (`x_fov`), fixed when the film size later changes. Light paths reach it through
-// sample_direction() (the pinhole's importance over the crop window).
+// sample_direction() (the pinhole's importance over the crop window). Rays and connections
+// carry the derivatives of `x_fov` and `to_world`.
 #include "core/parameter_checks.h"
 
 #include <kiln/math.h>
@@ -136,8 +137,11 @@ class PerspectiveCamera : public Sensor {
     Sensor::traverse(callback);
     callback.put("near_clip", &near_clip_, param_flags::kNonDifferentiable);
     callback.put("far_clip", &far_clip_, param_flags::kNonDifferentiable);
-    callback.put("x_fov", &x_fov_, param_flags::kNonDifferentiable);
-    callback.put("to_world", &to_world_, param_flags::kNonDifferentiable);
+    // Beyond Mitsuba (which flags them non-differentiable): camera rays and the connections
+    // of light paths are differentiable in the field of view and the pose; what moving the
+    // camera shows or hides is a visibility term.
+    callback.put("x_fov", &x_fov_, param_flags::kDiscontinuous);
+    callback.put("to_world", &to_world_, param_flags::kDiscontinuous);
   }
 
   void parameters_changed(const std::vector<std::string>&) override {

@@ -447,7 +447,7 @@ def test_path_replay_memory_does_not_grow_with_path_length(mode):
 
 
 @pytest.mark.parametrize("key, words", [
-    ("sensor.x_fov", ["not differentiable"]),
+    ("sensor.near_clip", ["not differentiable"]),
 ])
 def test_derivatives_render_cannot_give_are_an_error_not_zeros(key, words):
     scene = kr.load_dict(box_scene(INTEGRATORS["direct"], "symbolic"))
@@ -560,6 +560,7 @@ def test_scene_parameters_say_which_are_differentiable():
     params = kr.traverse(kr.load_dict(box_scene(INTEGRATORS["direct"], "symbolic")))
     assert params.flags("wall.bsdf.reflectance.value") == kr.ParamFlags.Differentiable
     assert params.flags("floor.vertex_positions") & kr.ParamFlags.Discontinuous
-    assert params.flags("sensor.x_fov") & kr.ParamFlags.NonDifferentiable
+    assert params.flags("sensor.near_clip") & kr.ParamFlags.NonDifferentiable
+    assert params.flags("sensor.x_fov") & kr.ParamFlags.Discontinuous
     with pytest.raises(ValueError, match="no parameter 'nope'"):
         params.flags("nope")

@@ -66,19 +66,21 @@ void bind_transform(nb::module_& m) {
       .def(
           "scale",
           [](const Transform4f& t, const nb::handle& v) {
-            if (nb::isinstance<nb::float_>(v) || nb::isinstance<nb::int_>(v)) {
-              float s = nb::cast<float>(v);
-              return t.scale(Array3f(Float(s), Float(s), Float(s)));
+            if (nb::isinstance<nb::float_>(v) || nb::isinstance<nb::int_>(v) || nb::isinstance<Float>(v)) {
+              Float s = nb::cast<Float>(v);
+              return t.scale(Array3f(s, s, s));
             }
             return t.scale(vector3(v, "scale", "v"));
           },
           nb::arg("v"), "This · Scale(v) (a number scales uniformly).")
       .def(
           "rotate",
-          [](const Transform4f& t, nb::handle axis, float angle) {
-            return t.rotate(vector3(axis, "rotate", "axis"), Float(angle));
+          [](const Transform4f& t, nb::handle axis, const Float& angle) {
+            return t.rotate(vector3(axis, "rotate", "axis"), angle);
           },
-          nb::arg("axis"), nb::arg("angle"), "This · Rotate(axis, angle in degrees).")
+          nb::arg("axis"), nb::arg("angle"),
+          "This · Rotate(axis, angle in degrees); a kl.Float angle keeps its derivatives (a pose optimized as "
+          "numbers).")
       .def(
           "look_at",
           [](const Transform4f& t, nb::handle origin, nb::handle target, nb::handle up) {

@@ -1,6 +1,6 @@
 """Renders the gradient references of tests/render/grad_scenes.py with Mitsuba 3: for each
-case (a scene with a `prb` integrator and one RGB parameter), Mitsuba's forward-mode
-derivative image of the render along the tangent (1, 1, 1) of that parameter. Written to
+case (a scene with a `prb` integrator and one parameter), Mitsuba's forward-mode derivative
+image of the render along the case's tangent (grad_scenes.tangent). Written to
 tests/render/references/grad/.
 
 For each case and seed s in (0, 1): `<scene>-<key>_s<s>.exr` holds the derivative image's
@@ -10,7 +10,8 @@ Mitsuba and Dr.Jit versions, variant, integrator, key, tangent, spp, seeds and c
 Each image is the mean of passes of at most PASS_SPP samples, each pass
     dr.enable_grad(params[key]); params.update()
     image = mi.render(scene, params, spp=..., seed=..., seed_grad=s + 2^20 * pass)
-    dr.forward(params[key])          # tangent 1 in every component
+    dr.set_grad(params[key], tangent); dr.enqueue(dr.ADMode.Forward, params[key])
+    dr.traverse(dr.ADMode.Forward)
     dr.grad(image)
 so no pass shares a seed with the test renders (seeds 2 and up).
 
@@ -43,13 +44,25 @@ PASS_SPP = 1024
 OUT_DIR = reference_check.REFERENCE_DIR / "grad"
 
 
+def tangent_of(mi, value, key):
+    """grad_scenes.tangent(key, ...) as a value of value's type."""
+    if isinstance(value, mi.Color3f):
+        return mi.Color3f(grad_scenes.tangent(key, [0.0, 0.0, 0.0]))
+    flat = mi.Float(grad_scenes.tangent(key, np.array(value).ravel()))
+    return mi.TensorXf(flat, value.shape) if isinstance(value, mi.TensorXf) else flat
+
+
 def derivative_image(mi, scene, params, key, spp, seed_grad):
-    """Mitsuba's forward-mode derivative of the render along the tangent (1, 1, 1) of `key`."""
+    """Mitsuba's forward-mode derivative of the render along grad_scenes.tangent of `key`."""
     import drjit as dr
     dr.enable_grad(params[key])
     params.update()
     image = mi.render(scene, params, spp=spp, seed=0, seed_grad=seed_grad)
-    dr.forward(params[key])
+    dr.set_grad(params[key], tangent_of(mi, params[key], key))
+    # A traversal from the parameter (dr.forward_to(image) fails for the envmap's texels,
+    # whose derived values were recorded outside the render's isolation scope).
+    dr.enqueue(dr.ADMode.Forward, params[key])
+    dr.traverse(dr.ADMode.Forward)
     tangent_image = np.array(dr.grad(image), dtype=np.float64)
     dr.disable_grad(params[key])
     params.update()
@@ -71,10 +84,11 @@ def render_reference(mi, scene, params, key, spp, seed):
 
 
 def render_case(mi, name, scene_name, key, spp, out_dir):
-    scene = mi.load_dict(scenes.for_mitsuba(grad_scenes.scene(scene_name), mi))
+    # optimize=False: Mitsuba would merge meshes sharing a BSDF, and their keys with them.
+    scene = mi.load_dict(scenes.for_mitsuba(grad_scenes.scene(scene_name), mi), optimize=False)
     params = mi.traverse(scene)
-    if key not in params or not isinstance(params[key], mi.Color3f):
-        raise RuntimeError(f"{name}: {key} is not an RGB parameter of the Mitsuba scene")
+    if key not in params:
+        raise RuntimeError(f"{name}: {key} is not a parameter of the Mitsuba scene")
     start = time.time()
     images = []
     for seed in REFERENCE_SEEDS:
@@ -85,7 +99,7 @@ def render_case(mi, name, scene_name, key, spp, out_dir):
     seconds = time.time() - start
     metadata_path = write_references(name, out_dir, images, grad_scenes.CHANNELS)
     import drjit
-    metadata = {"scene": scene_name, "key": key, "tangent": [1.0, 1.0, 1.0], "renderer": "mitsuba",
+    metadata = {"scene": scene_name, "key": key, "tangent": grad_scenes.TANGENTS.get(key, "ones"), "renderer": "mitsuba",
                 "mitsuba": mi.__version__, "drjit": drjit.__version__, "variant": VARIANT,
                 "integrator": grad_scenes.scene(scene_name)["integrator"], "spp": spp,
                 "pass_spp": spp // -(-spp // PASS_SPP), "seeds": list(REFERENCE_SEEDS),

@@ -3,6 +3,7 @@
 #include "render/render_binding.h"
 
 #include <kiln/errors.h>
+#include <kiln/render/large_steps.h>
 #include <kiln/render/optimizer.h>
 
 #include <nanobind/stl/optional.h>
@@ -166,6 +167,20 @@ void bind_optimizers(nb::module_& m) {
           nb::arg("uniform") = false, nb::arg("amsgrad") = false,
           "Dr.Jit 1.5's signature (mi.ad.Adam); `params` as for SGD; `uniform`: UniformAdam (the largest second "
           "moment of a parameter for all its lanes); `amsgrad`: the largest second moment so far.");
+  nb::class_<LargeSteps>(m, "LargeSteps",
+                         "Large steps in inverse rendering of geometry (Nicolet et al. 2021), as mi.ad.LargeSteps: "
+                         "optimize u = (I + lambda L) v instead of the vertex positions v (L: the mesh's Laplacian). "
+                         "Coincident vertices are fused; (I + lambda L) v = u is solved by conjugate gradients in Kiln "
+                         "arrays, differentiably.")
+      .def(nb::init<const Float&, const UInt32&, float>(), nb::arg("verts"), nb::arg("faces"),
+           nb::arg("lambda_") = 19.0f,
+           "`verts`: a mesh's vertex_positions (3 per vertex), `faces` its faces; `lambda_` how far gradients spread "
+           "over the surface (more for finer meshes).")
+      .def("to_differential", &LargeSteps::to_differential, nb::arg("v"),
+           "u = (I + lambda L) v (3 values per fused vertex).")
+      .def("from_differential", &LargeSteps::from_differential, nb::arg("u"),
+           "v = (I + lambda L)^-1 u (3 values per vertex of the mesh), differentiable.")
+      .def_prop_ro("n_verts", &LargeSteps::unique_count, "Vertices after fusing coincident ones.");
 }
 
 }  // namespace kiln::python::render

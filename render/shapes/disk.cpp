@@ -28,9 +28,15 @@ class Disk : public PlacedShape {
                                                  const Bool&) const override {
     SurfaceInteraction si;
     si.t = hit.t;
+    if (moving(ray)) {
+      // The hit slides along the ray as the disk or the ray moves (values the tracer's,
+      // derivatives those of the plane intersection).
+      Float t = dot(center_ - ray.o, normal_) / dot(ray.d, normal_);
+      si.t = hit.t + (t - detach(t));
+    }
     si.n = normal_;
     // Projected back onto the disk's plane, which is more accurate than o + t·d.
-    Array3f p = ray(hit.t);
+    Array3f p = ray(si.t);
     si.p = p + normal_ * dot(center_ - p, normal_);
     Array3f local = to_world_.inverse().apply_point(si.p);
     Float r2 = local.x * local.x + local.y * local.y;

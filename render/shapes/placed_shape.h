@@ -15,15 +15,13 @@ class PlacedShape : public Shape {
   /// Lists `to_world` beside the BSDF and emitter.
   void traverse(TraversalCallback& callback) override {
     Shape::traverse(callback);
-    // Discontinuous as in Mitsuba, and not differentiable yet: the analytic shapes do not
-    // recompute their hits from a transform with derivatives (render() refuses it).
-    callback.put("to_world", &to_world_, param_flags::kDiscontinuous | param_flags::kNonDifferentiable);
+    callback.put("to_world", &to_world_, param_flags::kDiscontinuous);
   }
   /// A new `to_world`: its inverse recomputed, update() run, the ray tracer told.
   void parameters_changed(const std::vector<std::string>& keys) override {
     if (only_children_changed(keys)) return;
-    // Made opaque through host values, unless it carries derivatives: render() must see
-    // them to refuse them.
+    // Made opaque through host values, unless it carries derivatives, which update() passes
+    // on to what it derives and the hits carry (interior terms).
     if (!grad_enabled(to_world_.matrix())) to_world_ = Transform4f::from_rows(to_world_.to_rows());
     update();
     set_geometry_changed(true);
@@ -35,8 +33,12 @@ class PlacedShape : public Shape {
     to_world_ = Transform4f::from_rows(to_world);
     update();
   }
-  /// Recomputes what the shape derives from to_world_.
+  /// Recomputes what the shape derives from to_world_ (with its derivatives, if it has them).
   virtual void update() = 0;
+  /// Whether the hit must be recomputed differentiably (the shape or the ray moves).
+  bool moving(const Ray3f& ray) const {
+    return grad_enabled(to_world_.matrix()) || grad_enabled(ray.o) || grad_enabled(ray.d);
+  }
 
   Transform4f to_world_;
 };

@@ -39,8 +39,18 @@ class Sphere : public PlacedShape {
                                                  const Bool&) const override {
     SurfaceInteraction si;
     si.t = hit.t;
+    if (moving(ray)) {
+      // The hit slides along the ray as the sphere or the ray moves: the root the tracer
+      // found, solved again differentiably (values the tracer's, derivatives the solve's).
+      Array3f oc = ray.o - center_;
+      Float a = dot(ray.d, ray.d), b = dot(oc, ray.d), c = dot(oc, oc) - radius_ * radius_;
+      Float root = safe_sqrt(b * b - a * c);
+      Float near = (-b - root) / a, far = (-b + root) / a;
+      Float t = select(abs(near - hit.t) <= abs(far - hit.t), near, far);
+      si.t = hit.t + (t - detach(t));
+    }
     // Projected back onto the sphere, which is more accurate than o + t·d.
-    Array3f outward = normalize(ray(hit.t) - center_);
+    Array3f outward = normalize(ray(si.t) - center_);
     si.p = center_ + outward * radius_;
     Array3f local = to_world_.inverse().apply_point(si.p);
     Float theta = acos(min(max(local.z, Float(-1.0f)), Float(1.0f)));
@@ -131,8 +141,9 @@ class Sphere : public PlacedShape {
   }
 
  private:
-  /// Center and radius from to_world (the image of the origin and of a unit x step); a
-  /// mirroring to_world turns the normals inwards, as in Mitsuba.
+  /// Center and radius from to_world (the image of the origin and of a unit x step; with
+  /// its derivatives when it has them); a mirroring to_world turns the normals inwards, as
+  /// in Mitsuba.
   void update() override {
     Matrix4d m = to_world_.to_rows();
     host_center_ = {m[3], m[7], m[11]};
@@ -140,6 +151,11 @@ class Sphere : public PlacedShape {
     double det =
         m[0] * (m[5] * m[10] - m[6] * m[9]) - m[1] * (m[4] * m[10] - m[6] * m[8]) + m[2] * (m[4] * m[9] - m[5] * m[8]);
     flip_normals_ = flip_requested_ != (det < 0);
+    if (grad_enabled(to_world_.matrix())) {
+      center_ = to_world_.apply_point(Array3f(0.0f, 0.0f, 0.0f));
+      radius_ = norm(to_world_.apply_vector(Array3f(1.0f, 0.0f, 0.0f)));
+      return;
+    }
     center_ = Array3f(opaque<Float>(float(host_center_[0])), opaque<Float>(float(host_center_[1])),
                       opaque<Float>(float(host_center_[2])));
     radius_ = opaque<Float>(float(host_radius_));

@@ -51,8 +51,8 @@ OUT_OF_SCOPE = {
     "inverse_rendering/polarizer_optimization": "polarized variants",
     "inverse_rendering/volume_optimization": "participating media",
     "others/granular_phase_function": "participating media",
-    "inverse_rendering/shape_optimization": "geometry derivatives (issue 30)",
-    "inverse_rendering/object_pose_estimation": "geometry derivatives (issue 30)",
+    "inverse_rendering/shape_optimization": "direct_projective (issue 30)",
+    "inverse_rendering/object_pose_estimation": "direct_projective (issue 30)",
     "inverse_rendering/projective_sampling_integrators": "projective integrators (issue 30)",
     "quickstart/drjit_quickstart": "Dr.Jit's own tutorial (not a Mitsuba script)",
 }

@@ -62,7 +62,9 @@ def _like(value, array):
 def _choose_keys(params, rng):
     """One to three parameters render() differentiates; sometimes one it refuses as well."""
     values = [k for k in params.keys() if isinstance(params[k], (kl.Float, kl.Array3f))]
-    accepted = [k for k in values if params.flags(k) == kr.ParamFlags.Differentiable]
+    # Discontinuous parameters (vertex positions, the field of view) give their interior
+    # derivatives: both modes must agree on them too.
+    accepted = [k for k in values if not params.flags(k) & kr.ParamFlags.NonDifferentiable]
     refused = [k for k in values if k not in accepted]
     count = min(len(accepted), int(rng.integers(1, 4)))
     keys = [str(k) for k in rng.choice(accepted, size=count, replace=False)] if count else []

@@ -30,6 +30,7 @@ Float mis_weight(const Float& pdf_a, const Float& pdf_b) {
 
 Array3f continuation_direction(const SurfaceInteraction& si, const BSDFSample3f& bs) {
   Array3f direction = si.to_world(bs.wo);
+  if (!grad_enabled(direction)) return direction;  // no select in renders without derivatives
   Bool delta = (bs.sampled_type & UInt32(bsdf_flags::kDelta)) != 0u;
   return select(delta, direction, detach(direction));
 }

@@ -12,6 +12,8 @@
 #include <kiln/render/plugin.h>
 #include <kiln/render/scene.h>
 
+#include <optional>
+
 namespace kiln::render {
 namespace {
 
@@ -66,8 +68,9 @@ class PrbIntegrator : public SamplingIntegrator {
     ReplayState start{tracer_.start(scene, rng, camera_ray, active), detach(primal.result),
                       Color3f(zeros<Float>(lanes), zeros<Float>(lanes), zeros<Float>(lanes))};
     // The loop's state carries no derivatives (a sum loop): the first ray's (a camera's pose
-    // or field of view) enter the body as a captured value.
-    Ray3f first_ray = start.path.ray;
+    // or field of view) enter the body as a captured value, when it has any.
+    std::optional<Ray3f> first_ray;
+    if (grad_enabled(start.path.ray.o) || grad_enabled(start.path.ray.d)) first_ray = start.path.ray;
     auto [end] = while_loop(
         std::tuple(start), [](const ReplayState& s) { return s.path.active; },
         [this, &scene, first_ray](const ReplayState& s) { return std::tuple(replay(scene, s, first_ray)); },
@@ -81,12 +84,14 @@ class PrbIntegrator : public SamplingIntegrator {
   /// to come scaled by the BSDF sample's weight relative to itself (value 1: the
   /// derivatives of eval / pdf with the direction and pdf held fixed; a delta lobe's weight
   /// for a delta sample).
-  ReplayState replay(const Scene& scene, const ReplayState& s, const Ray3f& first_ray) const {
+  ReplayState replay(const Scene& scene, const ReplayState& s, const std::optional<Ray3f>& first_ray) const {
     VertexTerms t;
     PathState path = s.path;
-    Bool first = path.depth == 0u;
-    path.ray = Ray3f{select(first, first_ray.o, path.ray.o), select(first, first_ray.d, path.ray.d),
-                     select(first, first_ray.maxt, path.ray.maxt)};
+    if (first_ray) {
+      Bool first = path.depth == 0u;
+      path.ray = Ray3f{select(first, first_ray->o, path.ray.o), select(first, first_ray->d, path.ray.d),
+                       select(first, first_ray->maxt, path.ray.maxt)};
+    }
     PathState next = tracer_.bounce(scene, path, &t);
     // The radiance leaving this vertex towards the previous one: what is still to come,
     // over the throughput that reached it.

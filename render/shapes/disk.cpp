@@ -32,7 +32,7 @@ class Disk : public PlacedShape {
       // The hit slides along the ray as the disk or the ray moves (values the tracer's,
       // derivatives those of the plane intersection).
       Float t = dot(center_ - ray.o, normal_) / dot(ray.d, normal_);
-      si.t = hit.t + (t - detach(t));
+      si.t = hit.t + derivatives_without_values(t);
     }
     si.n = normal_;
     // Projected back onto the disk's plane, which is more accurate than o + t·d.

@@ -1,6 +1,7 @@
 // Triangle meshes: hits interpolated from vertex data, positions sampled by area.
 #include "shapes/mesh.h"
 
+#include <kiln/construct.h>
 #include <kiln/errors.h>
 #include <kiln/render/traverse.h>
 #include <kiln/render/warp.h>
@@ -70,12 +71,9 @@ Float Mesh::computed_vertex_normals() const {
     Float angle = unit_angle(normalize(p[(k + 1) % 3] - at), normalize(p[(k + 2) % 3] - at));
     scatter_add(sums, n * angle, index[k], valid);
   }
-  Array3f sum = gather<Array3f>(sums, arange<UInt32>(vertex_count()));
+  Array3f sum = unravel<Array3f>(sums);
   Float length = norm(sum);
-  Array3f normal = select(length > 0.0f, sum / select(length > 0.0f, length, Float(1.0f)), Array3f(1.0f, 0.0f, 0.0f));
-  Float flat = zeros<Float>(positions_.size());
-  scatter(flat, normal, arange<UInt32>(vertex_count()));
-  return flat;
+  return ravel(select(length > 0.0f, sum / select(length > 0.0f, length, Float(1.0f)), Array3f(1.0f, 0.0f, 0.0f)));
 }
 
 void Mesh::refresh_host_data() {
@@ -159,13 +157,6 @@ void Mesh::require_area() const {
 
 AccelGeometry Mesh::accel_geometry() const { return AccelTriangles{host_.positions, host_.faces}; }
 
-namespace {
-
-/// `value` with the derivatives of `attached` (whose value is about the same).
-Float with_derivatives_of(const Float& value, const Float& attached) { return value + (attached - detach(attached)); }
-
-}  // namespace
-
 SurfaceInteraction Mesh::compute_surface_interaction(const Ray3f& ray, const PreliminaryIntersection& hit,
                                                      const Bool& active) const {
   const MeshPool arrays = pool_ ? *pool_ : own_arrays();
@@ -182,9 +173,9 @@ SurfaceInteraction Mesh::compute_surface_interaction(const Ray3f& ray, const Pre
     Array3f pvec = cross(ray.d, e2), tvec = ray.o - p0, qvec = cross(tvec, e1);
     Float det = dot(e1, pvec);
     Float inv_det = select(det != 0.0f, rcp(det), Float(0.0f));
-    t = with_derivatives_of(t, dot(e2, qvec) * inv_det);
-    b1 = with_derivatives_of(b1, dot(tvec, pvec) * inv_det);
-    b2 = with_derivatives_of(b2, dot(ray.d, qvec) * inv_det);
+    t = t + derivatives_without_values(dot(e2, qvec) * inv_det);
+    b1 = b1 + derivatives_without_values(dot(tvec, pvec) * inv_det);
+    b2 = b2 + derivatives_without_values(dot(ray.d, qvec) * inv_det);
   }
   Float b0 = 1.0f - b1 - b2;
 

@@ -47,7 +47,7 @@ class Sphere : public PlacedShape {
       Float root = safe_sqrt(b * b - a * c);
       Float near = (-b - root) / a, far = (-b + root) / a;
       Float t = select(abs(near - hit.t) <= abs(far - hit.t), near, far);
-      si.t = hit.t + (t - detach(t));
+      si.t = hit.t + derivatives_without_values(t);
     }
     // Projected back onto the sphere, which is more accurate than o + t·d.
     Array3f outward = normalize(ray(si.t) - center_);

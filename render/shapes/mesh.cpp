@@ -1,6 +1,8 @@
 // Triangle meshes: hits interpolated from vertex data, positions sampled by area.
 #include "shapes/mesh.h"
 
+#include "shapes/mesh_silhouette.h"
+
 #include <kiln/construct.h>
 #include <kiln/errors.h>
 #include <kiln/render/traverse.h>
@@ -153,6 +155,10 @@ void Mesh::require_area() const {
     throw ValueError("kiln.render: shape '" + plugin() + "' (" + source() +
                      "): its triangles have no area, so it cannot be sampled (set vertex_positions and faces, "
                      "then params.update())");
+}
+
+std::unique_ptr<Silhouette> Mesh::silhouette(const std::array<float, 3>& viewpoint) const {
+  return mesh_silhouette(host_, positions_, viewpoint);
 }
 
 AccelGeometry Mesh::accel_geometry() const { return AccelTriangles{host_.positions, host_.faces}; }

@@ -6,6 +6,7 @@
 // (pool_meshes), and hits read those.
 #pragma once
 
+#include <kiln/autodiff.h>
 #include <kiln/render/distribution.h>
 #include <kiln/render/mesh_data.h>
 #include <kiln/render/shape.h>
@@ -37,6 +38,8 @@ class Mesh : public Shape {
   Float pdf_position(const PositionSample3f& ps, const Bool& active) const override;
   Float surface_area() const override;
   std::pair<std::array<float, 3>, std::array<float, 3>> bounding_box() const override;
+  std::unique_ptr<Silhouette> silhouette(const std::array<float, 3>& viewpoint) const override;
+  bool geometry_has_derivatives() const override { return grad_enabled(positions_); }
 
   void traverse(TraversalCallback& callback) override;
   void parameters_changed(const std::vector<std::string>& keys) override;

@@ -17,6 +17,7 @@ class PlacedShape : public Shape {
     Shape::traverse(callback);
     callback.put("to_world", &to_world_, param_flags::kDiscontinuous);
   }
+  bool geometry_has_derivatives() const override { return grad_enabled(to_world_.matrix()); }
   /// A new `to_world`: its inverse recomputed, update() run, the ray tracer told.
   void parameters_changed(const std::vector<std::string>& keys) override {
     if (only_children_changed(keys)) return;

@@ -22,6 +22,7 @@
 #include <kiln/render/accel.h>
 #include <kiln/render/interaction.h>
 #include <kiln/render/properties.h>
+#include <kiln/render/silhouette.h>
 
 #include <array>
 #include <memory>
@@ -55,6 +56,10 @@ class Shape : public Object {
   virtual Float surface_area() const = 0;
   /// The world-space bounding box (min corner, max corner).
   virtual std::pair<std::array<float, 3>, std::array<float, 3>> bounding_box() const = 0;
+  /// The silhouette seen from `viewpoint` (world space); null where none is seen from there.
+  virtual std::unique_ptr<Silhouette> silhouette(const std::array<float, 3>& viewpoint) const = 0;
+  /// Whether the geometry carries derivatives (then its silhouettes move).
+  virtual bool geometry_has_derivatives() const = 0;
   /// Whether the shape has the attribute `name` (none but a mesh's).
   virtual bool has_attribute(const std::string& name) const;
   /// The attribute `name` at the lanes' points (1 channel as gray, 3 as they are); zero

@@ -1,0 +1,20 @@
+// A triangle mesh's silhouette seen from a point: the edges along which the mesh folds
+// away from the viewer, and its open boundary.
+#pragma once
+
+#include <kiln/render/mesh_data.h>
+#include <kiln/render/silhouette.h>
+
+#include <memory>
+
+namespace kiln::render {
+
+/// The silhouette of the mesh `host` (world space, as the ray tracer sees it) seen from
+/// `viewpoint`: an edge belongs to it when its one or two triangles lie on the same side
+/// of the plane through the edge and the viewpoint (which needs no consistent winding).
+/// Points move with `positions` (the mesh's vertex_positions, with their derivatives).
+/// Null when no edge qualifies.
+std::unique_ptr<Silhouette> mesh_silhouette(const MeshData& host, const Float& positions,
+                                            const std::array<float, 3>& viewpoint);
+
+}  // namespace kiln::render

@@ -107,6 +107,8 @@ class ProjectiveIntegrator : public SamplingIntegrator {
   /// derivatives the term.
   TensorXf primary_visibility(const Scene& scene, const Sensor& sensor, uint32_t seed, uint32_t spp) const {
     const Film& film = *sensor.film();
+    // A sensor that cannot project points onto its film raises here, before anything is traced.
+    sensor.sample_direction(Array3f(Float(0.0f), Float(0.0f), Float(1.0f)), Bool(false));
     size_t channels = 3 + film.has_alpha() + interior_->aov_names().size();
     ImageBlock block = film.create_block(channels);
     Matrix4d camera = sensor.world_transform().to_rows();

@@ -22,9 +22,10 @@ Sensor::Sensor(const Properties& props)
       sampler_(nested_or_default<Sampler>(props, PluginKind::Sampler, "independent")) {}
 
 std::pair<DirectionSample3f, Color3f> Sensor::sample_direction(const Array3f&, const Bool&) const {
-  throw ValueError("kiln.render: the '" + plugin() +
-                   "' sensor cannot be reached by light paths, so the ptracer integrator cannot render with it; "
-                   "use a 'perspective' sensor");
+  throw ValueError(
+      "kiln.render: the '" + plugin() +
+      "' sensor cannot be reached by light paths nor project points onto its film, so the ptracer, "
+      "direct_projective and prb_projective integrators cannot render with it; use a 'perspective' sensor");
 }
 
 void Sensor::traverse(TraversalCallback& callback) {

@@ -15,17 +15,9 @@ namespace {
 /// The disk's rim: every point of it is an open boundary, seen from anywhere.
 class DiskSilhouette : public Silhouette {
  public:
-  DiskSilhouette(const Transform4f& to_world, const Matrix4d& host_to_world, const std::array<float, 3>& eye)
-      : to_world_(to_world), eye_(eye) {
-    const Matrix4d& m = host_to_world;
-    double ax2 = m[0] * m[0] + m[4] * m[4] + m[8] * m[8], ay2 = m[1] * m[1] + m[5] * m[5] + m[9] * m[9];
-    double dx = eye[0] - m[3], dy = eye[1] - m[7], dz = eye[2] - m[11];
-    double distance = std::sqrt(dx * dx + dy * dy + dz * dz);
-    // Ramanujan-like estimate of the ellipse's perimeter: only shares samples out.
-    weight_ = distance > 0.0 ? float(2.0 * M_PI * std::sqrt(0.5 * (ax2 + ay2)) / distance) : 0.0f;
-  }
+  DiskSilhouette(const Transform4f& to_world, float weight) : to_world_(to_world) { weight_ = weight; }
 
-  SilhouetteSample sample(const Array2f& sample) const override {
+  SilhouetteSample sample(const Array2f& sample, const Array3f& viewpoint) const override {
     Float phi = sample.x * (2.0f * kPi), cos_phi = cos(phi), sin_phi = sin(phi);
     Float zero = zeros<Float>(sample.x.size());
     Transform4f fixed(detach(to_world_.matrix()), detach(to_world_.inverse_matrix()));
@@ -34,7 +26,7 @@ class DiskSilhouette : public Silhouette {
     Array3f p = detach(ss.p), along = fixed.apply_vector(Array3f(-sin_phi, cos_phi, zero));
     Float speed = norm(along);  // |dp/dφ|
     ss.tangent = along / speed;
-    Array3f normal = normalize(cross(ss.tangent, p - opaque_point(eye_)));
+    Array3f normal = normalize(cross(ss.tangent, p - viewpoint));
     ss.normal = mulsign(normal, dot(normal, p - fixed.apply_point(Array3f(zero, zero, zero))));
     ss.pdf = rcp(speed * (2.0f * kPi));
     ss.valid = speed > 0.0f;
@@ -43,7 +35,6 @@ class DiskSilhouette : public Silhouette {
 
  private:
   Transform4f to_world_;
-  std::array<float, 3> eye_;
 };
 
 class Disk : public PlacedShape {
@@ -102,9 +93,16 @@ class Disk : public PlacedShape {
   Float surface_area() const override { return Float(float(host_area_)); }
 
   std::unique_ptr<Silhouette> silhouette(const std::array<float, 3>& eye) const override {
-    auto rim = std::make_unique<DiskSilhouette>(to_world_, host_to_world_, eye);
-    if (rim->weight() == 0.0f) return nullptr;
-    return rim;
+    const Matrix4d& m = host_to_world_;
+    double dx = eye[0] - m[3], dy = eye[1] - m[7], dz = eye[2] - m[11];
+    double distance = std::sqrt(dx * dx + dy * dy + dz * dz);
+    if (!(distance > 0.0) || rim_length() == 0.0) return nullptr;
+    return std::make_unique<DiskSilhouette>(to_world_, float(rim_length() / distance));
+  }
+
+  std::unique_ptr<Silhouette> silhouettes() const override {
+    if (rim_length() == 0.0) return nullptr;
+    return std::make_unique<DiskSilhouette>(to_world_, float(rim_length()));
   }
 
   std::pair<std::array<float, 3>, std::array<float, 3>> bounding_box() const override {
@@ -130,6 +128,14 @@ class Disk : public PlacedShape {
     normal_ = normalize(to_world_.apply_normal(Array3f(0.0f, 0.0f, 1.0f)));
     center_ = to_world_.apply_point(Array3f(0.0f, 0.0f, 0.0f));
     kiln::eval(normal_.x, normal_.y, normal_.z, center_.x, center_.y, center_.z);
+  }
+
+  /// About the rim's length (the mean of the axes' lengths, as a circle's): it only shares
+  /// samples out among shapes.
+  double rim_length() const {
+    const Matrix4d& m = host_to_world_;
+    double ax2 = m[0] * m[0] + m[4] * m[4] + m[8] * m[8], ay2 = m[1] * m[1] + m[5] * m[5] + m[9] * m[9];
+    return 2.0 * M_PI * std::sqrt(0.5 * (ax2 + ay2));
   }
 
   Matrix4d host_to_world_{};

@@ -157,9 +157,11 @@ void Mesh::require_area() const {
                      "then params.update())");
 }
 
-std::unique_ptr<Silhouette> Mesh::silhouette(const std::array<float, 3>& viewpoint) const {
-  return mesh_silhouette(host_, positions_, viewpoint);
+std::unique_ptr<Silhouette> Mesh::silhouette(const std::array<float, 3>& eye) const {
+  return mesh_silhouette(host_, positions_, eye);
 }
+
+std::unique_ptr<Silhouette> Mesh::silhouettes() const { return mesh_silhouettes(host_, positions_); }
 
 AccelGeometry Mesh::accel_geometry() const { return AccelTriangles{host_.positions, host_.faces}; }
 

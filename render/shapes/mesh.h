@@ -38,7 +38,8 @@ class Mesh : public Shape {
   Float pdf_position(const PositionSample3f& ps, const Bool& active) const override;
   Float surface_area() const override;
   std::pair<std::array<float, 3>, std::array<float, 3>> bounding_box() const override;
-  std::unique_ptr<Silhouette> silhouette(const std::array<float, 3>& viewpoint) const override;
+  std::unique_ptr<Silhouette> silhouette(const std::array<float, 3>& eye) const override;
+  std::unique_ptr<Silhouette> silhouettes() const override;
   bool geometry_has_derivatives() const override { return grad_enabled(positions_); }
 
   void traverse(TraversalCallback& callback) override;

@@ -46,60 +46,74 @@ std::vector<uint32_t> welded_vertices(const MeshData& host) {
   return welded;
 }
 
-/// Silhouette edges: vertices `a`, `b` and a vertex `inside` on the mesh's side of the edge,
-/// chosen with probability proportional to `weights`.
+/// Mesh edges to sample silhouette points on: vertices `a`, `b` and `inside` (a vertex on the
+/// mesh's side of the edge), chosen with probability proportional to `weights`. An edge
+/// counts for a lane's viewpoint when `always` (open boundaries, creases, edges already
+/// found on the host) or when its triangles (third vertices `inside` and `other`) lie on one
+/// side of the plane through the edge and the viewpoint.
 class MeshSilhouette : public Silhouette {
  public:
-  MeshSilhouette(float weight, const Float& positions, const std::array<float, 3>& viewpoint,
-                 const std::vector<uint32_t>& a, const std::vector<uint32_t>& b, const std::vector<uint32_t>& inside,
-                 const std::vector<float>& weights)
+  struct Edges {
+    std::vector<uint32_t> a, b, inside, other;
+    std::vector<bool> always;
+    std::vector<float> weights;
+  };
+
+  MeshSilhouette(float weight, const Float& positions, const Edges& edges)
       : positions_(positions),
-        viewpoint_(viewpoint),
-        a_(UInt32::from(a.data(), a.size())),
-        b_(UInt32::from(b.data(), b.size())),
-        inside_(UInt32::from(inside.data(), inside.size())),
-        weights_(Float::from(weights.data(), weights.size())),
-        choice_(weights) {
+        a_(upload(edges.a)),
+        b_(upload(edges.b)),
+        inside_(upload(edges.inside)),
+        other_(upload(edges.other)),
+        weights_(Float::from(edges.weights.data(), edges.weights.size())),
+        choice_(edges.weights) {
+    std::vector<uint32_t> always(edges.always.begin(), edges.always.end());
+    always_ = upload(always) != 0u;
     weight_ = weight;
   }
 
-  SilhouetteSample sample(const Array2f& sample) const override {
+  SilhouetteSample sample(const Array2f& sample, const Array3f& viewpoint) const override {
     UInt32 edge = choice_.sample(sample.x);
     Array3f pa = vertex(gather(a_, edge)), pb = vertex(gather(b_, edge));
-    Array3f inside = detach(vertex(gather(inside_, edge)));
+    Array3f inside = detach(vertex(gather(inside_, edge))), other = detach(vertex(gather(other_, edge)));
     SilhouetteSample ss;
     ss.p = pa + (pb - pa) * sample.y;
-    Array3f along = detach(pb - pa), p = detach(ss.p);
+    Array3f along = detach(pb - pa), start = detach(pa), p = detach(ss.p);
     Float length = norm(along);
     ss.tangent = along / length;
-    Array3f towards = normalize(p - opaque_point(viewpoint_));
-    Array3f normal = normalize(cross(ss.tangent, towards));
+    Array3f normal = normalize(cross(ss.tangent, p - viewpoint));
     ss.normal = mulsign(normal, -dot(normal, inside - p));
     ss.pdf = gather(weights_, edge) * choice_.normalization() / length;
-    ss.valid = length > 0.0f;
+    Array3f plane = cross(along, viewpoint - start);
+    Bool folded = dot(plane, inside - start) * dot(plane, other - start) > 0.0f;
+    ss.valid = (length > 0.0f) & (gather(always_, edge) | folded);
     return ss;
   }
 
  private:
+  static UInt32 upload(const std::vector<uint32_t>& values) { return UInt32::from(values.data(), values.size()); }
+
   Array3f vertex(const UInt32& index) const {
     UInt32 first = index * 3u;
     return Array3f(gather(positions_, first), gather(positions_, first + 1u), gather(positions_, first + 2u));
   }
 
   Float positions_;
-  std::array<float, 3> viewpoint_;
-  UInt32 a_, b_, inside_;
+  UInt32 a_, b_, inside_, other_;
+  Bool always_;
   Float weights_;
   DiscreteDistribution choice_;
 };
 
-}  // namespace
+/// An edge of the welded mesh: its vertices, the third vertex of each of its triangles
+/// (`other` = `inside` for an open boundary), and whether shading jumps across it.
+struct MeshEdge {
+  uint32_t a, b, inside, other;
+  bool open, crease;
+};
 
-std::unique_ptr<Silhouette> mesh_silhouette(const MeshData& host, const Float& positions,
-                                            const std::array<float, 3>& viewpoint) {
-  auto vertex = [&](uint32_t i) {
-    return Point{host.positions[3 * i], host.positions[3 * i + 1], host.positions[3 * i + 2]};
-  };
+/// The mesh's edges (three or more triangles on one edge: left out).
+std::vector<MeshEdge> mesh_edges(const MeshData& host) {
   std::vector<uint32_t> welded = welded_vertices(host);
   std::vector<EdgeSide> sides;
   sides.reserve(host.faces.size());
@@ -111,41 +125,75 @@ std::unique_ptr<Silhouette> mesh_silhouette(const MeshData& host, const Float& p
                        uint64_t(std::min(own_a, own_b)) << 32 | std::max(own_a, own_b)});
     }
   std::sort(sides.begin(), sides.end());
-
-  Point eye{viewpoint[0], viewpoint[1], viewpoint[2]};
-  std::vector<uint32_t> a, b, inside;
-  std::vector<float> weights;
-  double total = 0.0;
+  std::vector<MeshEdge> edges;
   for (size_t i = 0; i < sides.size();) {
     size_t j = i;
     while (j < sides.size() && sides[j].a == sides[i].a && sides[j].b == sides[i].b) ++j;
-    const EdgeSide& edge = sides[i];
+    const EdgeSide& side = sides[i];
+    // Where the triangles do not share their vertices (normals or uvs split there), shading
+    // jumps across the edge.
+    if (j - i == 1) edges.push_back({side.a, side.b, side.opposite, side.opposite, true, false});
+    if (j - i == 2)
+      edges.push_back({side.a, side.b, side.opposite, sides[i + 1].opposite, false, side.own != sides[i + 1].own});
+    i = j;
+  }
+  return edges;
+}
+
+}  // namespace
+
+std::unique_ptr<Silhouette> mesh_silhouette(const MeshData& host, const Float& positions,
+                                            const std::array<float, 3>& viewpoint) {
+  auto vertex = [&](uint32_t i) {
+    return Point{host.positions[3 * i], host.positions[3 * i + 1], host.positions[3 * i + 2]};
+  };
+  Point eye{viewpoint[0], viewpoint[1], viewpoint[2]};
+  MeshSilhouette::Edges chosen;
+  double total = 0.0;
+  for (const MeshEdge& edge : mesh_edges(host)) {
     Point pa = vertex(edge.a), pb = vertex(edge.b);
-    // The plane through the edge and the eye: the edge is on the silhouette when the
-    // triangles are on one side of it (one triangle: an open boundary, always). Where the
-    // triangles do not share their vertices (normals or uvs split there), shading jumps
-    // across the edge: it counts too, seen with one triangle inside.
+    // The plane through the edge and the eye: the edge is on the silhouette when its
+    // triangles are on one side of it.
     Point plane = cross3(minus(pb, pa), minus(eye, pa));
-    bool silhouette = j - i == 1;
-    if (j - i == 2) {
-      double s0 = dot3(plane, minus(vertex(sides[i].opposite), pa));
-      double s1 = dot3(plane, minus(vertex(sides[i + 1].opposite), pa));
-      silhouette = s0 * s1 > 0.0 || sides[i].own != sides[i + 1].own;
-    }
+    bool folded = dot3(plane, minus(vertex(edge.inside), pa)) * dot3(plane, minus(vertex(edge.other), pa)) > 0.0;
     Point middle{0.5 * (pa[0] + pb[0]), 0.5 * (pa[1] + pb[1]), 0.5 * (pa[2] + pb[2])};
     double length = std::sqrt(dot3(minus(pb, pa), minus(pb, pa)));
     double distance = std::sqrt(dot3(minus(middle, eye), minus(middle, eye)));
-    if (silhouette && length > 0.0 && distance > 0.0) {
-      a.push_back(edge.a);
-      b.push_back(edge.b);
-      inside.push_back(edge.opposite);
-      weights.push_back(float(length / distance));
+    if ((edge.open || edge.crease || folded) && length > 0.0 && distance > 0.0) {
+      chosen.a.push_back(edge.a);
+      chosen.b.push_back(edge.b);
+      chosen.inside.push_back(edge.inside);
+      chosen.other.push_back(edge.other);
+      chosen.always.push_back(true);
+      chosen.weights.push_back(float(length / distance));
       total += length / distance;
     }
-    i = j;
   }
-  if (weights.empty()) return nullptr;
-  return std::make_unique<MeshSilhouette>(float(total), positions, viewpoint, a, b, inside, weights);
+  if (chosen.weights.empty()) return nullptr;
+  return std::make_unique<MeshSilhouette>(float(total), positions, chosen);
+}
+
+std::unique_ptr<Silhouette> mesh_silhouettes(const MeshData& host, const Float& positions) {
+  MeshSilhouette::Edges all;
+  double total = 0.0;
+  for (const MeshEdge& edge : mesh_edges(host)) {
+    double length = 0.0;
+    for (int k = 0; k < 3; ++k) {
+      double d = double(host.positions[3 * edge.b + k]) - host.positions[3 * edge.a + k];
+      length += d * d;
+    }
+    length = std::sqrt(length);
+    if (length == 0.0) continue;
+    all.a.push_back(edge.a);
+    all.b.push_back(edge.b);
+    all.inside.push_back(edge.inside);
+    all.other.push_back(edge.other);
+    all.always.push_back(edge.open || edge.crease);
+    all.weights.push_back(float(length));
+    total += length;
+  }
+  if (all.weights.empty()) return nullptr;
+  return std::make_unique<MeshSilhouette>(float(total), positions, all);
 }
 
 }  // namespace kiln::render

@@ -6,6 +6,7 @@
 #include "shapes/placed_shape.h"
 
 #include <kiln/math.h>
+#include <kiln/render/frame.h>
 #include <kiln/render/plugin.h>
 #include <kiln/render/warp.h>
 
@@ -16,47 +17,34 @@ namespace {
 
 /// The circle where the sphere's visible cap ends, seen from a point outside: at distance
 /// D from the centre, the points whose direction from the centre makes cos = r / D with the
-/// viewpoint's.
+/// viewpoint's. Computed per lane, so each lane may have its own viewpoint.
 class SphereSilhouette : public Silhouette {
  public:
-  /// `center` and `radius` with their derivatives; `host_*` their values; `eye` outside.
-  SphereSilhouette(const Array3f& center, const Float& radius, const Vector3d& host_center, double host_radius,
-                   const std::array<float, 3>& eye)
-      : center_(center), radius_(radius) {
-    std::array<double, 3> w{eye[0] - host_center[0], eye[1] - host_center[1], eye[2] - host_center[2]};
-    double distance = std::sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]);
-    for (double& c : w) c /= distance;
-    // An orthonormal basis (e1, e2) of the circle's plane (Duff et al. 2017).
-    double sign = std::copysign(1.0, w[2]), a = -1.0 / (sign + w[2]), b = w[0] * w[1] * a;
-    std::array<double, 3> e1{1.0 + sign * w[0] * w[0] * a, sign * b, -sign * w[0]};
-    std::array<double, 3> e2{b, sign + w[1] * w[1] * a, -w[1]};
-    double cos_cap = host_radius / distance, sin_cap = std::sqrt(1.0 - cos_cap * cos_cap);
-    circle_radius_ = host_radius * sin_cap;
-    weight_ = float(2.0 * M_PI * circle_radius_ / std::sqrt(distance * distance - host_radius * host_radius));
-    for (int k = 0; k < 3; ++k) {
-      axis_[k] = float(w[k] * cos_cap);
-      e1_[k] = float(e1[k] * sin_cap);
-      e2_[k] = float(e2[k] * sin_cap);
-    }
+  /// `center` and `radius` with their derivatives; `weight` as Silhouette::weight() says.
+  SphereSilhouette(const Array3f& center, const Float& radius, float weight) : center_(center), radius_(radius) {
+    weight_ = weight;
   }
 
-  SilhouetteSample sample(const Array2f& sample) const override {
+  SilhouetteSample sample(const Array2f& sample, const Array3f& viewpoint) const override {
+    Array3f center = detach(center_), towards = viewpoint - center;
+    Float radius = detach(radius_), distance = norm(towards);
+    Array3f w = towards / distance;
+    auto [e1, e2] = coordinate_system(w);
+    Float cos_cap = radius / distance, sin_cap = safe_sqrt(1.0f - cos_cap * cos_cap);
     Float phi = sample.x * (2.0f * kPi), cos_phi = cos(phi), sin_phi = sin(phi);
-    Array3f axis = opaque_point(axis_), e1 = opaque_point(e1_), e2 = opaque_point(e2_);
     SilhouetteSample ss;
-    ss.normal = axis + e1 * cos_phi + e2 * sin_phi;  // unit: the direction from the centre
+    ss.normal = w * cos_cap + (e1 * cos_phi + e2 * sin_phi) * sin_cap;  // unit: the direction from the centre
     ss.p = center_ + ss.normal * radius_;
-    ss.tangent = normalize(e2 * cos_phi - e1 * sin_phi);
-    ss.pdf = opaque<Float>(float(1.0 / (2.0 * M_PI * circle_radius_))) + zeros<Float>(sample.x.size());
-    ss.valid = full<Bool>(circle_radius_ > 0.0, sample.x.size());
+    ss.tangent = e2 * cos_phi - e1 * sin_phi;
+    Float circle_radius = radius * sin_cap;
+    ss.valid = (distance > radius) & (circle_radius > 0.0f);
+    ss.pdf = select(ss.valid, rcp(circle_radius * (2.0f * kPi)), Float(0.0f));
     return ss;
   }
 
  private:
   Array3f center_;
   Float radius_;
-  std::array<float, 3> axis_{}, e1_{}, e2_{};  ///< the circle's centre and axes, over the radius
-  double circle_radius_ = 0.0;
 };
 
 class Sphere : public PlacedShape {
@@ -179,10 +167,17 @@ class Sphere : public PlacedShape {
   std::unique_ptr<Silhouette> silhouette(const std::array<float, 3>& eye) const override {
     double d2 = 0.0;
     for (int k = 0; k < 3; ++k) d2 += (eye[k] - host_center_[k]) * (eye[k] - host_center_[k]);
-    if (!(d2 > host_radius_ * host_radius_) || host_radius_ == 0.0) return nullptr;
-    return std::make_unique<SphereSilhouette>(center_, radius_, host_center_, host_radius_, eye);
+    double r2 = host_radius_ * host_radius_;
+    if (!(d2 > r2) || host_radius_ == 0.0) return nullptr;
+    // The circle's length over its distance from the eye.
+    float weight = float(2.0 * M_PI * host_radius_ * std::sqrt(1.0 - r2 / d2) / std::sqrt(d2 - r2));
+    return std::make_unique<SphereSilhouette>(center_, radius_, weight);
   }
 
+  std::unique_ptr<Silhouette> silhouettes() const override {
+    if (host_radius_ == 0.0) return nullptr;
+    return std::make_unique<SphereSilhouette>(center_, radius_, float(2.0 * M_PI * host_radius_));
+  }
   std::pair<std::array<float, 3>, std::array<float, 3>> bounding_box() const override {
     std::array<float, 3> lower, upper;
     for (int k = 0; k < 3; ++k) {

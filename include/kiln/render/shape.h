@@ -56,8 +56,13 @@ class Shape : public Object {
   virtual Float surface_area() const = 0;
   /// The world-space bounding box (min corner, max corner).
   virtual std::pair<std::array<float, 3>, std::array<float, 3>> bounding_box() const = 0;
-  /// The silhouette seen from `viewpoint` (world space); null where none is seen from there.
-  virtual std::unique_ptr<Silhouette> silhouette(const std::array<float, 3>& viewpoint) const = 0;
+  /// The silhouette seen from the one point `eye` (world space; the camera), prepared on the
+  /// host; null where none is seen from there.
+  virtual std::unique_ptr<Silhouette> silhouette(const std::array<float, 3>& eye) const = 0;
+  /// The silhouettes seen from any viewpoints, one per lane (shading points): sample() gives
+  /// each lane a point of its own viewpoint's silhouette (invalid where it drew an edge that
+  /// is none from there). Null when the shape has nothing to sample.
+  virtual std::unique_ptr<Silhouette> silhouettes() const = 0;
   /// Whether the geometry carries derivatives (then its silhouettes move).
   virtual bool geometry_has_derivatives() const = 0;
   /// Whether the shape has the attribute `name` (none but a mesh's).

@@ -4,9 +4,10 @@
 // contains.
 //
 // What an implementation guarantees:
-// - sample() is a point of the silhouette seen from the viewpoint the Silhouette was made
-//   for, with its density per unit length of silhouette (world space) over the whole
-//   silhouette, every point reachable (pdf > 0 where valid).
+// - sample() is a point of the silhouette seen from its lane's viewpoint, with its density
+//   per unit length of silhouette (world space) over the whole silhouette, every point
+//   reachable (pdf > 0 where valid). A Silhouette prepared on the host for one viewpoint
+//   (Shape::silhouette()) must be given that viewpoint.
 // - `p` moves with the shape: its derivatives are those of the material point (a mesh edge's
 //   point at a fixed fraction between its vertices, a point at fixed local coordinates of a
 //   placed shape). Everything else is detached.
@@ -40,11 +41,13 @@ class Silhouette {
  public:
   virtual ~Silhouette() = default;
 
-  /// About the silhouette's length in the image (its length over its distance from the
-  /// viewpoint), by which a render shares its samples among shapes.
+  /// How a render shares its samples among shapes: about the silhouette's length in the
+  /// image (its length over its distance from the viewpoint) for one prepared on the host,
+  /// the length sampled for one that serves any viewpoint.
   float weight() const { return weight_; }
-  /// A point of the silhouette for each lane of `sample` (uniform in [0, 1)²).
-  virtual SilhouetteSample sample(const Array2f& sample) const = 0;
+  /// A point of the silhouette seen from `viewpoint` (one per lane, or one for all) for each
+  /// lane of `sample` (uniform in [0, 1)²).
+  virtual SilhouetteSample sample(const Array2f& sample, const Array3f& viewpoint) const = 0;
 
  protected:
   float weight_ = 0.0f;

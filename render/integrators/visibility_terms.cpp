@@ -1,0 +1,221 @@
+// The projective integrators' visibility terms (visibility_terms.h), as line integrals over
+// moving silhouettes,
+//   d/dθ I(pixel) = ∫ f · (L_inside - L_outside) · v_n · w(pixel) dl,
+// with v_n the silhouette's speed across itself (outwards) and w the film's filter. Points
+// are sampled on the shapes' silhouettes (silhouette.h), samples shared among shapes by
+// Silhouette::weight(). The radiance on either side comes from rays aimed just inside and
+// just outside the point, with the same random numbers on both sides. v_n is the derivative
+// of where the point, moving with its shape, is seen: so everything that moves it (the
+// shape, and for primary visibility the camera) gets the term through one traversal.
+//
+// - Primary: seen from the camera, dl and v_n on the film in pixels; the value splats where
+//   the point is seen, as particles do (ImageBlock::splat).
+// - Indirect: seen from a point x the camera sees (a pixel position drawn uniformly over the
+//   crop window), dl and v_n in directions at x (radians): f is x's BSDF, and the value
+//   splats at x's pixel position.
+#include "integrators/visibility_terms.h"
+
+#include "integrators/path_tools.h"
+
+#include <kiln/construct.h>
+#include <kiln/control.h>
+#include <kiln/math.h>
+#include <kiln/render/film.h>
+#include <kiln/render/sampler.h>
+#include <kiln/render/scene.h>
+#include <kiln/render/sensor.h>
+#include <kiln/render/shape.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <vector>
+
+namespace kiln::render {
+namespace {
+
+/// How far, relative to its distance, a point is moved off the silhouette to see either side
+/// of it, and the step of the central differences that measure the silhouette on the film.
+constexpr float kSideOffset = 1e-4f, kImageStep = 1e-3f;
+/// How far (relative to the distance) the ray aimed inside may meet the shape from the
+/// silhouette point and still count as seeing it.
+constexpr float kHitTolerance = 1e-2f;
+
+/// Silhouettes and the samples each gets, out of `total` shared by weight (at least one each).
+struct SharedSilhouettes {
+  std::vector<std::unique_ptr<Silhouette>> silhouettes;
+  std::vector<size_t> lanes;
+};
+
+template <typename Prepare>
+SharedSilhouettes share_samples(const Scene& scene, bool every_shape, double total, Prepare&& prepare) {
+  SharedSilhouettes shared;
+  double weights = 0.0;
+  if (total > 0.0)
+    for (const auto& shape : scene.shapes()) {
+      if (!every_shape && !shape->geometry_has_derivatives()) continue;
+      if (auto silhouette = prepare(*shape); silhouette && silhouette->weight() > 0.0f) {
+        weights += silhouette->weight();
+        shared.silhouettes.push_back(std::move(silhouette));
+      }
+    }
+  for (const auto& silhouette : shared.silhouettes) {
+    double share = std::round(total * silhouette->weight() / weights);
+    shared.lanes.push_back(size_t(std::clamp(share, 1.0, double(uint32_t(~0u)))));
+  }
+  return shared;
+}
+
+/// The radiance difference across a silhouette point, seen along `inside` and `outside`
+/// (rays aimed just inside and just outside it, expected to travel `reach_in` and
+/// `reach_out`), and where the point is seen: the inside ray meets a surface there and the
+/// outside one nothing before.
+std::pair<Color3f, Bool> radiance_across(const Scene& scene, const SamplingIntegrator& radiance, PCG32& rng,
+                                         const Ray3f& inside, const Ray3f& outside, const Float& reach_in,
+                                         const Float& reach_out, const Float& tolerance, Bool valid) {
+  SurfaceInteraction hit_in = scene.ray_intersect(inside, valid), hit_out = scene.ray_intersect(outside, valid);
+  valid = valid & hit_in.is_valid() & (abs(hit_in.t - reach_in) < tolerance) &
+          ((!hit_out.is_valid()) | (hit_out.t > reach_out - tolerance));
+  ControlModeScope mode(radiance.mode());
+  PCG32 rng_outside = rng;
+  Color3f in = radiance.sample(scene, rng, inside, valid).radiance;
+  Color3f out = radiance.sample(scene, rng_outside, outside, valid).radiance;
+  return {in - out, valid};
+}
+
+/// Splats `value` (RGB; the alpha channel, when the film has one, gets nothing).
+void splat_color(const Film& film, ImageBlock& block, const Array2f& position, const Color3f& value,
+                 const Bool& valid) {
+  std::vector<Float> values{value.x, value.y, value.z};
+  if (film.has_alpha()) values.push_back(zeros<Float>(value.x.size()));
+  block.splat(position, values, valid);
+}
+
+/// The primary term of one silhouette seen from the camera at `eye`, with `lanes` samples.
+void splat_primary(const Scene& scene, const Sensor& sensor, const SamplingIntegrator& radiance,
+                   const Silhouette& silhouette, const std::array<float, 3>& eye, size_t lanes, uint32_t seed,
+                   ImageBlock& block) {
+  auto [width, height] = sensor.film()->size();
+  Array2f film_size(opaque<Float>(float(width)), opaque<Float>(float(height)));
+  PCG32 rng = sensor.sampler()->rng(seed, lanes);
+  SilhouetteSample ss = silhouette.sample(next_2d(rng), opaque_point(eye));
+  Bool valid = ss.valid;
+  Color3f difference;
+  Array2f normal_px;
+  Float length_px;  // pixels of film per unit length of silhouette
+  {
+    GradScope detached = suspend_grad();
+    Array3f p = detach(ss.p);
+    Float distance = norm(p - opaque_point(eye));
+    auto pixel = [&](const Array3f& q) {
+      auto [ds, weight] = sensor.sample_direction(q, valid);
+      valid = valid & (ds.pdf > 0.0f);
+      return Array2f(ds.uv.x * film_size.x, ds.uv.y * film_size.y);
+    };
+    Array3f inner = p - ss.normal * (distance * kSideOffset), outer = p + ss.normal * (distance * kSideOffset);
+    Array2f inner_px = pixel(inner), outer_px = pixel(outer);
+    Float step = distance * kImageStep;
+    Array2f along = (pixel(p + ss.tangent * step) - pixel(p - ss.tangent * step)) / (2.0f * step);
+    length_px = norm(along);
+    Array2f across(-along.y, along.x);
+    Float orientation = copysign(rcp(length_px), dot(across, outer_px - inner_px));
+    normal_px = Array2f(across.x * orientation, across.y * orientation);
+
+    auto film_ray = [&](const Array2f& px) {
+      return sensor.sample_ray(Array2f(px.x / film_size.x, px.y / film_size.y), valid);
+    };
+    auto [ray_in, weight_in] = film_ray(inner_px);
+    auto [ray_out, weight_out] = film_ray(outer_px);
+    std::tie(difference, valid) = radiance_across(scene, radiance, rng, ray_in, ray_out, norm(inner - ray_in.o),
+                                                  norm(outer - ray_out.o), distance * kHitTolerance, valid);
+    difference = difference * weight_in;  // a perspective camera's weight: 1 on both sides
+  }
+  auto [ds, weight] = sensor.sample_direction(ss.p, valid);
+  Array2f position(ds.uv.x * film_size.x, ds.uv.y * film_size.y);
+  Float motion = dot(position - detach(position), normal_px);
+  Color3f value = difference * (motion * (length_px / (ss.pdf * opaque<Float>(float(lanes)))));
+  splat_color(*sensor.film(), block, detach(position), value, valid);
+}
+
+/// The indirect term of one shape's silhouettes seen from the points the camera sees, with
+/// `lanes` samples (pixel positions drawn over the crop window, `pixels` of them).
+void splat_indirect(const Scene& scene, const Sensor& sensor, const SamplingIntegrator& arriving,
+                    const Silhouette& silhouette, size_t lanes, double pixels, uint32_t seed, ImageBlock& block) {
+  const Film& film = *sensor.film();
+  auto [width, height] = film.size();
+  auto [crop_width, crop_height] = film.crop_size();
+  auto [offset_x, offset_y] = film.crop_offset();
+  PCG32 rng = sensor.sampler()->rng(seed, lanes);
+  Float u = rng.next_float32(), v = rng.next_float32();
+  Array2f position(opaque<Float>(float(offset_x)) + u * opaque<Float>(float(crop_width)),
+                   opaque<Float>(float(offset_y)) + v * opaque<Float>(float(crop_height)));
+  SurfaceInteraction si;
+  Color3f ray_weight;
+  {
+    GradScope detached = suspend_grad();
+    Ray3f ray;
+    std::tie(ray, ray_weight) = sensor.sample_ray(
+        Array2f(position.x / opaque<Float>(float(width)), position.y / opaque<Float>(float(height))), Bool(true));
+    si = scene.ray_intersect(ray, Bool(true));
+  }
+  SilhouetteSample ss = silhouette.sample(next_2d(rng), si.p);
+  Bool valid = ss.valid & si.is_valid();
+  Color3f contribution;
+  {
+    GradScope detached = suspend_grad();
+    Array3f p = detach(ss.p), to_p = p - si.p;
+    Float distance = norm(to_p);
+    Array3f direction = to_p / distance;
+    auto [bsdf_value, bsdf_pdf] = scene.bsdf_eval_pdf(BSDFContext(), si, si.to_local(direction), valid);
+    valid = valid & (distance > 0.0f) & ((bsdf_value.x != 0.0f) | (bsdf_value.y != 0.0f) | (bsdf_value.z != 0.0f));
+    Array3f inner = p - ss.normal * (distance * kSideOffset), outer = p + ss.normal * (distance * kSideOffset);
+    Ray3f ray_in = si.spawn_ray(normalize(inner - si.p)), ray_out = si.spawn_ray(normalize(outer - si.p));
+    auto [difference, seen] = radiance_across(scene, arriving, rng, ray_in, ray_out, norm(inner - ray_in.o),
+                                              norm(outer - ray_out.o), distance * kHitTolerance, valid);
+    valid = seen;
+    // Directions at x per unit length of silhouette, and the speed in directions: both over
+    // the distance.
+    Float measure = norm(cross(ss.tangent, direction)) / (distance * distance * ss.pdf);
+    contribution = bsdf_value * difference * ray_weight * (measure * opaque<Float>(float(pixels / double(lanes))));
+  }
+  Float motion = dot(ss.p - detach(ss.p), ss.normal);
+  splat_color(film, block, position, contribution * motion, valid);
+}
+
+}  // namespace
+
+TensorXf primary_visibility(const Scene& scene, const Sensor& sensor, const SamplingIntegrator& radiance, uint32_t seed,
+                            uint32_t spp) {
+  const Film& film = *sensor.film();
+  // A sensor that cannot project points onto its film raises here, before anything is traced.
+  if (spp != 0) sensor.sample_direction(Array3f(Float(0.0f), Float(0.0f), Float(1.0f)), Bool(false));
+  ImageBlock block = film.create_block(3 + film.has_alpha());
+  Matrix4d camera = sensor.world_transform().to_rows();
+  std::array<float, 3> eye{float(camera[3]), float(camera[7]), float(camera[11])};
+  // A camera that moves moves every silhouette it sees.
+  auto [probe, probe_weight] = sensor.sample_ray(Array2f(Float(0.5f), Float(0.5f)), Bool(true));
+  bool camera_moves = grad_enabled(probe.o) || grad_enabled(probe.d);
+  auto [crop_width, crop_height] = film.crop_size();
+  SharedSilhouettes shared = share_samples(scene, camera_moves, double(crop_width) * crop_height * spp,
+                                           [&](const Shape& shape) { return shape.silhouette(eye); });
+  for (size_t k = 0; k < shared.silhouettes.size(); ++k)
+    splat_primary(scene, sensor, radiance, *shared.silhouettes[k], eye, shared.lanes[k],
+                  seed * 0x9e3779b9u + uint32_t(k) + 1u, block);
+  return film.develop(block, true);
+}
+
+TensorXf indirect_visibility(const Scene& scene, const Sensor& sensor, const SamplingIntegrator& arriving,
+                             uint32_t seed, uint32_t spp) {
+  const Film& film = *sensor.film();
+  ImageBlock block = film.create_block(3 + film.has_alpha());
+  auto [crop_width, crop_height] = film.crop_size();
+  double pixels = double(crop_width) * crop_height;
+  SharedSilhouettes shared =
+      share_samples(scene, false, pixels * spp, [](const Shape& shape) { return shape.silhouettes(); });
+  for (size_t k = 0; k < shared.silhouettes.size(); ++k)
+    splat_indirect(scene, sensor, arriving, *shared.silhouettes[k], shared.lanes[k], pixels,
+                   (seed ^ 0x5bd1e995u) * 0x9e3779b9u + uint32_t(k) + 1u, block);
+  return film.develop(block, true);
+}
+
+}  // namespace kiln::render

@@ -1,0 +1,26 @@
+// The visibility terms of the projective integrators (projective.cpp): the derivatives an
+// image has because silhouettes move, which no pixel's interior derivative contains. Each
+// returns an image whose values are zero and whose derivatives are the term.
+#pragma once
+
+#include <kiln/render/integrator.h>
+
+namespace kiln::render {
+
+/// Primary visibility, `spp` samples per pixel of the crop window (0: none): the silhouettes
+/// the camera sees, moving with shapes and with the camera (pose and field of view). The
+/// radiance on either side is `radiance`'s along camera rays (a sampling integrator's
+/// sample(), its image's estimator).
+TensorXf primary_visibility(const Scene& scene, const Sensor& sensor, const SamplingIntegrator& radiance, uint32_t seed,
+                            uint32_t spp);
+
+/// Indirect visibility, `spp` samples per pixel (0: none): the silhouettes of moving shapes
+/// seen from the points the camera sees (the first vertices of paths), which move shadows
+/// and what those points see. The radiance arriving on either side is `arriving`'s along
+/// rays leaving those points (the rest of the path: emission alone for direct light). The
+/// motion of the shading point itself (a receiver that moves, or the camera) is not part of
+/// it, as in Mitsuba.
+TensorXf indirect_visibility(const Scene& scene, const Sensor& sensor, const SamplingIntegrator& arriving,
+                             uint32_t seed, uint32_t spp);
+
+}  // namespace kiln::render

@@ -35,11 +35,13 @@ namespace kiln::render {
 namespace {
 
 /// How far, relative to its distance, a point is moved off the silhouette to see either side
-/// of it, and the step of the central differences that measure the silhouette on the film.
-constexpr float kSideOffset = 1e-4f, kImageStep = 1e-3f;
+/// of it (less makes rays grazing curved surfaces miss them in single precision), and the
+/// step of the central differences that measure the silhouette on the film.
+constexpr float kSideOffset = 3e-4f, kImageStep = 1e-3f;
 /// How far (relative to the distance) the ray aimed inside may meet the shape from the
-/// silhouette point and still count as seeing it.
-constexpr float kHitTolerance = 1e-2f;
+/// silhouette point and still count as seeing it: a ray grazing a curved surface at offset
+/// ε·d meets it about sqrt(2 ε d r) early (r its radius of curvature), 7.7% of d where r = 10 d.
+constexpr float kHitTolerance = 1e-1f;
 
 /// Silhouettes and the samples each gets, out of `total` shared by weight (at least one each).
 struct SharedSilhouettes {

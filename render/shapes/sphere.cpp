@@ -37,7 +37,8 @@ class SphereSilhouette : public Silhouette {
     ss.p = center_ + ss.normal * radius_;
     ss.tangent = e2 * cos_phi - e1 * sin_phi;
     Float circle_radius = radius * sin_cap;
-    ss.valid = (distance > radius) & (circle_radius > 0.0f);
+    // Points on the sphere itself (shading points on it) see no silhouette of it.
+    ss.valid = (distance > radius * (1.0f + 1e-4f)) & (circle_radius > 0.0f);
     ss.pdf = select(ss.valid, rcp(circle_radius * (2.0f * kPi)), Float(0.0f));
     return ss;
   }

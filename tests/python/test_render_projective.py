@@ -1,13 +1,14 @@
-"""The projective integrators' primary visibility term (issue 30): kr.render with
-direct_projective and prb_projective against central differences of <image, v> as shapes and
-the camera move, where silhouettes seen by the camera move.
+"""The projective integrators' visibility terms (issue 30): kr.render with direct_projective
+and prb_projective against central differences of <image, v> as shapes and the camera move,
+where silhouettes seen by the camera move (primary visibility), and as occluders move shadows
+(indirect visibility).
 
 The objects are black in front of a white environment unless a case says otherwise, so the
 image changes only where coverage does and the interior terms are (nearly) zero: the
 visibility term is then the whole derivative. v is the pixel column, so moving sideways has a
 large derivative (the object's area in pixels times its speed). The differences come from
 1024 jittered samples per pixel with the box filter; the tolerance is 6% plus their spread.
-The same cases without the term (sppp = 0) are shown to fail the check.
+The same cases without the term (sppp = 0, sppi = 0) are shown to fail the check.
 """
 
 import subprocess
@@ -49,8 +50,8 @@ class Motion:
     """The scene's `key` moved sideways by t: a mesh's vertices, or a transform (the shape's
     or the sensor's) composed with a translation."""
 
-    def __init__(self, scene, key):
-        self.scene, self.params, self.key = scene, kr.traverse(scene), key
+    def __init__(self, scene, key, spp=SPP):
+        self.scene, self.params, self.key, self.spp = scene, kr.traverse(scene), key, spp
         start = self.params[key]
         self.start = start if isinstance(start, T) else np.array(start, dtype=np.float64).reshape(-1, 3)
 
@@ -76,13 +77,13 @@ class Motion:
         t = kl.Float(0.0)
         kl.enable_grad(t)
         self.place(t)
-        image = kr.render(self.scene, self.params, spp=SPP, seed=5)
+        image = kr.render(self.scene, self.params, spp=self.spp, seed=5)
         kl.set_grad(t, kl.Float(1.0))
         forward = float((np.asarray(kl.forward_to(image), dtype=np.float64) * COLUMN).sum())
         t = kl.Float(0.0)
         kl.enable_grad(t)
         self.place(t)
-        image = kr.render(self.scene, self.params, spp=SPP, seed=5)
+        image = kr.render(self.scene, self.params, spp=self.spp, seed=5)
         kl.backward_from(image.array, kl.Float(np.ascontiguousarray(COLUMN.ravel(), dtype=np.float32)))
         return forward, float(np.asarray(kl.grad(t))[0])
 
@@ -137,6 +138,35 @@ def test_camera_translation_moves_silhouettes():
     scene = kr.load_dict(scene_dict("sphere", {"type": "direct_projective"}))
     ok, (derivative, fd) = agrees(Motion(scene, "sensor.to_world"))
     assert ok, f"{derivative} against {fd}"
+
+
+def shadow_scene(occluder, integrator):
+    """An occluder above a white floor under an area light, out of the camera's view: only
+    its shadow moves in the image."""
+    shapes = {"sphere": {"type": "sphere", "center": [0.2, 0.8, 0], "radius": 0.3},
+              "cube": {"type": "cube", "to_world": T().translate([0.2, 0.8, 0]).rotate([0, 1, 0], 30).scale(0.25)}}
+    return {
+        "type": "scene", "integrator": integrator,
+        "sensor": {"type": "perspective", "fov": 14, "to_world": T().look_at([0, 3, 3], [0.3, 0, 0.6], [0, 1, 0]),
+                   "film": {"type": "hdrfilm", "width": WIDTH, "height": HEIGHT, "rfilter": {"type": "box"}}},
+        "floor": {"type": "rectangle", "to_world": T().rotate([1, 0, 0], -90).scale(4), "bsdf": {"type": "diffuse"}},
+        "obj": dict(shapes[occluder], bsdf=RED),
+        "light": {"type": "rectangle", "to_world": T().translate([0, 3, 0]).rotate([1, 0, 0], 90),
+                  "emitter": {"type": "area", "radiance": {"type": "rgb", "value": [4, 4, 4]}}},
+    }
+
+
+@pytest.mark.parametrize("occluder", ["sphere", "cube"])
+def test_moving_shadows_match_central_differences(occluder):
+    """The indirect term: 1024 samples per pixel of it (its estimator samples silhouettes
+    without guiding, so it needs more than the others)."""
+    settings = {"type": "direct_projective", "sppc": 16, "sppp": 16, "sppi": 1024}
+    scene = kr.load_dict(shadow_scene(occluder, settings))
+    ok, (derivative, fd) = agrees(Motion(scene, key_of(occluder), spp=0), rtol=0.06)
+    assert ok, f"{occluder}: {derivative} against {fd}"
+    without = kr.load_dict(shadow_scene(occluder, dict(settings, sppi=0)))
+    ok, (derivative, fd) = agrees(Motion(without, key_of(occluder)))
+    assert not ok and abs(derivative) < 0.05 * abs(fd)
 
 
 def test_images_are_the_interior_integrators():

@@ -43,6 +43,9 @@ IN_SCOPE = [
     "inverse_rendering/pytorch_mitsuba_interoperability",
     "inverse_rendering/caustics_optimization",
     "inverse_rendering/radiance_field_reconstruction",
+    "inverse_rendering/object_pose_estimation",
+    "inverse_rendering/shape_optimization",
+    "inverse_rendering/projective_sampling_integrators",
     "others/custom_plugin",
     "others/bsdf_deep_dive",
 ]
@@ -51,9 +54,6 @@ OUT_OF_SCOPE = {
     "inverse_rendering/polarizer_optimization": "polarized variants",
     "inverse_rendering/volume_optimization": "participating media",
     "others/granular_phase_function": "participating media",
-    "inverse_rendering/shape_optimization": "direct_projective (issue 30)",
-    "inverse_rendering/object_pose_estimation": "direct_projective (issue 30)",
-    "inverse_rendering/projective_sampling_integrators": "projective integrators (issue 30)",
     "quickstart/drjit_quickstart": "Dr.Jit's own tutorial (not a Mitsuba script)",
 }
 

@@ -1,7 +1,8 @@
 // The high dynamic range film (Mitsuba 3's `hdrfilm`): RGB, RGBA, luminance or luminance
 // with alpha, plus the integrator's AOVs. `file_format` and `component_format` are accepted
 // with Mitsuba's values; they only matter when writing files, which kr.write_image does
-// by extension (OpenEXR keeps 32-bit floats).
+// by extension (OpenEXR keeps 32-bit floats). `sample_border` samples the filter's reach
+// beyond the crop window too (Film::border()).
 #include "core/parameter_checks.h"
 
 #include <kiln/construct.h>
@@ -19,9 +20,7 @@ class HDRFilm : public Film {
     alpha_ = format.ends_with("a");
     one_of(props, "file_format", "openexr", {"openexr", "exr"});
     one_of(props, "component_format", "float16", {"float16", "float32", "uint32"});
-    if (props.get_bool("sample_border", false))
-      throw_parameter_error(props, "sample_border",
-                            "= true is not supported (kiln.render samples the crop window only)");
+    sample_border_ = props.get_bool("sample_border", false);
   }
 
   bool has_alpha() const override { return alpha_; }

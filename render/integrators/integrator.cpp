@@ -55,9 +55,13 @@ TensorXf SamplingIntegrator::render_for_derivatives(const Scene& scene, const Se
 CameraSamples camera_samples(const Sensor& sensor, uint32_t seed, uint32_t spp) {
   const Film& film = *sensor.film();
   if (spp == 0) spp = sensor.sampler()->sample_count();
+  // With sample_border, the window sampled reaches the filter's radius beyond the crop.
+  uint32_t border = film.border();
   auto [crop_width, crop_height] = film.crop_size();
-  auto [offset_x, offset_y] = film.crop_offset();
+  crop_width += 2 * border;
+  crop_height += 2 * border;
   auto [width, height] = film.size();
+  auto [offset_x, offset_y] = film.crop_offset();
   uint64_t wavefront = uint64_t(crop_width) * crop_height * spp;
   if (wavefront >= (uint64_t(1) << 32))
     throw ValueError("kiln.render: render(): " + std::to_string(crop_width) + " x " + std::to_string(crop_height) +
@@ -69,8 +73,8 @@ CameraSamples camera_samples(const Sensor& sensor, uint32_t seed, uint32_t spp) 
   samples.sample_index = arange<UInt32>(size_t(wavefront)) - samples.pixel * opaque<UInt32>(spp);
   UInt32 row = samples.pixel / opaque<UInt32>(crop_width);
   UInt32 column = samples.pixel - row * opaque<UInt32>(crop_width);
-  samples.position =
-      Array2f(cast<float>(column + opaque<UInt32>(offset_x)), cast<float>(row + opaque<UInt32>(offset_y)));
+  samples.position = Array2f(cast<float>(column) + opaque<Float>(float(offset_x) - float(border)),
+                             cast<float>(row) + opaque<Float>(float(offset_y) - float(border)));
   Float jitter_x = samples.rng.next_float32();
   samples.sample_position = Array2f(samples.position.x + jitter_x, samples.position.y + samples.rng.next_float32());
   // With the box filter a sample belongs to its pixel: it splats at the pixel's own position.

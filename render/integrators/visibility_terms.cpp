@@ -140,17 +140,18 @@ void splat_primary(const Scene& scene, const Sensor& sensor, const SamplingInteg
 }
 
 /// The indirect term of one shape's silhouettes seen from the points the camera sees, with
-/// `lanes` samples (pixel positions drawn over the crop window, `pixels` of them).
+/// `lanes` samples (pixel positions drawn over the window sampled, `pixels` of them).
 void splat_indirect(const Scene& scene, const Sensor& sensor, const SamplingIntegrator& arriving,
                     const Silhouette& silhouette, size_t lanes, double pixels, uint32_t seed, ImageBlock& block) {
   const Film& film = *sensor.film();
   auto [width, height] = film.size();
   auto [crop_width, crop_height] = film.crop_size();
   auto [offset_x, offset_y] = film.crop_offset();
+  float border = float(film.border());
   PCG32 rng = sensor.sampler()->rng(seed, lanes);
   Float u = rng.next_float32(), v = rng.next_float32();
-  Array2f position(opaque<Float>(float(offset_x)) + u * opaque<Float>(float(crop_width)),
-                   opaque<Float>(float(offset_y)) + v * opaque<Float>(float(crop_height)));
+  Array2f position(opaque<Float>(float(offset_x) - border) + u * opaque<Float>(float(crop_width) + 2.0f * border),
+                   opaque<Float>(float(offset_y) - border) + v * opaque<Float>(float(crop_height) + 2.0f * border));
   SurfaceInteraction si;
   Color3f ray_weight;
   {
@@ -211,7 +212,7 @@ TensorXf indirect_visibility(const Scene& scene, const Sensor& sensor, const Sam
   const Film& film = *sensor.film();
   ImageBlock block = film.create_block(3 + film.has_alpha());
   auto [crop_width, crop_height] = film.crop_size();
-  double pixels = double(crop_width) * crop_height;
+  double border = 2.0 * film.border(), pixels = (crop_width + border) * (crop_height + border);
   SharedSilhouettes shared =
       share_samples(scene, false, pixels * spp, [](const Shape& shape) { return shape.silhouettes(); });
   for (size_t k = 0; k < shared.silhouettes.size(); ++k)

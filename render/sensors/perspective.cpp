@@ -108,9 +108,13 @@ class PerspectiveCamera : public Sensor {
     Array2f uv(0.5f * (1.0f - plane_x / tan_half) - opaque<Float>(principal_point_[0]),
                0.5f * (1.0f - plane_y * aspect / tan_half) - opaque<Float>(principal_point_[1]));
     Float pixel_x = uv.x * opaque<Float>(float(width)), pixel_y = uv.y * opaque<Float>(float(height));
+    // The window sampled: the crop window and, with sample_border, the filter's reach.
+    float border = float(film()->border());
     Bool seen = active & (local.z >= near_clip_) & (local.z <= far_clip_) &
-                (pixel_x >= opaque<Float>(float(offset_x))) & (pixel_x <= opaque<Float>(float(offset_x + crop_width))) &
-                (pixel_y >= opaque<Float>(float(offset_y))) & (pixel_y <= opaque<Float>(float(offset_y + crop_height)));
+                (pixel_x >= opaque<Float>(float(offset_x) - border)) &
+                (pixel_x <= opaque<Float>(float(offset_x + crop_width) + border)) &
+                (pixel_y >= opaque<Float>(float(offset_y) - border)) &
+                (pixel_y <= opaque<Float>(float(offset_y + crop_height) + border));
     // The crop window's area on the plane at depth 1; importance is its inverse over cos³.
     Float crop_area = 4.0f * tan_half * tan_half / aspect *
                       opaque<Float>(float(crop_width) * float(crop_height) / (float(width) * float(height)));

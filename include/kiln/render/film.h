@@ -17,6 +17,7 @@
 #include <kiln/tensor.h>
 
 #include <array>
+#include <cmath>
 #include <memory>
 #include <optional>
 #include <string>
@@ -78,6 +79,11 @@ class Film : public Object {
   const std::shared_ptr<ReconstructionFilter>& rfilter() const { return filter_; }
   /// True when the film stores an alpha channel (rendered values then carry one after RGB).
   virtual bool has_alpha() const = 0;
+  /// Pixels sampled beyond each side of the crop window (Mitsuba's `sample_border`: the
+  /// filter's reach, so edge pixels get what lies just outside; 0 without it).
+  uint32_t border() const {
+    return sample_border_ ? uint32_t(std::max(0.0f, std::ceil(filter_->radius() - 0.5f))) : 0u;
+  }
 
   /// A fresh block for the crop window with `channels` values per sample.
   ImageBlock create_block(size_t channels) const;
@@ -99,6 +105,7 @@ class Film : public Object {
   /// The last size and crop window that were checked: what a refused change goes back to.
   std::array<std::array<uint32_t, 2>, 3> valid_{};
   std::shared_ptr<ReconstructionFilter> filter_;
+  bool sample_border_ = false;
 
  private:
   std::optional<TensorXf> last_image_;

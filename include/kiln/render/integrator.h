@@ -57,7 +57,7 @@ class Integrator : public Object {
 /// sampler's count when 0), pixel by pixel, with the rays through them.
 struct CameraSamples {
   PCG32 rng;                ///< one generator per sample, seeded for `seed` (advanced past the jitter)
-  UInt32 pixel;             ///< the pixel in the crop window, row-major
+  UInt32 pixel;             ///< the pixel in the window sampled (the crop window and Film::border()), row-major
   UInt32 sample_index;      ///< the sample within its pixel
   Array2f position;         ///< the pixel's corner on the film (pixels)
   Array2f sample_position;  ///< position plus the sample's jitter

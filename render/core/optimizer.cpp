@@ -1,5 +1,5 @@
-// Render optimizers: keyed Float, Array3f and TensorXf values whose arrays kiln::nn's
-// optimizers update in place.
+// Render optimizers: keyed Float, Array2f, Array3f and TensorXf values whose arrays
+// kiln::nn's optimizers update in place.
 #include <kiln/errors.h>
 #include <kiln/render/optimizer.h>
 
@@ -10,29 +10,37 @@ namespace {
 
 using Value = ParameterOptimizer::Value;
 
-/// The Float arrays of a value (one, an Array3f's three components, or a tensor's array).
+/// The Float arrays of a value (one, a vector's components, or a tensor's array).
 std::vector<Float*> arrays_of(Value& value) {
-  if (Float* f = std::get_if<Float>(&value)) return {f};
-  if (TensorXf* t = std::get_if<TensorXf>(&value)) return {&t->array()};
-  Array3f& a = std::get<Array3f>(value);
-  return {&a[0], &a[1], &a[2]};
+  return std::visit(
+      [](auto& v) -> std::vector<Float*> {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, Float>)
+          return {&v};
+        else if constexpr (std::is_same_v<T, TensorXf>)
+          return {&v.array()};
+        else {
+          std::vector<Float*> components;
+          for (size_t i = 0; i < T::Size; ++i) components.push_back(&v[i]);
+          return components;
+        }
+      },
+      value);
 }
-const Float* first_array_of(const Value& value) {
-  if (const Float* f = std::get_if<Float>(&value)) return f;
-  if (const TensorXf* t = std::get_if<TensorXf>(&value)) return &t->array();
-  return &std::get<Array3f>(value)[0];
+const Float* first_array_of(const Value& value) { return arrays_of(const_cast<Value&>(value)).front(); }
+
+/// The most entries of a value's arrays.
+size_t entries(Value& value) {
+  size_t n = 0;
+  for (const Float* array : arrays_of(value)) n = std::max(n, array->size());
+  return n;
 }
 
 /// Whether a new value of a key keeps the key's state: the same type, number of entries
 /// per array and, for a tensor, shape.
-bool same_layout(const Value& a, const Value& b) {
+bool same_layout(Value& a, Value& b) {
   if (a.index() != b.index()) return false;
   if (const TensorXf* t = std::get_if<TensorXf>(&a)) return t->shape() == std::get<TensorXf>(b).shape();
-  auto entries = [](const Value& value) {
-    if (const Float* f = std::get_if<Float>(&value)) return f->size();
-    const Array3f& v = std::get<Array3f>(value);
-    return std::max({v[0].size(), v[1].size(), v[2].size()});
-  };
   return entries(a) == entries(b);
 }
 
@@ -54,17 +62,16 @@ ParameterOptimizer::ParameterOptimizer(std::unique_ptr<nn::Optimizer> rule) : ru
 ParameterOptimizer::~ParameterOptimizer() = default;
 
 void ParameterOptimizer::set(const std::string& key, const Float& value) { assign(key, Value(detach(value))); }
+void ParameterOptimizer::set(const std::string& key, const Array2f& value) { assign(key, Value(detach(value))); }
 void ParameterOptimizer::set(const std::string& key, const Array3f& value) { assign(key, Value(detach(value))); }
 void ParameterOptimizer::set(const std::string& key, const TensorXf& value) {
   assign(key, Value(TensorXf(detach(value.array()), value.shape())));
 }
 
 void ParameterOptimizer::assign(const std::string& key, Value value) {
-  if (Array3f* a = std::get_if<Array3f>(&value)) {  // the components become arrays of one size
-    size_t n = std::max({(*a)[0].size(), (*a)[1].size(), (*a)[2].size()});
-    for (size_t i = 0; i < 3; ++i)
-      if ((*a)[i].size() != n) (*a)[i] = (*a)[i] + zeros<Float>(n);
-  }
+  size_t n = entries(value);  // a vector's components become arrays of one size
+  for (Float* array : arrays_of(value))
+    if (array->size() != n) *array = *array + zeros<Float>(n);
   auto it = values_.find(key);
   if (it == values_.end()) {
     Value& stored = values_.emplace(key, std::move(value)).first->second;

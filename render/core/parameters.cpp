@@ -196,7 +196,16 @@ void SceneParameters::update() {
 void SceneParameters::update(const ParameterOptimizer& optimizer) {
   std::vector<std::string> keys = optimizer.keys();
   for (const std::string& key : keys) entry(key);  // unknown keys throw before anything changes
-  for (const std::string& key : keys) std::visit([&](const auto& value) { set(key, value); }, optimizer.get(key));
+  for (const std::string& key : keys)
+    if (std::holds_alternative<Array2f>(optimizer.get(key)))
+      throw TypeError("kiln.render: params.update(optimizer): '" + key +
+                      "' holds a 2D vector, which no scene parameter is; set the parameter from it yourself");
+  for (const std::string& key : keys)
+    std::visit(
+        [&](const auto& value) {
+          if constexpr (!std::is_same_v<std::decay_t<decltype(value)>, Array2f>) set(key, value);
+        },
+        optimizer.get(key));
   update();
 }
 

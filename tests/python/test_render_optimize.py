@@ -66,6 +66,22 @@ def test_sgd_moves_each_component_of_an_rgb_value():
     assert kl.grad_enabled(opt["c"]) and isinstance(opt["c"], kl.Array3f)
 
 
+def test_sgd_moves_a_2d_value_which_params_update_refuses():
+    """A 2D value (the pose tutorial's translation, mi.Point2f): optimized like the others;
+    no scene parameter holds one, so params.update(opt) says so instead of guessing."""
+    opt = kr.SGD(lr=0.5)
+    opt["t"] = kr.Point2f(0.1, -0.25)
+    kl.set_grad(opt["t"], kl.Array2f(1.0, -2.0))
+    opt.step()
+    np.testing.assert_allclose(np.asarray(opt["t"]).ravel(), [-0.4, 0.75])
+    assert kl.grad_enabled(opt["t"]) and isinstance(opt["t"], kl.Array2f)
+    params = kr.traverse(kr.load_dict({"type": "scene", "obj": {"type": "sphere"}}))
+    opt = kr.SGD(lr=0.5)
+    opt["obj.to_world"] = kl.Array2f(1.0, 2.0)
+    with pytest.raises(TypeError, match="2D vector"):
+        params.update(opt)
+
+
 def test_putting_back_a_clamped_value_keeps_the_state_a_new_size_resets_it():
     rng = np.random.default_rng(2)
     gradients = [rng.normal(size=3) for _ in range(3)]
@@ -146,7 +162,7 @@ def test_bad_optimizer_use_raises():
         opt["missing"]
     with pytest.raises(KeyError):
         del opt["missing"]
-    with pytest.raises(TypeError, match=r"optimizer\['x'\]: the value must be a kl.Float, a kl.Array3f, a kl.TensorXf or a number"):
+    with pytest.raises(TypeError, match=r"optimizer\['x'\]: the value must be a kl.Float, a kl.Array2f, a kl.Array3f, a kl.TensorXf or a number"):
         opt["x"] = "red"
     with pytest.raises(ValueError, match="betas must lie in"):
         kr.Adam(lr=0.1, beta_1=1.0)

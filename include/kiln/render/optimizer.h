@@ -4,7 +4,7 @@
 //
 // What an implementation guarantees:
 // - The update rule is kiln::nn's (one implementation): a render optimizer keys Float,
-//   Array3f and TensorXf values and hands their Float arrays to an nn::SGD or nn::Adam.
+//   Array2f, Array3f and TensorXf values and hands their Float arrays to an nn::SGD or nn::Adam.
 // - set() stores a detached copy made an AD leaf. Setting a key again with a value of the
 //   same type and size (and shape, for a tensor) keeps its state (Adam's moments and step count), so a caller can
 //   put back a clamped value after each step; another type or size starts it afresh.
@@ -26,12 +26,13 @@ namespace kiln::render {
 
 class ParameterOptimizer {
  public:
-  using Value = std::variant<Float, Array3f, TensorXf>;
+  using Value = std::variant<Float, Array2f, Array3f, TensorXf>;
 
   virtual ~ParameterOptimizer();
 
   /// Optimizes `key` starting from `value` (see the guarantees above).
   void set(const std::string& key, const Float& value);
+  void set(const std::string& key, const Array2f& value);
   void set(const std::string& key, const Array3f& value);
   void set(const std::string& key, const TensorXf& value);
   /// The current value of `key` (it carries derivatives); ValueError naming the keys for

@@ -17,16 +17,17 @@ namespace {
 
 using namespace kiln::render;
 
-/// Stores `value` under `key`: a kl.Float, a kl.Array3f, a kl.TensorXf or a number (a Float
-/// of one entry).
+/// Stores `value` under `key`: a kl.Float, a kl.Array2f, a kl.Array3f, a kl.TensorXf or a
+/// number (a Float of one entry).
 void set_value(ParameterOptimizer& optimizer, const std::string& key, nb::handle value) {
   if (nb::isinstance<Float>(value)) return optimizer.set(key, nb::cast<Float>(value));
+  if (nb::isinstance<Array2f>(value)) return optimizer.set(key, nb::cast<Array2f>(value));
   if (nb::isinstance<Array3f>(value)) return optimizer.set(key, nb::cast<Array3f>(value));
   if (nb::isinstance<TensorXf>(value)) return optimizer.set(key, nb::cast<TensorXf>(value));
   if (nb::isinstance<nb::float_>(value) || nb::isinstance<nb::int_>(value))
     return optimizer.set(key, Float(nb::cast<float>(value)));
   throw TypeError("kiln.render: optimizer['" + key +
-                  "']: the value must be a kl.Float, a kl.Array3f, a kl.TensorXf or a number, got " +
+                  "']: the value must be a kl.Float, a kl.Array2f, a kl.Array3f, a kl.TensorXf or a number, got " +
                   nb::type_name(value.type()).c_str());
 }
 

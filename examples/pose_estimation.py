@@ -15,6 +15,7 @@ with the image differences below) and prints the pose error at the start and the
 
 import argparse
 import math
+import sys
 import tempfile
 from pathlib import Path
 
@@ -24,47 +25,19 @@ import tqdm
 import kiln as kl
 import kiln.render as kr
 
+sys.path.insert(0, str(Path(__file__).resolve().parent / "scenes"))
+
+import blob_mesh  # noqa: E402
+
 T = kr.Transform4f
 TRUE_POSE = (0.0, 0.0, 0.0)  # translation x, y and angle (units of 100 degrees about y)
 START_POSE = (0.1, -0.25, 0.25)
 
 
-def write_blob(path, subdivisions=3, seed=4):
-    """A lumpy sphere of radius about 0.2 (an icosphere with smooth random bumps) as a PLY file:
-    asymmetric, so its silhouette tells its pose."""
-    t = (1 + 5 ** 0.5) / 2
-    vertices = [(-1, t, 0), (1, t, 0), (-1, -t, 0), (1, -t, 0), (0, -1, t), (0, 1, t), (0, -1, -t), (0, 1, -t),
-                (t, 0, -1), (t, 0, 1), (-t, 0, -1), (-t, 0, 1)]
-    faces = [(0, 11, 5), (0, 5, 1), (0, 1, 7), (0, 7, 10), (0, 10, 11), (1, 5, 9), (5, 11, 4), (11, 10, 2),
-             (10, 7, 6), (7, 1, 8), (3, 9, 4), (3, 4, 2), (3, 2, 6), (3, 6, 8), (3, 8, 9), (4, 9, 5), (2, 4, 11),
-             (6, 2, 10), (8, 6, 7), (9, 8, 1)]
-    points = [np.array(v, dtype=np.float64) / np.linalg.norm(v) for v in vertices]
-    for _ in range(subdivisions):
-        middle, refined = {}, []
-
-        def midpoint(a, b):
-            key = (min(a, b), max(a, b))
-            if key not in middle:
-                m = points[a] + points[b]
-                points.append(m / np.linalg.norm(m))
-                middle[key] = len(points) - 1
-            return middle[key]
-
-        for a, b, c in faces:
-            ab, bc, ca = midpoint(a, b), midpoint(b, c), midpoint(c, a)
-            refined += [(a, ab, ca), (b, bc, ab), (c, ca, bc), (ab, bc, ca)]
-        faces = refined
-    p = np.array(points)
-    rng = np.random.default_rng(seed)
-    directions = rng.normal(size=(6, 3))
-    directions /= np.linalg.norm(directions, axis=1, keepdims=True)
-    bumps = sum(rng.uniform(0.1, 0.3) * np.exp(8 * (p @ d - 1)) for d in directions)
-    p = p * (0.17 * (1 + bumps))[:, None] * np.array([1.0, 1.2, 0.9])
-    with open(path, "w") as f:
-        f.write(f"ply\nformat ascii 1.0\nelement vertex {len(p)}\nproperty float x\nproperty float y\n"
-                f"property float z\nelement face {len(faces)}\nproperty list uchar int vertex_indices\nend_header\n")
-        f.writelines(f"{x:.6f} {y:.6f} {z:.6f}\n" for x, y, z in p)
-        f.writelines(f"3 {a} {b} {c}\n" for a, b, c in faces)
+def write_blob(path):
+    """The blob (bunny-sized: about 0.4 across) as a PLY file."""
+    points, faces = blob_mesh.icosphere(3)
+    blob_mesh.write_ply(path, 0.17 * blob_mesh.lumpy(points, seed=4), faces)
 
 
 def scene_dict(blob_path, size, integrator="direct_projective"):

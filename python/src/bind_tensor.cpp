@@ -37,6 +37,12 @@ void bind_tensor_binary(nb::class_<X>& cls, const char* name, const char* rname,
       .def(
           rname, [=](const X& a, S b) { return fn(scalar_tensor<X>(b), a); }, nb::is_operator())
       .def(rname, [=](const X& a, const NumpyOperand& b) { return fn(b.as<X>(), a); }, nb::is_operator());
+  // A flat array operand is a tensor of one axis, as in Dr.Jit (`mi.Float(0) + dr.mean(image)`,
+  // a shape-() tensor, broadcasts to a tensor).
+  using A = typename X::ArrayType;
+  cls.def(
+         name, [=](const X& a, const A& b) { return fn(a, X(b)); }, nb::is_operator())
+      .def(rname, [=](const X& a, const A& b) { return fn(X(b), a); }, nb::is_operator());
 }
 #define KILN_BIND_TENSOR_BINARY(name, rname, symbol) \
   bind_tensor_binary(cls, name, rname, [](const X& a, const X& b) { return a symbol b; });

@@ -289,3 +289,18 @@ def test_matmul_shape_mismatch():
 def test_concatenate_mismatched_shapes():
     with pytest.raises(kl.SizeError):
         kl.concatenate([t(A), t(np.ones((3, 4, 2), np.float32))], 0)
+
+
+def test_a_flat_array_operand_is_a_tensor_of_one_axis():
+    """Dr.Jit's rule, which Mitsuba's shape tutorial relies on: `total = mi.Float(0.0);
+    total += dr.mean(...)` (a shape-() tensor) accumulates into a tensor."""
+    mean = kl.mean(kl.abs(kl.TensorXf(np.array([1.0, -2.0, 3.0], dtype=np.float32))))
+    total = kl.Float(0.0)
+    total += mean
+    total = total + mean
+    assert isinstance(total, kl.TensorXf) and total.shape == (1,)
+    np.testing.assert_allclose(np.asarray(total), [4.0])
+    np.testing.assert_allclose(np.asarray(kl.TensorXf(np.ones((2, 2), dtype=np.float32)) * kl.Float([1.0, 2.0])),
+                               [[1.0, 2.0], [1.0, 2.0]])
+    with pytest.raises(ValueError):
+        kl.TensorXf(np.ones((2, 3), dtype=np.float32)) + kl.Float([1.0, 2.0])

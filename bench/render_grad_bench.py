@@ -16,7 +16,10 @@ systems fit the same images and no measured process renders anything else:
               scene's two floor colours (`floor.bsdf.reflectance.color0`/`color1.value`),
               and (`mesh_shape`, issue 30) the mesh scene's torus vertex positions, raised
               by 0.02 (393k coordinates; interior derivatives, Mitsuba's prb's as Kiln's; the
-              values shown are the vertices' mean height),
+              values shown are the vertices' mean height), and the same vertices with
+              `direct_projective` (`mesh_direct_projective`) and `prb_projective` (max_depth 6,
+              `mesh_prb_projective`): interior and visibility terms, Mitsuba's guiding against
+              Kiln's direct silhouette sampling,
               each started away from its true value (START); the target: the scene with its
               true values at 256 spp. Per iteration i: image = render(scene, params, spp,
               seed=i), loss = mean squared difference to the target, backward, an Adam step
@@ -70,10 +73,12 @@ import render_scenes  # NumPy only, as vase_scene: the Mitsuba process imports b
 import vase_scene
 
 Row = rb.Row
-FULL = {"scenes": {"cornell": (128, 16), "mesh": (128, 16), "mesh_shape": (128, 16)}, "iterations": 8,
+FULL = {"scenes": {"cornell": (128, 16), "mesh": (128, 16), "mesh_shape": (128, 16), "mesh_direct_projective": (128, 16),
+                   "mesh_prb_projective": (128, 16)}, "iterations": 8,
         "reference_spp": 256,
         "story": 30, "story_size": 128, "story_views": 8, "story_spp": 8, "story_reference_spp": 64}
-QUICK = {"scenes": {"cornell": (32, 4), "mesh": (32, 4), "mesh_shape": (32, 4)}, "iterations": 4,
+QUICK = {"scenes": {"cornell": (32, 4), "mesh": (32, 4), "mesh_shape": (32, 4), "mesh_direct_projective": (32, 4),
+                    "mesh_prb_projective": (32, 4)}, "iterations": 4,
          "reference_spp": 16,
          "story": 6, "story_size": 48, "story_views": 2, "story_spp": 2, "story_reference_spp": 8}
 MAX_DEPTH = 6
@@ -89,6 +94,11 @@ START = {  # the optimized parameters and their values at iteration 1 (true valu
     # of the loaded positions); interior derivatives (prb's), as Mitsuba's prb gives.
     "mesh_shape": {"torus.vertex_positions": lambda positions: positions + np.tile([0, 0.02, 0], len(positions) // 3)},
 }
+# Issue 30: the same vertex positions with the projective integrators (interior and visibility terms).
+START["mesh_direct_projective"] = START["mesh_prb_projective"] = START["mesh_shape"]
+INTEGRATORS = {"mesh_direct_projective": {"type": "direct_projective"},
+               "mesh_prb_projective": {"type": "prb_projective", "max_depth": MAX_DEPTH}}
+GEOMETRY = {"mesh_shape", "mesh_direct_projective", "mesh_prb_projective"}  # optimized at SHAPE_LEARNING_RATE
 
 
 # ----------------------------------------------------------------------------- the two systems
@@ -169,9 +179,10 @@ class Mitsuba(Optimizing, rb.Mitsuba):
 # ----------------------------------------------------------------------------- child processes
 
 
-def prb_scene(name, size):
+def bench_scene(name, size):
+    """The scene `name` (render_bench's; every `mesh_*` is its mesh scene) with its integrator."""
     scene = rb.scene_dict(name, size, rb.ASSETS)
-    scene["integrator"] = {"type": "prb", "max_depth": MAX_DEPTH}
+    scene["integrator"] = dict(INTEGRATORS.get(name, {"type": "prb", "max_depth": MAX_DEPTH}))
     return scene
 
 
@@ -190,7 +201,7 @@ def prepare(system, spec):
     folder = Path(spec["folder"])
     render_scenes.write_assets(rb.ASSETS)
     for name, size in spec["scenes"].items():
-        scene = system.load(prb_scene(name, size), "symbolic")
+        scene = system.load(bench_scene(name, size), "symbolic")
         np.save(folder / f"{name}.npy", system.render(scene, spec["reference_spp"], REFERENCE_SEED))
     story = spec["story"]
     problem = inverse_crop.InverseCrop(folder / "vase", story["size"], story["views"], story["reference_spp"],
@@ -227,11 +238,11 @@ def measure_iterations(system, spec):
     """The optimization iterations of one scene in one mode."""
     rss_start = rb.rss_bytes()
     start = time.perf_counter()
-    scene = system.load(prb_scene(spec["scene"], spec["size"]), spec["mode"])
+    scene = system.load(bench_scene(spec["scene"], spec["size"]), spec["mode"])
     load = time.perf_counter() - start
     params = system.traverse(scene)
     target = system.tensor(np.load(Path(spec["folder"]) / f"{spec['scene']}.npy"))
-    opt = system.optimizer(params, START[spec["scene"]], SHAPE_LEARNING_RATE if spec["scene"] == "mesh_shape"
+    opt = system.optimizer(params, START[spec["scene"]], SHAPE_LEARNING_RATE if spec["scene"] in GEOMETRY
                            else LEARNING_RATE)
     system.launches()
     iterations = optimize(system, scene, params, opt, list(START[spec["scene"]]), spec["spp"],

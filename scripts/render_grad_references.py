@@ -1,5 +1,5 @@
 """Renders the gradient references of tests/render/grad_scenes.py with Mitsuba 3: for each
-case (a scene with a `prb` integrator and one parameter), Mitsuba's forward-mode derivative
+case (a scene, its integrator and one parameter), Mitsuba's forward-mode derivative
 image of the render along the case's tangent (grad_scenes.tangent). Written to
 tests/render/references/grad/.
 
@@ -44,21 +44,21 @@ PASS_SPP = 1024
 OUT_DIR = reference_check.REFERENCE_DIR / "grad"
 
 
-def tangent_of(mi, value, key):
-    """grad_scenes.tangent(key, ...) as a value of value's type."""
+def tangent_of(mi, value, key, case):
+    """grad_scenes.tangent(key, ..., case) as a value of value's type."""
     if isinstance(value, mi.Color3f):
-        return mi.Color3f(grad_scenes.tangent(key, [0.0, 0.0, 0.0]))
-    flat = mi.Float(grad_scenes.tangent(key, np.array(value).ravel()))
+        return mi.Color3f(grad_scenes.tangent(key, [0.0, 0.0, 0.0], case))
+    flat = mi.Float(grad_scenes.tangent(key, np.array(value).ravel(), case))
     return mi.TensorXf(flat, value.shape) if isinstance(value, mi.TensorXf) else flat
 
 
-def derivative_image(mi, scene, params, key, spp, seed_grad):
+def derivative_image(mi, scene, params, key, case, spp, seed_grad):
     """Mitsuba's forward-mode derivative of the render along grad_scenes.tangent of `key`."""
     import drjit as dr
     dr.enable_grad(params[key])
     params.update()
     image = mi.render(scene, params, spp=spp, seed=0, seed_grad=seed_grad)
-    dr.set_grad(params[key], tangent_of(mi, params[key], key))
+    dr.set_grad(params[key], tangent_of(mi, params[key], key, case))
     # A traversal from the parameter (dr.forward_to(image) fails for the envmap's texels,
     # whose derived values were recorded outside the render's isolation scope).
     dr.enqueue(dr.ADMode.Forward, params[key])
@@ -69,14 +69,14 @@ def derivative_image(mi, scene, params, key, spp, seed_grad):
     return tangent_image
 
 
-def render_reference(mi, scene, params, key, spp, seed):
+def render_reference(mi, scene, params, key, case, spp, seed):
     """The mean of passes of at most PASS_SPP samples (seeds seed + PASS_SEED_STRIDE * pass), RGB."""
     passes = -(-spp // PASS_SPP)
     if spp % passes:
         raise ValueError(f"--spp {spp} must split into {passes} equal passes of at most {PASS_SPP}")
     total = 0
     for index in range(passes):
-        total = total + derivative_image(mi, scene, params, key, spp // passes, seed + PASS_SEED_STRIDE * index)
+        total = total + derivative_image(mi, scene, params, key, case, spp // passes, seed + PASS_SEED_STRIDE * index)
     mean = total / passes
     if mean.shape[2] not in (3, 4):
         raise RuntimeError(f"expected an RGB or RGBA derivative image, got {mean.shape[2]} channels")
@@ -92,14 +92,15 @@ def render_case(mi, name, scene_name, key, spp, out_dir):
     start = time.time()
     images = []
     for seed in REFERENCE_SEEDS:
-        image = render_reference(mi, scene, params, key, spp, seed)
+        image = render_reference(mi, scene, params, key, scene_name, spp, seed)
         if not np.isfinite(image).all():
             raise RuntimeError(f"{name}: the reference of seed {seed} has NaN or infinite values")
         images.append(image)
     seconds = time.time() - start
     metadata_path = write_references(name, out_dir, images, grad_scenes.CHANNELS)
     import drjit
-    metadata = {"scene": scene_name, "key": key, "tangent": grad_scenes.TANGENTS.get(key, "ones"), "renderer": "mitsuba",
+    tangent = grad_scenes.CASE_TANGENTS.get(scene_name, grad_scenes.TANGENTS.get(key, "ones"))
+    metadata = {"scene": scene_name, "key": key, "tangent": tangent, "renderer": "mitsuba",
                 "mitsuba": mi.__version__, "drjit": drjit.__version__, "variant": VARIANT,
                 "integrator": grad_scenes.scene(scene_name)["integrator"], "spp": spp,
                 "pass_spp": spp // -(-spp // PASS_SPP), "seeds": list(REFERENCE_SEEDS),
@@ -112,7 +113,7 @@ def render_case(mi, name, scene_name, key, spp, out_dir):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--scene", action="append", choices=sorted(grad_scenes.CASES),
-                        help="render only this scene's cases (repeatable); default: all")
+                        help="render only this case's references (repeatable); default: all")
     parser.add_argument("--spp", type=int, default=DEFAULT_SPP, help=f"samples per pixel (default {DEFAULT_SPP})")
     parser.add_argument("--out", type=Path, default=OUT_DIR, help="output folder")
     args = parser.parse_args()

@@ -3,7 +3,9 @@ case (a scene, its integrator and one parameter), Mitsuba's forward-mode derivat
 image of the render along the case's tangent (grad_scenes.tangent). Written to
 tests/render/references/grad/.
 
-For each case and seed s in (0, 1): `<scene>-<key>_s<s>.exr` holds the derivative image's
+The projective cases (grad_scenes.CENTRAL_DIFFERENCES) take central differences of Mitsuba's
+images instead of its derivative images, which disagree with those differences (grad_scenes.py
+says where). For each case and seed s in (0, 1): `<scene>-<key>_s<s>.exr` holds the derivative image's
 R, G and B (float32, uncompressed, tests/render/exr_float.py; not the alpha channel an RGBA
 film adds, which Mitsuba fills with the pixel coverage), and `<scene>-<key>.json` the
 Mitsuba and Dr.Jit versions, variant, integrator, key, tangent, spp, seeds and channels.
@@ -52,8 +54,27 @@ def tangent_of(mi, value, key, case):
     return mi.TensorXf(flat, value.shape) if isinstance(value, mi.TensorXf) else flat
 
 
+def central_difference_image(mi, scene, params, key, case, spp, seed):
+    """(render(x + h u) - render(x - h u)) / 2h at one seed: Mitsuba's images differentiated
+    by central differences along grad_scenes.tangent u of `key` (h: the case's step)."""
+    h = grad_scenes.CENTRAL_DIFFERENCES[case]
+    base = np.array(params[key], dtype=np.float64).ravel()
+    u = np.array(grad_scenes.tangent(key, base, case))
+    images = []
+    for sign in (1, -1):
+        params[key] = mi.Float(np.ascontiguousarray(base + sign * h * u, dtype=np.float32))
+        params.update()
+        images.append(np.array(mi.render(scene, spp=spp, seed=seed), dtype=np.float64))
+    params[key] = mi.Float(np.ascontiguousarray(base, dtype=np.float32))
+    params.update()
+    return (images[0] - images[1]) / (2 * h)
+
+
 def derivative_image(mi, scene, params, key, case, spp, seed_grad):
-    """Mitsuba's forward-mode derivative of the render along grad_scenes.tangent of `key`."""
+    """Mitsuba's forward-mode derivative of the render along grad_scenes.tangent of `key`
+    (central differences of its images for the cases grad_scenes.CENTRAL_DIFFERENCES names)."""
+    if case in grad_scenes.CENTRAL_DIFFERENCES:
+        return central_difference_image(mi, scene, params, key, case, spp, seed_grad)
     import drjit as dr
     dr.enable_grad(params[key])
     params.update()
@@ -101,6 +122,8 @@ def render_case(mi, name, scene_name, key, spp, out_dir):
     import drjit
     tangent = grad_scenes.CASE_TANGENTS.get(scene_name, grad_scenes.TANGENTS.get(key, "ones"))
     metadata = {"scene": scene_name, "key": key, "tangent": tangent, "renderer": "mitsuba",
+                "derivative": (f"central differences, h = {grad_scenes.CENTRAL_DIFFERENCES[scene_name]}"
+                               if scene_name in grad_scenes.CENTRAL_DIFFERENCES else "forward mode"),
                 "mitsuba": mi.__version__, "drjit": drjit.__version__, "variant": VARIANT,
                 "integrator": grad_scenes.scene(scene_name)["integrator"], "spp": spp,
                 "pass_spp": spp // -(-spp // PASS_SPP), "seeds": list(REFERENCE_SEEDS),

@@ -59,10 +59,11 @@ class ProjectiveIntegrator : public SamplingIntegrator {
   /// `interior`: the image's integrator; `arriving`: the radiance arriving at the first
   /// vertex of a path (null: the paths end there).
   ProjectiveIntegrator(const Properties& props, std::shared_ptr<SamplingIntegrator> interior,
-                       std::shared_ptr<SamplingIntegrator> arriving)
+                       std::shared_ptr<SamplingIntegrator> arriving, bool area_form)
       : SamplingIntegrator(props),
         interior_(std::move(interior)),
         arriving_(std::move(arriving)),
+        area_form_(area_form),
         sppc_(spp_parameter(props, "sppc")),
         sppp_(spp_parameter(props, "sppp")),
         sppi_(spp_parameter(props, "sppi")) {
@@ -86,13 +87,15 @@ class ProjectiveIntegrator : public SamplingIntegrator {
     uint32_t primary_spp = effective_spp(sppp_, spp, sampler_spp);
     uint32_t indirect_spp = arriving_ ? effective_spp(sppi_, spp, sampler_spp) : 0;
     TensorXf image = primary_visibility(scene, sensor, *interior_, seed, primary_spp);
-    if (indirect_spp != 0) image = image + indirect_visibility(scene, sensor, *arriving_, seed, indirect_spp);
+    if (indirect_spp != 0)
+      image = image + indirect_visibility(scene, sensor, *arriving_, area_form_, seed, indirect_spp);
     if (interior_spp != 0) image = image + interior_->render_for_derivatives(scene, sensor, seed, interior_spp);
     return image;
   }
 
  private:
   std::shared_ptr<SamplingIntegrator> interior_, arriving_;
+  bool area_form_;  ///< the interior terms hold a segment's far end fixed (direct's), not its direction
   std::optional<uint32_t> sppc_, sppp_, sppi_;
 };
 
@@ -103,7 +106,7 @@ std::shared_ptr<Object> make_direct_projective(const Properties& props) {
   props.get_int("rr_depth", 2);
   one_of(props, "project_seed", "both", {"both", "bsdf", "emitter"});
   return std::make_shared<ProjectiveIntegrator>(props, nested_integrator(props, "direct", {"hide_emitters", "mode"}),
-                                                nested_integrator(props, "path", {"mode"}, {{"max_depth", 1}}));
+                                                nested_integrator(props, "path", {"mode"}, {{"max_depth", 1}}), true);
 }
 
 std::shared_ptr<Object> make_prb_projective(const Properties& props) {
@@ -118,7 +121,7 @@ std::shared_ptr<Object> make_prb_projective(const Properties& props) {
         props, "path", {"mode"},
         {{"max_depth", max_depth == -1 ? -1 : max_depth - 1}, {"rr_depth", std::max<int64_t>(1, rr_depth - 1)}});
   }
-  return std::make_shared<ProjectiveIntegrator>(props, std::move(interior), std::move(arriving));
+  return std::make_shared<ProjectiveIntegrator>(props, std::move(interior), std::move(arriving), false);
 }
 
 }  // namespace

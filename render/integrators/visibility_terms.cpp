@@ -68,13 +68,25 @@ SharedSilhouettes share_samples(const Scene& scene, bool every_shape, double tot
   return shared;
 }
 
-/// The radiance difference across a silhouette point, seen along `inside` and `outside`
-/// (rays aimed just inside and just outside it, expected to travel `reach_in` and
-/// `reach_out`), and where the point is seen: the inside ray meets a surface there and the
-/// outside one nothing before.
-std::pair<Color3f, Bool> radiance_across(const Scene& scene, const SamplingIntegrator& radiance, PCG32& rng,
-                                         const Ray3f& inside, const Ray3f& outside, const Float& reach_in,
-                                         const Float& reach_out, const Float& tolerance, Bool valid) {
+/// Whether the camera's rays carry derivatives: then every silhouette moves relative to what
+/// it sees, static shapes' too.
+bool camera_moves(const Sensor& sensor) {
+  auto [probe, weight] = sensor.sample_ray(Array2f(Float(0.5f), Float(0.5f)), Bool(true));
+  return grad_enabled(probe.o) || grad_enabled(probe.d);
+}
+
+/// What is seen on either side of a silhouette point.
+struct Across {
+  Color3f difference;  ///< radiance inside minus outside
+  Bool seen;           ///< the inside ray meets a surface at the point and the outside one nothing before
+  Float beyond;        ///< how far the outside ray goes (infinity where it leaves the scene)
+};
+
+/// The two sides of a silhouette point, seen along `inside` and `outside` (rays aimed just
+/// inside and just outside it, expected to travel `reach_in` and `reach_out`).
+Across radiance_across(const Scene& scene, const SamplingIntegrator& radiance, PCG32& rng, const Ray3f& inside,
+                       const Ray3f& outside, const Float& reach_in, const Float& reach_out, const Float& tolerance,
+                       Bool valid) {
   SurfaceInteraction hit_in = scene.ray_intersect(inside, valid), hit_out = scene.ray_intersect(outside, valid);
   valid = valid & hit_in.is_valid() & (abs(hit_in.t - reach_in) < tolerance) &
           ((!hit_out.is_valid()) | (hit_out.t > reach_out - tolerance));
@@ -82,7 +94,7 @@ std::pair<Color3f, Bool> radiance_across(const Scene& scene, const SamplingInteg
   PCG32 rng_outside = rng;
   Color3f in = radiance.sample(scene, rng, inside, valid).radiance;
   Color3f out = radiance.sample(scene, rng_outside, outside, valid).radiance;
-  return {in - out, valid};
+  return {in - out, valid, select(hit_out.is_valid(), hit_out.t, Float(kInfinity))};
 }
 
 /// Splats `value` (RGB; the alpha channel, when the film has one, gets nothing).
@@ -119,17 +131,18 @@ void splat_primary(const Scene& scene, const Sensor& sensor, const SamplingInteg
     Float step = distance * kImageStep;
     Array2f along = (pixel(p + ss.tangent * step) - pixel(p - ss.tangent * step)) / (2.0f * step);
     length_px = norm(along);
-    Array2f across(-along.y, along.x);
-    Float orientation = copysign(rcp(length_px), dot(across, outer_px - inner_px));
-    normal_px = Array2f(across.x * orientation, across.y * orientation);
+    Array2f crosswise(-along.y, along.x);
+    Float orientation = copysign(rcp(length_px), dot(crosswise, outer_px - inner_px));
+    normal_px = Array2f(crosswise.x * orientation, crosswise.y * orientation);
 
     auto film_ray = [&](const Array2f& px) {
       return sensor.sample_ray(Array2f(px.x / film_size.x, px.y / film_size.y), valid);
     };
     auto [ray_in, weight_in] = film_ray(inner_px);
     auto [ray_out, weight_out] = film_ray(outer_px);
-    std::tie(difference, valid) = radiance_across(scene, radiance, rng, ray_in, ray_out, norm(inner - ray_in.o),
-                                                  norm(outer - ray_out.o), distance * kHitTolerance, valid);
+    Across across = radiance_across(scene, radiance, rng, ray_in, ray_out, norm(inner - ray_in.o),
+                                    norm(outer - ray_out.o), distance * kHitTolerance, valid);
+    std::tie(difference, valid) = std::tie(across.difference, across.seen);
     difference = difference * weight_in;  // a perspective camera's weight: 1 on both sides
   }
   auto [ds, weight] = sensor.sample_direction(ss.p, valid);
@@ -141,7 +154,7 @@ void splat_primary(const Scene& scene, const Sensor& sensor, const SamplingInteg
 
 /// The indirect term of one shape's silhouettes seen from the points the camera sees, with
 /// `lanes` samples (pixel positions drawn over the window sampled, `pixels` of them).
-void splat_indirect(const Scene& scene, const Sensor& sensor, const SamplingIntegrator& arriving,
+void splat_indirect(const Scene& scene, const Sensor& sensor, const SamplingIntegrator& arriving, bool area_form,
                     const Silhouette& silhouette, size_t lanes, double pixels, uint32_t seed, ImageBlock& block) {
   const Film& film = *sensor.film();
   auto [width, height] = film.size();
@@ -152,36 +165,40 @@ void splat_indirect(const Scene& scene, const Sensor& sensor, const SamplingInte
   Float u = rng.next_float32(), v = rng.next_float32();
   Array2f position(opaque<Float>(float(offset_x) - border) + u * opaque<Float>(float(crop_width) + 2.0f * border),
                    opaque<Float>(float(offset_y) - border) + v * opaque<Float>(float(crop_height) + 2.0f * border));
-  SurfaceInteraction si;
-  Color3f ray_weight;
-  {
-    GradScope detached = suspend_grad();
-    Ray3f ray;
-    std::tie(ray, ray_weight) = sensor.sample_ray(
-        Array2f(position.x / opaque<Float>(float(width)), position.y / opaque<Float>(float(height))), Bool(true));
-    si = scene.ray_intersect(ray, Bool(true));
-  }
-  SilhouetteSample ss = silhouette.sample(next_2d(rng), si.p);
+  auto [ray, ray_weight] = sensor.sample_ray(
+      Array2f(position.x / opaque<Float>(float(width)), position.y / opaque<Float>(float(height))), Bool(true));
+  // The point seen, moving along its camera ray with the shapes and the camera.
+  SurfaceInteraction si = scene.ray_intersect(ray, Bool(true));
+  Array3f x = detach(si.p);
+  SilhouetteSample ss = silhouette.sample(next_2d(rng), x);
   Bool valid = ss.valid & si.is_valid();
   Color3f contribution;
+  Float beyond;  // over the distance to the silhouette
   {
     GradScope detached = suspend_grad();
-    Array3f p = detach(ss.p), to_p = p - si.p;
+    Array3f p = detach(ss.p), to_p = p - x;
     Float distance = norm(to_p);
     Array3f direction = to_p / distance;
     auto [bsdf_value, bsdf_pdf] = scene.bsdf_eval_pdf(BSDFContext(), si, si.to_local(direction), valid);
     valid = valid & (distance > 0.0f) & ((bsdf_value.x != 0.0f) | (bsdf_value.y != 0.0f) | (bsdf_value.z != 0.0f));
     Array3f inner = p - ss.normal * (distance * kSideOffset), outer = p + ss.normal * (distance * kSideOffset);
-    Ray3f ray_in = si.spawn_ray(normalize(inner - si.p)), ray_out = si.spawn_ray(normalize(outer - si.p));
-    auto [difference, seen] = radiance_across(scene, arriving, rng, ray_in, ray_out, norm(inner - ray_in.o),
-                                              norm(outer - ray_out.o), distance * kHitTolerance, valid);
-    valid = seen;
+    Ray3f ray_in = si.spawn_ray(normalize(inner - x)), ray_out = si.spawn_ray(normalize(outer - x));
+    Across across = radiance_across(scene, arriving, rng, ray_in, ray_out, norm(inner - ray_in.o),
+                                    norm(outer - ray_out.o), distance * kHitTolerance, valid);
+    valid = across.seen;
     // Directions at x per unit length of silhouette, and the speed in directions: both over
     // the distance.
     Float measure = norm(cross(ss.tangent, direction)) / (distance * distance * ss.pdf);
-    contribution = bsdf_value * difference * ray_weight * (measure * opaque<Float>(float(pixels / double(lanes))));
+    contribution =
+        bsdf_value * across.difference * detach(ray_weight) * (measure * opaque<Float>(float(pixels / double(lanes))));
+    beyond = distance / across.beyond;
   }
-  Float motion = dot(ss.p - detach(ss.p), ss.normal);
+  // The silhouette's speed across the segment from x: its own less x's. In the area form
+  // (the integrand's far points held where they are, as `direct`'s are) x's motion also
+  // moves the boundary among those far points: + x's speed over their distance.
+  Array3f x_motion = si.p - x;
+  Float motion = dot(ss.p - detach(ss.p) - x_motion, ss.normal);
+  if (area_form) motion = motion + dot(x_motion, ss.normal) * beyond;
   splat_color(film, block, position, contribution * motion, valid);
 }
 
@@ -195,11 +212,8 @@ TensorXf primary_visibility(const Scene& scene, const Sensor& sensor, const Samp
   ImageBlock block = film.create_block(3 + film.has_alpha());
   Matrix4d camera = sensor.world_transform().to_rows();
   std::array<float, 3> eye{float(camera[3]), float(camera[7]), float(camera[11])};
-  // A camera that moves moves every silhouette it sees.
-  auto [probe, probe_weight] = sensor.sample_ray(Array2f(Float(0.5f), Float(0.5f)), Bool(true));
-  bool camera_moves = grad_enabled(probe.o) || grad_enabled(probe.d);
   auto [crop_width, crop_height] = film.crop_size();
-  SharedSilhouettes shared = share_samples(scene, camera_moves, double(crop_width) * crop_height * spp,
+  SharedSilhouettes shared = share_samples(scene, camera_moves(sensor), double(crop_width) * crop_height * spp,
                                            [&](const Shape& shape) { return shape.silhouette(eye); });
   for (size_t k = 0; k < shared.silhouettes.size(); ++k)
     splat_primary(scene, sensor, radiance, *shared.silhouettes[k], eye, shared.lanes[k],
@@ -208,15 +222,15 @@ TensorXf primary_visibility(const Scene& scene, const Sensor& sensor, const Samp
 }
 
 TensorXf indirect_visibility(const Scene& scene, const Sensor& sensor, const SamplingIntegrator& arriving,
-                             uint32_t seed, uint32_t spp) {
+                             bool area_form, uint32_t seed, uint32_t spp) {
   const Film& film = *sensor.film();
   ImageBlock block = film.create_block(3 + film.has_alpha());
   auto [crop_width, crop_height] = film.crop_size();
   double border = 2.0 * film.border(), pixels = (crop_width + border) * (crop_height + border);
   SharedSilhouettes shared =
-      share_samples(scene, false, pixels * spp, [](const Shape& shape) { return shape.silhouettes(); });
+      share_samples(scene, camera_moves(sensor), pixels * spp, [](const Shape& shape) { return shape.silhouettes(); });
   for (size_t k = 0; k < shared.silhouettes.size(); ++k)
-    splat_indirect(scene, sensor, arriving, *shared.silhouettes[k], shared.lanes[k], pixels,
+    splat_indirect(scene, sensor, arriving, area_form, *shared.silhouettes[k], shared.lanes[k], pixels,
                    (seed ^ 0x5bd1e995u) * 0x9e3779b9u + uint32_t(k) + 1u, block);
   return film.develop(block, true);
 }

@@ -18,9 +18,13 @@ TensorXf primary_visibility(const Scene& scene, const Sensor& sensor, const Samp
 /// seen from the points the camera sees (the first vertices of paths), which move shadows
 /// and what those points see. The radiance arriving on either side is `arriving`'s along
 /// rays leaving those points (the rest of the path: emission alone for direct light). The
-/// motion of the shading point itself (a receiver that moves, or the camera) is not part of
-/// it, as in Mitsuba.
+/// boundary moves with the silhouette and with the point seen (a receiver that moves, or
+/// the camera); `area_form` says how the interior terms hold the far end of a segment from
+/// the point (`direct`'s: fixed where it is; `prb`'s: its direction fixed), which decides how
+/// the point's motion moves the boundary. Silhouettes of shapes that do not move are sampled
+/// only when the camera moves: a moving receiver's shadows from static occluders are not part
+/// of the term.
 TensorXf indirect_visibility(const Scene& scene, const Sensor& sensor, const SamplingIntegrator& arriving,
-                             uint32_t seed, uint32_t spp);
+                             bool area_form, uint32_t seed, uint32_t spp);
 
 }  // namespace kiln::render

@@ -1,7 +1,8 @@
 // Derivatives of renders with respect to geometry and the camera from C++ (issue 30): the
 // gradient render's fresh leaves set through SceneParameters, pooled mesh arrays, vertex
-// normals following positions, a sphere's transform, the camera's pose, and LargeSteps. The
-// sanitizer build runs these paths through this file.
+// normals following positions, a sphere's transform, the camera's pose, the projective
+// integrators' visibility terms (mesh, sphere and disk silhouettes, a shadow under an area
+// light), and LargeSteps. The sanitizer build runs these paths through this file.
 #include <gtest/gtest.h>
 
 #include <kiln/autodiff.h>
@@ -18,7 +19,8 @@ using namespace kiln::render;
 
 namespace {
 
-/// Two rectangles (one pool of joined arrays), a sphere, a point light, a small film.
+/// Two rectangles (one pool of joined arrays), a sphere, a point light and a disk light, a
+/// small film.
 std::shared_ptr<Scene> load(const std::string& integrator) {
   std::string xml = R"(<scene version="3.0.0">
   <integrator type=")" +
@@ -38,6 +40,9 @@ std::shared_ptr<Scene> load(const std::string& integrator) {
   <shape type="sphere" id="ball"><point name="center" x="0.3" y="0.4" z="0"/><float name="radius" value="0.4"/>
     <bsdf type="diffuse"/></shape>
   <emitter type="point"><point name="position" x="1" y="2" z="1.5"/><rgb name="intensity" value="6"/></emitter>
+  <shape type="disk" id="lamp"><transform name="to_world"><scale value="0.5"/><rotate x="1" angle="90"/>
+    <translate x="-0.5" y="2.2"/></transform>
+    <emitter type="area"><rgb name="radiance" value="4"/></emitter></shape>
 </scene>)";
   return std::dynamic_pointer_cast<Scene>(instantiate(parse_xml_string(xml)));
 }
@@ -57,7 +62,7 @@ double absolute_sum(const std::vector<float>& values) {
 }  // namespace
 
 TEST(GeometryDerivatives, ReverseModeReachesVerticesTransformsAndTheCameraAndRestoresTheScene) {
-  for (const char* integrator : {"path", "prb", "ptracer"}) {
+  for (const char* integrator : {"path", "prb", "ptracer", "direct_projective", "prb_projective"}) {
     auto scene = load(integrator);
     SceneParameters params(*scene);
     Float positions = detach(*std::get<Float*>(params.get("wall.vertex_positions")));

@@ -296,8 +296,9 @@ def run_child(system, spec, cache, python, script=__file__):
     env = mitsuba_env(cache) if system == "mitsuba" else dict(os.environ, KILN_CACHE_DIR=cache)
     proc = subprocess.run([python, script, "--child", json.dumps(spec)], capture_output=True, text=True, env=env)
     for line in reversed(proc.stdout.splitlines()):
-        if line.startswith(RESULT_MARK):
-            return json.loads(line[len(RESULT_MARK):])
+        # The mark may follow a log line's colour reset (Mitsuba's warnings end without a newline).
+        if RESULT_MARK in line:
+            return json.loads(line[line.index(RESULT_MARK) + len(RESULT_MARK):])
     return {"error": (proc.stderr.strip().splitlines() or [f"exit status {proc.returncode}"])[-1]}
 
 

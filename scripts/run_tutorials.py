@@ -45,7 +45,6 @@ IN_SCOPE = [
     "inverse_rendering/radiance_field_reconstruction",
     "inverse_rendering/object_pose_estimation",
     "inverse_rendering/shape_optimization",
-    "inverse_rendering/projective_sampling_integrators",
     "others/custom_plugin",
     "others/bsdf_deep_dive",
 ]
@@ -54,6 +53,7 @@ OUT_OF_SCOPE = {
     "inverse_rendering/polarizer_optimization": "polarized variants",
     "inverse_rendering/volume_optimization": "participating media",
     "others/granular_phase_function": "participating media",
+    "inverse_rendering/projective_sampling_integrators": "the bsplinecurve shape of its shadow art scene (issue 32)",
     "quickstart/drjit_quickstart": "Dr.Jit's own tutorial (not a Mitsuba script)",
 }
 

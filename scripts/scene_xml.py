@@ -28,7 +28,7 @@ TAGS = {
     **dict.fromkeys(["bitmap", "checkerboard", "uniform", "mesh_attribute"], "texture"),
     **dict.fromkeys(["area", "directionalarea", "point", "spot", "constant", "envmap", "directional"], "emitter"),
     **dict.fromkeys(["box", "tent", "gaussian"], "rfilter"),
-    **dict.fromkeys(["path", "prb", "direct", "aov", "ptracer"], "integrator"),
+    **dict.fromkeys(["path", "prb", "direct", "aov", "ptracer", "direct_projective", "prb_projective"], "integrator"),
     "perspective": "sensor", "hdrfilm": "film", "independent": "sampler", "scene": "scene",
 }
 #: Three-number parameters that are directions, not points.

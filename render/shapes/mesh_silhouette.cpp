@@ -65,6 +65,7 @@ class MeshSilhouette : public Silhouette {
         b_(upload(edges.b)),
         inside_(upload(edges.inside)),
         other_(upload(edges.other)),
+        weights_(Float::from(edges.weights.data(), edges.weights.size())),
         choice_(edges.weights) {
     std::vector<uint32_t> always(edges.always.begin(), edges.always.end());
     always_ = upload(always) != 0u;
@@ -72,17 +73,17 @@ class MeshSilhouette : public Silhouette {
   }
 
   SilhouetteSample sample(const Array2f& sample, const Array3f& viewpoint) const override {
-    auto [edge, along_edge, probability] = choice_.sample(sample);
+    UInt32 edge = choice_.sample(sample.x);
     Array3f pa = vertex(gather(a_, edge)), pb = vertex(gather(b_, edge));
     Array3f inside = detach(vertex(gather(inside_, edge))), other = detach(vertex(gather(other_, edge)));
     SilhouetteSample ss;
-    ss.p = pa + (pb - pa) * along_edge;
+    ss.p = pa + (pb - pa) * sample.y;
     Array3f along = detach(pb - pa), start = detach(pa), p = detach(ss.p);
     Float length = norm(along);
     ss.tangent = along / length;
     Array3f normal = normalize(cross(ss.tangent, p - viewpoint));
     ss.normal = mulsign(normal, -dot(normal, inside - p));
-    ss.pdf = probability / length;
+    ss.pdf = gather(weights_, edge) * choice_.normalization() / length;
     Array3f plane = cross(along, viewpoint - start);
     Bool folded = dot(plane, inside - start) * dot(plane, other - start) > 0.0f;
     ss.valid = (length > 0.0f) & (gather(always_, edge) | folded);
@@ -100,7 +101,8 @@ class MeshSilhouette : public Silhouette {
   Float positions_;
   UInt32 a_, b_, inside_, other_;
   Bool always_;
-  AliasTable choice_;
+  Float weights_;
+  DiscreteDistribution choice_;
 };
 
 /// An edge of the welded mesh: its vertices, the third vertex of each of its triangles

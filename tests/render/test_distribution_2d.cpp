@@ -1,8 +1,5 @@
 // The continuous 2D distribution: its sampling against its density (chi-square), its
-// density against Mitsuba 3.9.1's Hierarchical2D on the same grid, zero grids and errors; and
-// the alias table's sampling against its weights (chi-square).
-#include <kiln/random.h>
-#include <kiln/render/distribution.h>
+// density against Mitsuba 3.9.1's Hierarchical2D on the same grid, zero grids and errors.
 #include <kiln/render/distribution_2d.h>
 
 #include <gtest/gtest.h>
@@ -86,38 +83,4 @@ TEST(Distribution2D, Errors) {
   EXPECT_THROW(ContinuousDistribution2D({1, 2, -1, 3}, 2, 2), ValueError);
   EXPECT_THROW(ContinuousDistribution2D({1, 2, NAN, 3}, 2, 2), ValueError);
   EXPECT_THROW(ContinuousDistribution2D({1, 2, INFINITY, 3}, 2, 2), ValueError);
-}
-
-TEST(AliasTable, ItemsFollowTheWeightsAndTheReusedSampleIsUniform) {
-  std::vector<float> weights = {0, 1, 2, 0.5f, 3, 0, 1, 4, 0.25f, 2, 0, 1, 7, 0.01f};
-  AliasTable table(weights);
-  size_t samples = 1000000;
-  PCG32 rng(samples);
-  Float x = rng.next_float32(), y = rng.next_float32();
-  auto [item, reused, probability] = table.sample(Array2f(x, y));
-  std::vector<uint32_t> items = item.to_vector();
-  std::vector<float> again = reused.to_vector(), p = probability.to_vector();
-  double total = 0;
-  for (float w : weights) total += w;
-  std::vector<double> counts(weights.size(), 0), uniform(20, 0);
-  for (size_t i = 0; i < samples; ++i) {
-    ASSERT_LT(items[i], weights.size());
-    ASSERT_GT(weights[items[i]], 0.0f) << "an item of zero weight was drawn";
-    ASSERT_NEAR(p[i], weights[items[i]] / total, 1e-6);
-    counts[items[i]] += 1;
-    uniform[std::min<size_t>(19, size_t(again[i] * 20))] += 1;
-  }
-  double statistic = 0, uniform_statistic = 0;
-  int dof = -1;
-  for (size_t k = 0; k < weights.size(); ++k) {
-    if (weights[k] == 0) continue;
-    double expected = samples * weights[k] / total;
-    statistic += (counts[k] - expected) * (counts[k] - expected) / expected;
-    ++dof;
-  }
-  for (double c : uniform) uniform_statistic += (c - samples / 20.0) * (c - samples / 20.0) / (samples / 20.0);
-  EXPECT_GT(chi2::gamma_q(dof / 2.0, statistic / 2), 0.01) << statistic;
-  EXPECT_GT(chi2::gamma_q(19 / 2.0, uniform_statistic / 2), 0.01) << uniform_statistic;
-  EXPECT_THROW(AliasTable(std::vector<float>{0, 0}), ValueError);
-  EXPECT_THROW(AliasTable(std::vector<float>{1, -1}), ValueError);
 }

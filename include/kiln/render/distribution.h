@@ -7,15 +7,10 @@
 // - sample_reuse() returns the item and the sample rescaled to [0, 1) within the item's
 //   interval, so one uniform number can drive a second choice.
 // - The cumulative table is a Kiln array evaluated once: kernels read it as data.
-// - AliasTable draws the same law in constant time (Walker's alias method) and bakes nothing
-//   about its size or weights into kernels: tables rebuilt every render (a mesh's
-//   silhouette) compile nothing new.
 #pragma once
 
 #include <kiln/array.h>
-#include <kiln/vector.h>
 
-#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -42,24 +37,6 @@ class DiscreteDistribution {
   size_t size_ = 0;
   float sum_ = 0, normalization_ = 0;
   Float cdf_;  ///< size + 1 entries: 0, w0, w0 + w1, ..., sum (in double, stored as float)
-};
-
-/// A discrete distribution sampled in constant time (Walker's alias method, built by Vose's
-/// algorithm on the host); its size and tables reach kernels as data.
-class AliasTable {
- public:
-  /// Throws ValueError as DiscreteDistribution does.
-  explicit AliasTable(const std::vector<float>& weights);
-
-  size_t size() const { return size_; }
-  /// For each lane of `sample` (uniform in [0, 1)²): the item, `sample.y` rescaled to [0, 1)
-  /// within the choice (so it can drive a second one), and the item's probability.
-  std::tuple<UInt32, Float, Float> sample(const Array2f& sample) const;
-
- private:
-  size_t size_ = 0;
-  Float threshold_, probability_;  ///< keep item i when sample.y < threshold_[i]; item i's probability
-  UInt32 alias_;                   ///< the item drawn otherwise
 };
 
 }  // namespace kiln::render

@@ -118,11 +118,19 @@ def run(iterations, spp=16, size=64, reference_spp=1024, folder=None, progress=F
         return problem, losses, before, problem.image()
 
 
+def positive(text):
+    """An argparse type: an integer of at least 1."""
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--iterations", type=int, default=100)
-    parser.add_argument("--spp", type=int, default=16)
-    parser.add_argument("--size", type=int, default=64)
+    parser.add_argument("--iterations", type=positive, default=100)
+    parser.add_argument("--spp", type=positive, default=16)
+    parser.add_argument("--size", type=positive, default=64)
     parser.add_argument("--out", default="build/pose_estimation")
     parser.add_argument("--integrator", default="direct_projective",
                         help="direct_projective (default) or prb_projective; `direct` shows what the pose gets "

@@ -129,12 +129,20 @@ def run(iterations, views=6, size=64, spp=16, reference_spp=128, folder=None, pr
         return problem, losses, errors, before, problem.images()
 
 
+def positive(text):
+    """An argparse type: an integer of at least 1."""
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--iterations", type=int, default=40)
-    parser.add_argument("--views", type=int, default=6)
-    parser.add_argument("--size", type=int, default=64)
-    parser.add_argument("--spp", type=int, default=16)
+    parser.add_argument("--iterations", type=positive, default=40)
+    parser.add_argument("--views", type=positive, default=6)
+    parser.add_argument("--size", type=positive, default=64)
+    parser.add_argument("--spp", type=positive, default=16)
     parser.add_argument("--out", default="build/shape_optimization")
     args = parser.parse_args()
     out = Path(args.out)

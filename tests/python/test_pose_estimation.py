@@ -24,3 +24,10 @@ def test_without_visibility_terms_the_pose_is_not_recovered():
     problem, losses, _, _ = pose_estimation.run(25, spp=8, size=32, reference_spp=256, integrator="direct")
     translation, angle = problem.pose_error()
     assert translation > 0.6 * START[0] or angle > 0.6 * START[1], (translation, angle)
+
+
+def test_careless_arguments_are_refused_by_name():
+    import subprocess
+    script = Path(__file__).resolve().parents[2] / "examples" / "pose_estimation.py"
+    done = subprocess.run([sys.executable, str(script), "--iterations", "0"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "--iterations: must be at least 1" in done.stderr, done.stderr

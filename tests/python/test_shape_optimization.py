@@ -14,3 +14,10 @@ def test_shape_moves_towards_the_target():
     assert errors[-1] < 0.88 * errors[0] and all(b < a for a, b in zip(errors, errors[1:])), errors
     assert losses[-1] < losses[0], losses
     assert len(before) == len(after) == 4 and after[0].shape == (32, 32, 3)
+
+
+def test_careless_arguments_are_refused_by_name():
+    import subprocess
+    script = Path(__file__).resolve().parents[2] / "examples" / "shape_optimization.py"
+    done = subprocess.run([sys.executable, str(script), "--views", "0"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "--views: must be at least 1" in done.stderr, done.stderr

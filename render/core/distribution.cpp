@@ -3,13 +3,18 @@
 #include <kiln/render/distribution.h>
 #include <kiln/search.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <string>
 
 namespace kiln::render {
 
-DiscreteDistribution::DiscreteDistribution(const std::vector<float>& weights) : size_(weights.size()) {
+DiscreteDistribution::DiscreteDistribution(const std::vector<float>& weights, size_t capacity)
+    : size_(weights.size()), capacity_(std::max(capacity, weights.size())) {
   if (weights.empty()) throw ValueError("kiln.render: DiscreteDistribution: no weights");
+  if (capacity_ > UINT32_MAX)
+    throw ValueError("kiln.render: DiscreteDistribution: " + std::to_string(capacity_) + " items; at most 4294967295");
   std::vector<float> cdf{0.0f};
   double total = 0.0;
   for (size_t i = 0; i < weights.size(); ++i) {
@@ -22,15 +27,16 @@ DiscreteDistribution::DiscreteDistribution(const std::vector<float>& weights) : 
   if (!(total > 0.0)) throw ValueError("kiln.render: DiscreteDistribution: every weight is zero");
   sum_ = float(total);
   normalization_ = float(1.0 / total);
+  cdf.resize(capacity_ + 1, sum_);
   cdf_ = Float::from(cdf.data(), cdf.size());
 }
 
 UInt32 DiscreteDistribution::sample(const Float& sample, const Bool& active) const {
   Float target = sample * sum_;
   // The first item whose upper cumulative bound exceeds the target; zero-weight items
-  // have equal bounds and are skipped.
+  // have equal bounds and are skipped, as are the entries past the last item (all `sum`).
   UInt32 index =
-      binary_search(0, uint32_t(size_), [&](const UInt32& i) { return gather(cdf_, i + 1u, active) <= target; });
+      binary_search(0, uint32_t(capacity_), [&](const UInt32& i) { return gather(cdf_, i + 1u, active) <= target; });
   return min(index, UInt32(uint32_t(size_ - 1)));
 }
 

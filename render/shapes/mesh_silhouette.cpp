@@ -50,7 +50,8 @@ std::vector<uint32_t> welded_vertices(const MeshData& host) {
 /// mesh's side of the edge), chosen with probability proportional to `weights`. An edge
 /// counts for a lane's viewpoint when `always` (open boundaries, creases, edges already
 /// found on the host) or when its triangles (third vertices `inside` and `other`) lie on one
-/// side of the plane through the edge and the viewpoint.
+/// side of the plane through the edge and the viewpoint. The edges are a subset of the mesh's
+/// `capacity` edges, which fixes the kernels' shape however many there are.
 class MeshSilhouette : public Silhouette {
  public:
   struct Edges {
@@ -59,14 +60,14 @@ class MeshSilhouette : public Silhouette {
     std::vector<float> weights;
   };
 
-  MeshSilhouette(float weight, const Float& positions, const Edges& edges)
+  MeshSilhouette(float weight, const Float& positions, const Edges& edges, size_t capacity)
       : positions_(positions),
         a_(upload(edges.a)),
         b_(upload(edges.b)),
         inside_(upload(edges.inside)),
         other_(upload(edges.other)),
         weights_(Float::from(edges.weights.data(), edges.weights.size())),
-        choice_(edges.weights) {
+        choice_(edges.weights, capacity) {
     std::vector<uint32_t> always(edges.always.begin(), edges.always.end());
     always_ = upload(always) != 0u;
     weight_ = weight;
@@ -150,7 +151,8 @@ std::unique_ptr<Silhouette> mesh_silhouette(const MeshData& host, const Float& p
   Point eye{viewpoint[0], viewpoint[1], viewpoint[2]};
   MeshSilhouette::Edges chosen;
   double total = 0.0;
-  for (const MeshEdge& edge : mesh_edges(host)) {
+  std::vector<MeshEdge> edges = mesh_edges(host);
+  for (const MeshEdge& edge : edges) {
     Point pa = vertex(edge.a), pb = vertex(edge.b);
     // The plane through the edge and the eye: the edge is on the silhouette when its
     // triangles are on one side of it.
@@ -170,13 +172,14 @@ std::unique_ptr<Silhouette> mesh_silhouette(const MeshData& host, const Float& p
     }
   }
   if (chosen.weights.empty()) return nullptr;
-  return std::make_unique<MeshSilhouette>(float(total), positions, chosen);
+  return std::make_unique<MeshSilhouette>(float(total), positions, chosen, edges.size());
 }
 
 std::unique_ptr<Silhouette> mesh_silhouettes(const MeshData& host, const Float& positions) {
   MeshSilhouette::Edges all;
   double total = 0.0;
-  for (const MeshEdge& edge : mesh_edges(host)) {
+  std::vector<MeshEdge> edges = mesh_edges(host);
+  for (const MeshEdge& edge : edges) {
     double length = 0.0;
     for (int k = 0; k < 3; ++k) {
       double d = double(host.positions[3 * edge.b + k]) - host.positions[3 * edge.a + k];
@@ -193,7 +196,7 @@ std::unique_ptr<Silhouette> mesh_silhouettes(const MeshData& host, const Float& 
     total += length;
   }
   if (all.weights.empty()) return nullptr;
-  return std::make_unique<MeshSilhouette>(float(total), positions, all);
+  return std::make_unique<MeshSilhouette>(float(total), positions, all, edges.size());
 }
 
 }  // namespace kiln::render

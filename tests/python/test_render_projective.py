@@ -13,6 +13,7 @@ The same cases without the term (sppp = 0, sppi = 0) are shown to fail the check
 
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -215,3 +216,29 @@ except ValueError as error:
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     assert "ValueError" in result.stdout and "direct_projective" in result.stdout
+
+
+def test_changing_silhouettes_compile_no_new_kernels(tmp_path):
+    """As a mesh is optimized its silhouette gains and loses edges every iteration; the
+    renders (and their derivatives) after the first two compile nothing (story 1): a
+    smooth sphere's few silhouette edges grow to hundreds as its vertices are jittered."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))
+    from scenes import blob_mesh
+    points, faces = blob_mesh.icosphere(3)
+    blob_mesh.write_ply(tmp_path / "sphere.ply", points, faces)
+    scene = kr.load_dict(dict(scene_dict("sphere", {"type": "direct_projective"}),
+                              obj={"type": "ply", "filename": str(tmp_path / "sphere.ply"), "bsdf": BLACK}))
+    params = kr.traverse(scene)
+    jitter = np.random.default_rng(1).normal(size=points.shape)
+    compiled = []
+    for amount in [0.0, 0.002, 0.01, 0.03, 0.06, 0.0]:
+        params["obj.vertex_positions"] = kl.Float(np.ascontiguousarray(points + amount * jitter, np.float32).ravel())
+        params.update()
+        kl.enable_grad(params["obj.vertex_positions"])
+        image = kr.render(scene, params, spp=4, seed=1)
+        kl.backward_from(image.array, kl.full(kl.Float, 1.0, kl.width(image.array)))
+        kl.grad(params["obj.vertex_positions"]).numpy()
+        history = kl.kernel_history(clear=True)
+        compiled.append([(launch["source"], launch["reason"]) for launch in history
+                         if launch["source"] in ("compiled", "generalized")])
+    assert not any(compiled[2:]), compiled[2:]

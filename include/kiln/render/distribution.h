@@ -6,7 +6,10 @@
 //   never drawn (for samples in [0, 1)).
 // - sample_reuse() returns the item and the sample rescaled to [0, 1) within the item's
 //   interval, so one uniform number can drive a second choice.
-// - The cumulative table is a Kiln array evaluated once: kernels read it as data.
+// - The cumulative table is a Kiln array evaluated once: kernels read it as data. Its sum and
+//   size are literals (generalized to kernel parameters when they change); the search's step
+//   count is part of a kernel's shape, fixed by the capacity, so distributions rebuilt every
+//   render with a varying item count (a silhouette's edges) share their kernels.
 #pragma once
 
 #include <kiln/array.h>
@@ -19,8 +22,9 @@ namespace kiln::render {
 class DiscreteDistribution {
  public:
   DiscreteDistribution() = default;
-  /// Throws ValueError when a weight is negative or not finite, or all are zero.
-  explicit DiscreteDistribution(const std::vector<float>& weights);
+  /// Throws ValueError when a weight is negative or not finite, or all are zero. `capacity`
+  /// (at least the number of weights; 0: that number) is the item count searched over.
+  explicit DiscreteDistribution(const std::vector<float>& weights, size_t capacity = 0);
 
   size_t size() const { return size_; }
   /// The sum of the weights.
@@ -34,9 +38,9 @@ class DiscreteDistribution {
   std::pair<UInt32, Float> sample_reuse(const Float& sample, const Bool& active = Bool(true)) const;
 
  private:
-  size_t size_ = 0;
+  size_t size_ = 0, capacity_ = 0;
   float sum_ = 0, normalization_ = 0;
-  Float cdf_;  ///< size + 1 entries: 0, w0, w0 + w1, ..., sum (in double, stored as float)
+  Float cdf_;  ///< capacity + 1 entries: 0, w0, w0 + w1, ..., sum, sum ... (in double, stored as float)
 };
 
 }  // namespace kiln::render

@@ -1,6 +1,8 @@
 """The renderer's gradient fuzzer (issue 26): random small scenes drawn from every plugin
-(tests/render/fuzz_scenes.py), a random integrator and way of choosing the control-flow
-mode, random parameters that kr.render differentiates, forward and reverse mode.
+(tests/render/fuzz_scenes.py), a random integrator (the projective ones included) and way of
+choosing the control-flow mode, random parameters that kr.render differentiates (colours,
+textures' and envmaps' values, vertex positions, the field of view, and transforms moved by a
+translation and a rotation), forward and reverse mode.
 
 Each case asserts that
   - nothing raises but the documented errors (a parameter render() refuses to
@@ -61,9 +63,10 @@ def _like(value, array):
 
 def _choose_keys(params, rng):
     """One to three parameters render() differentiates; sometimes one it refuses as well."""
-    values = [k for k in params.keys() if isinstance(params[k], (kl.Float, kl.Array3f))]
-    # Discontinuous parameters (vertex positions, the field of view) give their interior
-    # derivatives: both modes must agree on them too.
+    values = [k for k in params.keys() if isinstance(params[k], (kl.Float, kl.Array3f, kr.Transform4f))]
+    # Discontinuous parameters (vertex positions, transforms, the field of view) give their
+    # interior derivatives, and with the projective integrators their visibility terms: both
+    # modes must agree on them too.
     accepted = [k for k in values if not params.flags(k) & kr.ParamFlags.NonDifferentiable]
     refused = [k for k in values if k not in accepted]
     count = min(len(accepted), int(rng.integers(1, 4)))
@@ -71,6 +74,39 @@ def _choose_keys(params, rng):
     if refused and (not keys or rng.random() < 0.1):
         keys.append(str(rng.choice(refused)))
     return keys
+
+
+class _Pose:
+    """A transform parameter moved by four numbers with derivatives: a translation (an
+    Array3f) and a rotation in degrees (a Float) about a random axis, both zero at the start."""
+
+    def __init__(self, params, key, rng):
+        self.params, self.key, self.start = params, key, params[key]
+        axis = rng.normal(size=3)
+        self.axis = (axis / np.linalg.norm(axis)).tolist()
+        self.variables = {f"{key} translation": kl.Array3f(0.0, 0.0, 0.0), f"{key} angle": kl.Float(0.0)}
+
+    def place(self):
+        translation, angle = self.variables.values()
+        self.params[self.key] = kr.Transform4f().translate(translation).rotate(self.axis, angle) @ self.start
+
+
+def _variables(params, keys, rng):
+    """The arrays the derivatives are taken for, by name, with grad enabled: each key's value,
+    or a _Pose's numbers for a transform (put into params)."""
+    variables = {}
+    for key in keys:
+        if isinstance(params[key], kr.Transform4f):
+            pose = _Pose(params, key, rng)
+            for value in pose.variables.values():
+                kl.enable_grad(value)
+            pose.place()
+            variables.update(pose.variables)
+        else:
+            kl.enable_grad(params[key])
+            variables[key] = params[key]
+    params.update()
+    return variables
 
 
 def _finite(name, array):
@@ -99,24 +135,21 @@ def run_case(seed):
         keys = _choose_keys(params, rng)
         if not keys:
             return Outcome("no parameters")
-        for key in keys:
-            kl.enable_grad(params[key])
-        params.update()
+        variables = _variables(params, keys, rng)
         try:
             image = kr.render(scene, params, spp=case.spp, seed=case.render_seed, seed_grad=case.gradient_seed)
             _finite("image", image.numpy())
             # Forward mode: a random direction u in every parameter's space.
             directions = {}
-            for key in keys:
-                base = _as_numpy(params[key])
-                directions[key] = rng.uniform(-0.5, 1.5, base.shape)
-                kl.set_grad(params[key], _like(params[key], directions[key]))
+            for name, value in variables.items():
+                directions[name] = rng.uniform(-0.5, 1.5, _as_numpy(value).shape)
+                kl.set_grad(value, _like(value, directions[name]))
             tangent = kl.forward_to(image).numpy().astype(np.float64)
             _finite("J·u (forward mode)", tangent)
             # Reverse mode: random pixel weights v.
             weights = rng.uniform(-0.5, 1.5, tangent.shape)
-            for key in keys:
-                kl.clear_grad(params[key])
+            for value in variables.values():
+                kl.clear_grad(value)
             kl.backward_from(image, kl.TensorXf(weights.astype(np.float32)))
         except Exception as error:  # noqa: BLE001 (the documented errors end the case)
             if _documented(error):
@@ -124,10 +157,10 @@ def run_case(seed):
             raise
         forward_side = tangent * weights
         reverse_side = []
-        for key in keys:
-            gradient = _as_numpy(kl.grad(params[key]))
-            _finite(f"Jᵀ·v for {key} (reverse mode)", gradient)
-            reverse_side.append((directions[key] * gradient).ravel())
+        for name, value in variables.items():
+            gradient = _as_numpy(kl.grad(value))
+            _finite(f"Jᵀ·v for {name} (reverse mode)", gradient)
+            reverse_side.append((directions[name] * gradient).ravel())
         reverse_side = np.concatenate(reverse_side)
         a, b = forward_side.sum(), reverse_side.sum()
         # Float32 rounding: relative to the products, and, where the derivative cancels out

@@ -6,7 +6,8 @@ with BSDFs (all ten, twosided and blendbsdf nesting others) whose colours are RG
 bitmaps or checkerboards, area lights on some shapes and other emitters (point, spot,
 constant, directional, envmap); a perspective sensor with a small hdrfilm (RGB or RGBA,
 sometimes a crop window) and a box, tent or gaussian filter; and an integrator (direct,
-path, prb, or aov around one of them) with random depths, roulette and emitter settings.
+path, prb, aov around one of them, direct_projective or prb_projective) with random depths,
+roulette, emitter settings and projective terms' samples.
 With it comes how the control-flow mode is chosen (the global flag or the integrator's
 `mode`, symbolic or evaluated) and the render's samples and seeds. The same seed gives the
 same case in every process.
@@ -156,17 +157,29 @@ def _emitter(rng, environment):
 
 
 def _integrator(rng, inner_only=False):
-    kinds = ["direct", "path", "prb"] + ([] if inner_only else ["aov"])
+    kinds = ["direct", "path", "prb"] + ([] if inner_only else ["aov", "direct_projective", "prb_projective"])
     kind = str(rng.choice(kinds))
     if kind == "direct":
         return {"type": "direct", "emitter_samples": int(rng.integers(1, 3)), "bsdf_samples": int(rng.integers(0, 3)),
                 "hide_emitters": bool(rng.random() < 0.2)}
-    if kind in ("path", "prb"):
-        return {"type": kind, "max_depth": int(rng.choice([1, 2, 3, 4, 6, -1])), "rr_depth": int(rng.integers(1, 6)),
-                "hide_emitters": bool(rng.random() < 0.2)}
+    if kind in ("path", "prb", "prb_projective"):
+        integrator = {"type": kind, "max_depth": int(rng.choice([1, 2, 3, 4, 6, -1])),
+                      "rr_depth": int(rng.integers(1, 6)), "hide_emitters": bool(rng.random() < 0.2)}
+        return _projective_samples(rng, integrator) if kind == "prb_projective" else integrator
+    if kind == "direct_projective":
+        return _projective_samples(rng, {"type": kind, "hide_emitters": bool(rng.random() < 0.2)})
     count = int(rng.integers(1, 4))
     aovs = ",".join(str(a) for a in rng.choice(AOVS, size=count, replace=False))
     return {"type": "aov", "aovs": aovs, "image": _integrator(rng, inner_only=True)}
+
+
+def _projective_samples(rng, integrator):
+    """A projective integrator's samples per pixel of each term, some left to the render's spp
+    and some 0 (the term left out)."""
+    for term in ("sppc", "sppp", "sppi"):
+        if rng.random() < 0.4:
+            integrator[term] = int(rng.choice([0, 1, 2, 4]))
+    return integrator
 
 
 def _sensor(rng):

@@ -97,12 +97,16 @@ Across radiance_across(const Scene& scene, const SamplingIntegrator& radiance, P
   return {in - out, valid, select(hit_out.is_valid(), hit_out.t, Float(kInfinity))};
 }
 
-/// Splats `value` (RGB; the alpha channel, when the film has one, gets nothing).
-void splat_color(const Film& film, ImageBlock& block, const Array2f& position, const Color3f& value,
+/// Splats the derivatives of `value` where `valid` (RGB; the alpha channel, when the film has
+/// one, gets nothing), at `position`, defined where `placed`. The value itself, a speed's
+/// times zero, is zero: computing it and `valid` (the radiance either side, rays traced)
+/// would only make the backward pass run them twice, once for the image it reads.
+void splat_color(const Film& film, ImageBlock& block, const Array2f& position, const Bool& placed, const Color3f& value,
                  const Bool& valid) {
-  std::vector<Float> values{value.x, value.y, value.z};
+  Color3f derivatives = derivatives_without_values(select(valid, value, Color3f(0.0f, 0.0f, 0.0f)));
+  std::vector<Float> values{derivatives.x, derivatives.y, derivatives.z};
   if (film.has_alpha()) values.push_back(zeros<Float>(value.x.size()));
-  block.splat(position, values, valid);
+  block.splat(position, values, placed);
 }
 
 /// The primary term of one silhouette seen from the camera at `eye`, with `lanes` samples.
@@ -113,7 +117,7 @@ void splat_primary(const Scene& scene, const Sensor& sensor, const SamplingInteg
   Array2f film_size(opaque<Float>(float(width)), opaque<Float>(float(height)));
   PCG32 rng = sensor.sampler()->rng(seed, lanes);
   SilhouetteSample ss = silhouette.sample(next_2d(rng), opaque_point(eye));
-  Bool valid = ss.valid;
+  Bool valid = ss.valid, placed;
   Color3f difference;
   Array2f normal_px;
   Float length_px;  // pixels of film per unit length of silhouette
@@ -138,6 +142,7 @@ void splat_primary(const Scene& scene, const Sensor& sensor, const SamplingInteg
     auto film_ray = [&](const Array2f& px) {
       return sensor.sample_ray(Array2f(px.x / film_size.x, px.y / film_size.y), valid);
     };
+    placed = valid;
     auto [ray_in, weight_in] = film_ray(inner_px);
     auto [ray_out, weight_out] = film_ray(outer_px);
     Across across = radiance_across(scene, radiance, rng, ray_in, ray_out, norm(inner - ray_in.o),
@@ -145,11 +150,11 @@ void splat_primary(const Scene& scene, const Sensor& sensor, const SamplingInteg
     std::tie(difference, valid) = std::tie(across.difference, across.seen);
     difference = difference * weight_in;  // a perspective camera's weight: 1 on both sides
   }
-  auto [ds, weight] = sensor.sample_direction(ss.p, valid);
+  auto [ds, weight] = sensor.sample_direction(ss.p, placed);
   Array2f position(ds.uv.x * film_size.x, ds.uv.y * film_size.y);
   Float motion = dot(position - detach(position), normal_px);
   Color3f value = difference * (motion * (length_px / (ss.pdf * opaque<Float>(float(lanes)))));
-  splat_color(*sensor.film(), block, detach(position), value, valid);
+  splat_color(*sensor.film(), block, detach(position), placed, value, valid);
 }
 
 /// The indirect term of one shape's silhouettes seen from the points the camera sees, with
@@ -199,7 +204,7 @@ void splat_indirect(const Scene& scene, const Sensor& sensor, const SamplingInte
   Array3f x_motion = si.p - x;
   Float motion = dot(ss.p - detach(ss.p) - x_motion, ss.normal);
   if (area_form) motion = motion + dot(x_motion, ss.normal) * beyond;
-  splat_color(film, block, position, contribution * motion, valid);
+  splat_color(film, block, position, Bool(true), contribution * motion, valid);
 }
 
 }  // namespace

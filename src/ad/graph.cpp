@@ -279,13 +279,14 @@ bool backward_into_shared_buffer(const Edge& edge, Index target_grad) {
     buffer = std::move(buffers.back());  // held only here while the scatter writes it in place
     buffers.pop_back();
   }
-  bool written;
-  {
-    AsWherePrimalRan primal_context;
-    written = edge.special->backward_into(target_grad, buffer);
-  }
+  bool written = backward_into(edge, target_grad, buffer);
   if (buffer) buffers.push_back(std::move(buffer));
   return written;
+}
+
+bool backward_into(const Edge& edge, Index target_grad, Handle& buffer) {
+  AsWherePrimalRan primal_context;
+  return edge.special->backward_into(target_grad, buffer);
 }
 
 std::vector<Isolation>& isolation_stack() { return isolations; }

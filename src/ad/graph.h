@@ -112,6 +112,9 @@ Handle backward_contribution(const Edge& edge, Index target_grad);
 /// buffer shared by every gather from it (collecting inside a symbolic statement, for a
 /// source captured from outside): true when it did, false to accumulate() it instead.
 bool backward_into_shared_buffer(const Edge& edge, Index target_grad);
+/// Adds special edge `edge`'s backward contribution into `buffer` (made when empty) where
+/// it has that form (SpecialEdge::backward_into): true when it did.
+bool backward_into(const Edge& edge, Index target_grad, Handle& buffer);
 
 /// Recording state of this thread (suspend_grad / resume_grad) and the isolation
 /// boundary (isolate_grad): traversals do not expand nodes older than it.

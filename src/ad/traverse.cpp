@@ -8,6 +8,7 @@
 #include <kiln/errors.h>
 
 #include <algorithm>
+#include <unordered_map>
 #include <unordered_set>
 
 namespace kiln::detail {
@@ -142,7 +143,19 @@ void reverse_pass(std::vector<AdIndex> order, const std::unordered_set<AdIndex>&
   for (AdIndex i : order)
     if (!seeded.count(i) && !kept.count(i) && g.nodes[i].serial >= boundary && !g.nodes[i].in_edges.empty())
       g.nodes[i].grad = Handle();
+  // The adjoints of every gather from one node scatter into one buffer, added to the node's
+  // gradient when the pass reaches the node (all its consumers done). Adding each gather's
+  // buffer as it came would read it, evaluating the scatters pending so far: one kernel per
+  // gather, each recomputing the primal values it needs (a silhouette's six vertex reads).
+  std::unordered_map<AdIndex, Handle> scattered;
+  auto add_scattered = [&](AdIndex i) {
+    auto it = scattered.find(i);
+    if (it == scattered.end()) return;
+    accumulate(i, std::move(it->second));
+    scattered.erase(it);
+  };
   for (AdIndex i : order) {
+    add_scattered(i);
     if (g.nodes[i].serial < boundary) continue;
     if (g.nodes[i].hub) {
       run_custom(i, /*reverse=*/true, &within, recording);  // outputs off the path hold no adjoint
@@ -155,11 +168,15 @@ void reverse_pass(std::vector<AdIndex> order, const std::unordered_set<AdIndex>&
     std::vector<uint32_t> in = g.nodes[i].in_edges;
     for (uint32_t e : in) {
       Edge edge = g.edges[e];  // a copy: accumulating may grow the edge table
-      if (within.count(edge.source) && !backward_into_shared_buffer(edge, grad.index()))
-        accumulate(edge.source, backward_contribution(edge, grad.index()));
+      if (!within.count(edge.source) || backward_into_shared_buffer(edge, grad.index())) continue;
+      if (edge.kind == EdgeKind::Special && g.nodes[edge.source].serial >= boundary &&
+          backward_into(edge, grad.index(), scattered[edge.source]))
+        continue;
+      accumulate(edge.source, backward_contribution(edge, grad.index()));
     }
   }
-  g.last = visited;  // set after the callbacks: a CustomOp's own traversals would replace it
+  for (AdIndex i : order) add_scattered(i);  // inputs: never reached with in-edges
+  g.last = visited;                          // set after the callbacks: a CustomOp's own traversals would replace it
   settle(order);
   // Gradients stay on the inputs (nodes without incoming edges), on the kept nodes and on
   // nodes at the isolation boundary, which propagate further when their scope ends.

@@ -25,6 +25,15 @@ std::tuple<UInt32, Float> counting_loop(UInt32* counter) {
       ControlMode::Symbolic);
 }
 
+/// Evaluates `value` alone; the one kernel that ran.
+KernelLaunch evaluate(const Float& value) {
+  kernel_history(true);
+  eval(value);
+  std::vector<KernelLaunch> launches = kernel_history(true);
+  EXPECT_EQ(launches.size(), 1u);
+  return launches.empty() ? KernelLaunch() : launches[0];
+}
+
 float expected_sum(uint32_t lane) {
   uint32_t n = lane % 7u;
   return float(n * (n - 1) / 2);
@@ -35,11 +44,7 @@ float expected_sum(uint32_t lane) {
 TEST(LoopResults, APureLoopStoresOnlyWhatIsAskedFor) {
   auto [i, acc] = counting_loop(nullptr);
   Float doubled = acc * 2.0f;
-  kernel_history(true);
-  eval(doubled);
-  std::vector<KernelLaunch> launches = kernel_history(true);
-  ASSERT_EQ(launches.size(), 1u);
-  EXPECT_EQ(launches[0].outputs, 1u) << "i and acc are live, but only doubled was asked for";
+  EXPECT_EQ(evaluate(doubled).outputs, 1u) << "i and acc are live, but only doubled was asked for";
   // i, read later, is computed again (a second kernel) and right.
   EXPECT_EQ(i.read(13), 6u);
   EXPECT_EQ(kernel_history(true).size(), 1u);
@@ -50,11 +55,7 @@ TEST(LoopResults, ALoopWithSideEffectsStoresEveryLiveResult) {
   UInt32 counter = zeros<UInt32>(1);
   auto [i, acc] = counting_loop(&counter);
   Float doubled = acc * 2.0f;
-  kernel_history(true);
-  eval(doubled);
-  std::vector<KernelLaunch> launches = kernel_history(true);
-  ASSERT_EQ(launches.size(), 1u);
-  EXPECT_EQ(launches[0].outputs, 3u) << "doubled, and the live results i and acc";
+  EXPECT_EQ(evaluate(doubled).outputs, 3u) << "doubled, and the live results i and acc";
   EXPECT_EQ(i.read(13), 6u);
   EXPECT_EQ(acc.read(13), expected_sum(13));
   EXPECT_TRUE(kernel_history(true).empty()) << "the loop ran once";

@@ -222,8 +222,8 @@ def test_changing_silhouettes_compile_no_new_kernels(tmp_path):
     """As a mesh is optimized its silhouette gains and loses edges every iteration; the
     renders (and their derivatives) after the first two compile nothing (story 1): a
     smooth sphere's few silhouette edges grow to hundreds as its vertices are jittered."""
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))
-    from scenes import blob_mesh
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples" / "scenes"))
+    import blob_mesh
     points, faces = blob_mesh.icosphere(3)
     blob_mesh.write_ply(tmp_path / "sphere.ply", points, faces)
     scene = kr.load_dict(dict(scene_dict("sphere", {"type": "direct_projective"}),

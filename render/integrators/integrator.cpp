@@ -97,8 +97,13 @@ TensorXf develop_samples(const Film& film, const CameraSamples& samples, const s
   return film.develop(block, color);
 }
 
-std::vector<Float> SamplingIntegrator::sample_values(const Scene& scene, const Film& film, CameraSamples& samples,
-                                                     bool for_derivatives) const {
+TensorXf SamplingIntegrator::render_samples(const Scene& scene, const Sensor& sensor, uint32_t seed, uint32_t spp,
+                                            bool for_derivatives) const {
+  // Every loop and call the render traces (the scene's queries included) defaults to the
+  // integrator's `mode`; their derivatives keep it, whenever a traversal reaches them.
+  ControlModeScope mode_scope(mode_);
+  const Film& film = *sensor.film();
+  CameraSamples samples = camera_samples(sensor, seed, spp);
   std::optional<VertexRecording> recording;
   if (const RecordingRequest* request = recording_request()) {
     Color3f ray_adjoint(0.0f, 0.0f, 0.0f);
@@ -127,22 +132,9 @@ std::vector<Float> SamplingIntegrator::sample_values(const Scene& scene, const F
   // the samples' values (a path replay's primal pass) need not be computed.
   if (for_derivatives)
     for (Float& value : values) value = derivatives_without_values(value);
-  return values;
-}
 
-TensorXf SamplingIntegrator::render_samples(const Scene& scene, const Sensor& sensor, uint32_t seed, uint32_t spp,
-                                            bool for_derivatives) const {
-  // Every loop and call the render traces (the scene's queries included) defaults to the
-  // integrator's `mode`; their derivatives keep it, whenever a traversal reaches them.
-  ControlModeScope mode_scope(mode_);
-  const Film& film = *sensor.film();
-  TensorXf image;
-  {  // the samples (rays, generators, the integrator's results) go before the image is
-     // evaluated, so that its kernel stores none of them
-    CameraSamples samples = camera_samples(sensor, seed, spp);
-    image = develop_samples(film, samples, sample_values(scene, film, samples, for_derivatives), returns_color());
-  }
   // Evaluated here, as Mitsuba's render() does: nothing pending refers to the scene after.
+  TensorXf image = develop_samples(film, samples, values, returns_color());
   kiln::eval(image.array());
   if (!for_derivatives) {  // film.bitmap()'s copy: values only, so it holds no derivative graph
     std::vector<std::string> channels;

@@ -75,14 +75,11 @@ class KernelBuilder {
   }
 
   ScheduledKernel finish() {
-    // Every live result of a loop with side effects run here is stored: running the loop
-    // again for a result read later would repeat them. A pure loop's results are computed
-    // again where read later, like any other value (a render's ray traversals and calls:
-    // storing every one of their results would cost memory per ray for values mostly dead).
+    // Every live result of a loop run here is stored: running the loop again for a result
+    // read later would repeat its side effects.
     for (Index loop : top_level_loops_)
-      if (has_side_effects(loop))
-        for (Index result : region(uint32_t(node(loop).literal)).results)
-          if (is_result_of(result, loop)) mark_output(result);
+      for (Index result : region(uint32_t(node(loop).literal)).results)
+        if (is_result_of(result, loop)) mark_output(result);
     KernelForm& form = kernel_.form;
     form.input_count = uint32_t(kernel_.inputs.size());
     form.output_count = uint32_t(kernel_.outputs.size());
@@ -137,32 +134,6 @@ class KernelBuilder {
   static Index phi_of(Index result) {
     const Node& n = node(result);
     return region(uint32_t(node(n.operands[0]).literal)).phis[n.literal];
-  }
-
-  /// Whether the loop's body, or a body nested in it, has side effects (scatters, prints).
-  static bool has_side_effects(Index loop) {
-    std::vector<uint32_t> bodies{uint32_t(node(loop).literal)};
-    std::vector<Index> stack;
-    std::unordered_set<Index> seen;
-    while (!bodies.empty()) {
-      const Region& body = region(bodies.back());
-      uint32_t id = bodies.back();
-      bodies.pop_back();
-      if (!body.effects.empty()) return true;
-      stack.assign(body.phis.begin(), body.phis.end());
-      stack.push_back(body.cond);
-      for (Index u : body.updates)
-        if (u) stack.push_back(u);
-      while (!stack.empty()) {  // loops nested in the body
-        Index i = stack.back();
-        stack.pop_back();
-        const Node& n = node(i);
-        if (!seen.insert(i).second || !scope_within(n.scope, id) || n.op == Op::Data) continue;
-        if (n.op == Op::Loop) bodies.push_back(uint32_t(n.literal));
-        for (int k = 0; k < op_arity(n.op); ++k) stack.push_back(n.operands[k]);
-      }
-    }
-    return false;
   }
 
   /// The nodes outside the loop's body (and the bodies nested in it) that it reads.

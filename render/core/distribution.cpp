@@ -28,7 +28,14 @@ DiscreteDistribution::DiscreteDistribution(const std::vector<float>& weights, si
   sum_ = float(total);
   normalization_ = float(1.0 / total);
   cdf.resize(capacity_ + 1, sum_);
+  std::vector<float> probabilities(weights.size());
+  for (size_t i = 0; i < weights.size(); ++i) probabilities[i] = float(double(weights[i]) / total);
+  probabilities_ = Float::from(probabilities.data(), probabilities.size());
   cdf_ = Float::from(cdf.data(), cdf.size());
+}
+
+Float DiscreteDistribution::probability(const UInt32& index, const Bool& active) const {
+  return gather(probabilities_, index, active);
 }
 
 UInt32 DiscreteDistribution::sample(const Float& sample, const Bool& active) const {

@@ -66,7 +66,6 @@ class MeshSilhouette : public Silhouette {
         b_(upload(edges.b)),
         inside_(upload(edges.inside)),
         other_(upload(edges.other)),
-        weights_(Float::from(edges.weights.data(), edges.weights.size())),
         choice_(edges.weights, capacity) {
     std::vector<uint32_t> always(edges.always.begin(), edges.always.end());
     always_ = upload(always) != 0u;
@@ -84,7 +83,7 @@ class MeshSilhouette : public Silhouette {
     ss.tangent = along / length;
     Array3f normal = normalize(cross(ss.tangent, p - viewpoint));
     ss.normal = mulsign(normal, -dot(normal, inside - p));
-    ss.pdf = gather(weights_, edge) * choice_.normalization() / length;
+    ss.pdf = choice_.probability(edge) / length;
     Array3f plane = cross(along, viewpoint - start);
     Bool folded = dot(plane, inside - start) * dot(plane, other - start) > 0.0f;
     ss.valid = (length > 0.0f) & (gather(always_, edge) | folded);
@@ -102,7 +101,6 @@ class MeshSilhouette : public Silhouette {
   Float positions_;
   UInt32 a_, b_, inside_, other_;
   Bool always_;
-  Float weights_;
   DiscreteDistribution choice_;
 };
 

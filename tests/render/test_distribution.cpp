@@ -96,3 +96,9 @@ TEST(DiscreteDistribution, RefusesBadWeights) {
   kiln::render::test::expect_error<ValueError>([] { DiscreteDistribution({1, NAN}); }, {"weight 1 is nan"});
   kiln::render::test::expect_error<ValueError>([] { DiscreteDistribution({0, 0}); }, {"every weight is zero"});
 }
+
+TEST(DiscreteDistribution, ProbabilitiesAreTheWeightsOverTheirSum) {
+  DiscreteDistribution distribution(kWeights, 64);
+  std::vector<float> p = distribution.probability(arange<UInt32>(kWeights.size())).to_vector();
+  for (size_t i = 0; i < kWeights.size(); ++i) EXPECT_NEAR(p[i], kWeights[i] / 11.75f, 1e-7f) << "item " << i;
+}

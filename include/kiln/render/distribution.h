@@ -32,6 +32,8 @@ class DiscreteDistribution {
   /// 1 / sum(): the density of a uniform choice weighted by item measure (1 / total area).
   float normalization() const { return normalization_; }
 
+  /// The probability of drawing item `index` (its weight over the sum).
+  Float probability(const UInt32& index, const Bool& active = Bool(true)) const;
   /// The item whose cumulative interval holds `sample`.
   UInt32 sample(const Float& sample, const Bool& active = Bool(true)) const;
   /// The item and `sample` rescaled within its interval.
@@ -40,7 +42,8 @@ class DiscreteDistribution {
  private:
   size_t size_ = 0, capacity_ = 0;
   float sum_ = 0, normalization_ = 0;
-  Float cdf_;  ///< capacity + 1 entries: 0, w0, w0 + w1, ..., sum, sum ... (in double, stored as float)
+  Float probabilities_;  ///< weight / sum per item (kept: differences of the cdf lose precision)
+  Float cdf_;            ///< capacity + 1 entries: 0, w0, w0 + w1, ..., sum, sum ... (in double, stored as float)
 };
 
 }  // namespace kiln::render

@@ -63,6 +63,14 @@ template <typename T> T derivatives_without_values(const T& value) {
   });
   return result;
 }
+/// True when every component of `value` is zeros known while tracing, as
+/// derivatives_without_values() gives: work on its values can be skipped, its derivatives
+/// kept.
+template <typename T> bool values_known_zero(const T& value) {
+  bool zero = true;
+  for_each_array(value, [&](const auto& array) { zero &= detail::node_is_zero(array.index()); });
+  return zero;
+}
 /// True when `value` (any component of it) carries derivatives.
 template <typename T> bool grad_enabled(const T& value) {
   bool any = false;

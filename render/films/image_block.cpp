@@ -2,6 +2,7 @@
 // the weighted means develop() returns. As Mitsuba's JIT variants do, the block has no
 // border: filter taps outside the crop window are dropped, and each pixel is divided by
 // the weights it received; splatted samples (the particle tracer's) add up unweighted.
+#include <kiln/autodiff.h>
 #include <kiln/construct.h>
 #include <kiln/math.h>
 #include <kiln/render/film.h>
@@ -26,7 +27,13 @@ void ImageBlock::add(const Int32& x, const Int32& y, const std::vector<Float>& v
   Bool inside = active & (x >= 0) & (y >= 0) & (x < width) & (y < height);
   UInt32 pixel = cast<uint32_t>(y * width + x);
   UInt32 base = pixel * uint32_t(channels_ + 1);
-  for (size_t c = 0; c < channels_; ++c) scatter_add(accumulator_, values[c] * weight, base + uint32_t(c), inside);
+  for (size_t c = 0; c < channels_; ++c) {
+    // A value that carries derivatives alone (zeros) adds nothing: its contribution stays a
+    // literal zero, whose scatter no kernel runs, and keeps the derivatives.
+    Float contribution = values[c] * weight;
+    if (values_known_zero(values[c])) contribution = derivatives_without_values(contribution);
+    scatter_add(accumulator_, contribution, base + uint32_t(c), inside);
+  }
   if (record_weight) scatter_add(accumulator_, weight, base + uint32_t(channels_), inside);
 }
 

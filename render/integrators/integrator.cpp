@@ -91,19 +91,21 @@ Color3f sample_adjoints(const Film& film, const CameraSamples& samples, size_t c
   return splat_adjoints(film, samples.splat_position, channels, color, adjoint);
 }
 
-TensorXf develop_samples(const Film& film, const CameraSamples& samples, const std::vector<Float>& values, bool color) {
+namespace {
+/// A block of the film with the samples' values put in it (pending: developing it runs the splats).
+ImageBlock splat_samples(const Film& film, const CameraSamples& samples, const std::vector<Float>& values) {
   ImageBlock block = film.create_block(values.size());
   block.put(samples.splat_position, values, samples.active);
-  return film.develop(block, color);
+  return block;
+}
+}  // namespace
+
+TensorXf develop_samples(const Film& film, const CameraSamples& samples, const std::vector<Float>& values, bool color) {
+  return film.develop(splat_samples(film, samples, values), color);
 }
 
-TensorXf SamplingIntegrator::render_samples(const Scene& scene, const Sensor& sensor, uint32_t seed, uint32_t spp,
-                                            bool for_derivatives) const {
-  // Every loop and call the render traces (the scene's queries included) defaults to the
-  // integrator's `mode`; their derivatives keep it, whenever a traversal reaches them.
-  ControlModeScope mode_scope(mode_);
-  const Film& film = *sensor.film();
-  CameraSamples samples = camera_samples(sensor, seed, spp);
+std::vector<Float> SamplingIntegrator::sample_values(const Scene& scene, const Film& film, CameraSamples& samples,
+                                                     bool for_derivatives) const {
   std::optional<VertexRecording> recording;
   if (const RecordingRequest* request = recording_request()) {
     Color3f ray_adjoint(0.0f, 0.0f, 0.0f);
@@ -132,9 +134,23 @@ TensorXf SamplingIntegrator::render_samples(const Scene& scene, const Sensor& se
   // the samples' values (a path replay's primal pass) need not be computed.
   if (for_derivatives)
     for (Float& value : values) value = derivatives_without_values(value);
+  return values;
+}
 
+TensorXf SamplingIntegrator::render_samples(const Scene& scene, const Sensor& sensor, uint32_t seed, uint32_t spp,
+                                            bool for_derivatives) const {
+  // Every loop and call the render traces (the scene's queries included) defaults to the
+  // integrator's `mode`; their derivatives keep it, whenever a traversal reaches them.
+  ControlModeScope mode_scope(mode_);
+  const Film& film = *sensor.film();
+  std::optional<ImageBlock> block;
+  {  // the samples (rays, generators, the integrator's results) go before developing the
+     // block runs its splats, so that their kernel stores none of them
+    CameraSamples samples = camera_samples(sensor, seed, spp);
+    block.emplace(splat_samples(film, samples, sample_values(scene, film, samples, for_derivatives)));
+  }
+  TensorXf image = film.develop(*block, returns_color());
   // Evaluated here, as Mitsuba's render() does: nothing pending refers to the scene after.
-  TensorXf image = develop_samples(film, samples, values, returns_color());
   kiln::eval(image.array());
   if (!for_derivatives) {  // film.bitmap()'s copy: values only, so it holds no derivative graph
     std::vector<std::string> channels;

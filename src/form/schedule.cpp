@@ -3,6 +3,7 @@
 #include "form/schedule.h"
 
 #include <algorithm>
+#include <unordered_map>
 #include <unordered_set>
 
 namespace kiln::detail {
@@ -74,12 +75,29 @@ class KernelBuilder {
     kernel_.outputs.push_back(index);
   }
 
+  /// A side effect of the group: the pending list's reference to it goes with the kernel.
+  void note_effect(Index effect) { effects_.push_back(effect); }
+
   ScheduledKernel finish() {
-    // Every live result of a loop run here is stored: running the loop again for a result
-    // read later would repeat its side effects.
-    for (Index loop : top_level_loops_)
-      for (Index result : region(uint32_t(node(loop).literal)).results)
-        if (is_result_of(result, loop)) mark_output(result);
+    // Every live result of a loop with side effects run here is stored: running the loop
+    // again for a result read later would repeat them. A pure loop the first time it runs
+    // stores the results read once the kernel is done through an array or a pending value
+    // of their own, not those read only through values computed from them here and kept
+    // (the adjoints a reverse pass leaves pending, which reference a render's calls by the
+    // hundred); a kernel that runs it again stores all it still needs, so none runs it a
+    // third time. The results read only inside the kernel are never stored (a render's ray
+    // traversals would keep memory per ray for values nobody reads).
+    Outliving outliving = outliving_nodes();
+    for (Index loop : top_level_loops_) {
+      Region& body = region(uint32_t(node(loop).literal));
+      bool rerun = !body.effects.empty() || body.runs > 0;
+      for (Index result : body.results) {
+        if (!is_result_of(result, loop)) continue;
+        bool needed = !placed(result) || outliving.referenced.count(result) || (rerun && outliving.kept.count(result));
+        if (!body.effects.empty() || needed) mark_output(result);
+      }
+      ++body.runs;
+    }
     KernelForm& form = kernel_.form;
     form.input_count = uint32_t(kernel_.inputs.size());
     form.output_count = uint32_t(kernel_.outputs.size());
@@ -124,6 +142,54 @@ class KernelBuilder {
     int value_operand = n.op == Op::Select ? 1 : 0;
     s.operand_type = arity > 0 ? node(n.operands[value_operand]).type : n.type;
     push(index, s);
+  }
+
+  /// Calls `f` on each node `index` holds a reference to: its operands and, for a loop,
+  /// what its body holds (src/ir/region.cpp).
+  template <typename F> static void for_each_held(Index index, F&& f) {
+    const Node& n = node(index);
+    for (Index operand : n.operands)
+      if (operand) f(operand);
+    if (n.op != Op::Loop) return;
+    const Region& body = region(uint32_t(n.literal));
+    for (Index phi : body.phis) f(phi);
+    for (Index update : body.updates)
+      if (update) f(update);
+    if (body.cond) f(body.cond);
+    for (Index effect : body.effects) f(effect);
+  }
+
+  struct Outliving {
+    std::unordered_set<Index> referenced;  ///< referred to from outside the kernel
+    std::unordered_set<Index> kept;        ///< those and what they read, up to stored values
+  };
+
+  /// The nodes placed in this kernel that something still refers to once it has run: a
+  /// reference from outside the kernel (an array, a pending node of another kernel) keeps
+  /// a node, and a kept node that is not stored keeps what it reads. Stored nodes become
+  /// Data and the group's side effects leave the pending list, dropping what they read.
+  Outliving outliving_nodes() const {
+    std::unordered_map<Index, uint32_t> references_here;
+    for (Index index : placed_nodes_) for_each_held(index, [&](Index held) { ++references_here[held]; });
+    for (Index effect : effects_) ++references_here[effect];
+    std::unordered_set<Index> stored(kernel_.outputs.begin(), kernel_.outputs.end());
+    Outliving outliving;
+    std::vector<Index> stack;
+    for (Index index : placed_nodes_) {
+      const Node& n = node(index);
+      if (n.ref_ext > 0 || n.ref_int > references_here[index]) {
+        outliving.referenced.insert(index);
+        stack.push_back(index);
+      }
+    }
+    while (!stack.empty()) {
+      Index index = stack.back();
+      stack.pop_back();
+      if (!placed(index) || !outliving.kept.insert(index).second || stored.count(index) || node(index).op == Op::Data)
+        continue;
+      for_each_held(index, [&](Index held) { stack.push_back(held); });
+    }
+    return outliving;
   }
 
   // ---- symbolic loops (src/ir/region.h) ----
@@ -215,12 +281,14 @@ class KernelBuilder {
   /// Marks a node as placed at an existing statement (no statement of its own).
   void place_at(Index index, uint32_t position) {
     Node& n = node(index);
+    if (n.schedule_pass != pass_) placed_nodes_.push_back(index);
     n.schedule_pass = pass_;
     n.schedule_position = position;
   }
 
   void push(Index index, const KernelStatement& s) {
     Node& n = node(index);
+    placed_nodes_.push_back(index);
     n.schedule_pass = pass_;
     n.schedule_position = uint32_t(kernel_.form.statements.size());
     kernel_.form.statements.push_back(s);
@@ -233,6 +301,8 @@ class KernelBuilder {
   uint64_t pass_;
   size_t lanes_;
   std::vector<Index> top_level_loops_;
+  std::vector<Index> placed_nodes_;  ///< every node placed in the kernel, once
+  std::vector<Index> effects_;
 };
 
 }  // namespace
@@ -241,6 +311,7 @@ ScheduledKernel schedule_kernel(const KernelGroup& group, bool checks, uint32_t 
   KernelBuilder builder(checks, packet_width, group.size);
   for (Index effect : group.effects) {
     builder.visit(effect);
+    builder.note_effect(effect);
     // A counter's old values outlive the kernel when anything still uses them.
     const Node& n = node(effect);
     if (n.op == Op::ScatterInc && (n.ref_ext > 0 || n.ref_int > 1)) builder.mark_output(effect);

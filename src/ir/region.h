@@ -39,6 +39,7 @@ struct Region {
   std::vector<Index> effects;  ///< side effects of the body in program order (internal refs)
   std::vector<Index> targets;  ///< Data nodes the body (or a nested one) scatters into
   std::vector<Index> results;  ///< LoopResult nodes (not owned: check they are still results)
+  uint32_t runs = 0;           ///< kernels that ran the loop (src/form/schedule.cpp)
 };
 
 /// The region `id` (recorded or open); throws InternalError when it was released.

@@ -383,6 +383,9 @@ void trace_scatter(ReduceOp reduce, Index& target, Index value, Index index, Ind
                     "): bitwise reductions need integer arrays (Int32, UInt32, Int64, UInt64), got " +
                     describe(target));
   check_buffer_operand(target, "scatters into");
+  // Adding zeros known while tracing changes nothing (the values of a render traced for its
+  // derivatives alone): no kernel does it.
+  if (reduce == ReduceOp::Add && node_is_zero(value)) return;
   Index operands[4] = {value, index, mask, current_mask()};
   flush_dirty(operands, 3);
   Node n;
@@ -492,6 +495,12 @@ bool node_is_literal(Index index) {
   StateLock lock(state().mutex);
   check_live(index, "is_literal");
   return node(index).op == Op::Literal;
+}
+
+bool node_is_zero(Index index) {
+  StateLock lock(state().mutex);
+  check_live(index, "is_zero");
+  return node(index).op == Op::Literal && node(index).literal == 0;
 }
 
 Device node_device(Index index) {

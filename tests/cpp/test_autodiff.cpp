@@ -623,3 +623,19 @@ TEST_F(AutodiffSemantics, DerivativesWithoutValuesCarryTraversalsButComputeNothi
     EXPECT_NEAR(host(grad(x))[i], 3 * (std::cos(i + 1.0) * (i + 1.0) + std::sin(i + 1.0)) + 1, 1e-12);
   EXPECT_FALSE(grad_enabled(derivatives_without_values(detach(y))));
 }
+
+TEST_F(AutodiffSemantics, ScatteringDerivativesWithoutValuesRunsNoKernelAndKeepsTheDerivatives) {
+  Float64 x = from({1, 2, 3});
+  enable_grad(x);
+  Float64 carriers = derivatives_without_values(x * x);
+  EXPECT_TRUE(values_known_zero(carriers));
+  EXPECT_FALSE(values_known_zero(x));
+  Float64 block = zeros<Float64>(2);
+  kernel_history(true);
+  scatter_add(block, carriers, UInt32{0, 1, 1});
+  eval(block);
+  for (const KernelLaunch& launch : kernel_history()) EXPECT_EQ(launch.side_effects, 0u) << "no zero is added";
+  EXPECT_EQ(host(block), (std::vector<double>{0, 0}));
+  backward(sum(block * from({1, 10})));
+  EXPECT_EQ(host(grad(x)), (std::vector<double>{2, 40, 60}));  // d(x^2) = 2x, times 1, 10, 10
+}

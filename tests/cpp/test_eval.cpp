@@ -238,6 +238,18 @@ TEST_F(Eval, ScatterIncGivesDistinctSlots) {
   EXPECT_LT(slot.read(3), count);
 }
 
+TEST_F(Eval, AddingKnownZerosRunsNothing) {
+  Float target = Float{1.f, 2.f, 3.f};
+  eval(target);
+  kernel_history(true);
+  Float values = zeros<Float>(1000);
+  scatter_add(target, values, arange<UInt32>(1000) % 3u);
+  scatter_add(target, Float(-0.0f), UInt32{1});  // not zero bits: added
+  eval(target);
+  EXPECT_EQ(kernel_history(true).size(), 1u) << "only the -0.0 is scattered";
+  EXPECT_EQ(target.to_vector(), (std::vector<float>{1, 2, 3}));
+}
+
 TEST_F(Eval, ScatterCopiesASharedTarget) {
   Float a = Float{1.f, 2.f, 3.f};
   Float b = a;         // shares the node

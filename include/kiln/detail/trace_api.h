@@ -63,6 +63,8 @@ VarType node_type(Index index);
 size_t node_size(Index index);
 /// True when the node is a literal (a constant that needs no memory).
 bool node_is_literal(Index index);
+/// True when the node is a literal whose bits are zero (0, +0.0, false).
+bool node_is_zero(Index index);
 Device node_device(Index index);
 
 /// Evaluates the given nodes and every pending side effect.

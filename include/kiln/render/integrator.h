@@ -110,6 +110,10 @@ class SamplingIntegrator : public Integrator {
   /// render() with sample() or sample_for_derivatives().
   TensorXf render_samples(const Scene& scene, const Sensor& sensor, uint32_t seed, uint32_t spp,
                           bool for_derivatives) const;
+  /// The values `samples` splat (the color channels, alpha, the aovs), from sample() or
+  /// sample_for_derivatives(); records their vertices when a recording is requested.
+  std::vector<Float> sample_values(const Scene& scene, const Film& film, CameraSamples& samples,
+                                   bool for_derivatives) const;
 };
 
 }  // namespace kiln::render

@@ -564,3 +564,19 @@ def test_scene_parameters_say_which_are_differentiable():
     assert params.flags("sensor.x_fov") & kr.ParamFlags.Discontinuous
     with pytest.raises(ValueError, match="no parameter 'nope'"):
         params.flags("nope")
+
+
+@pytest.mark.parametrize("integrator", ["path3", "direct_projective"])
+def test_a_render_stores_nothing_per_sample(integrator):
+    # A render's ray traversals and calls are symbolic loops whose results its splats read:
+    # the kernel that runs them stores none, the samples being gone before the splats run
+    # (the primal render of a differentiable scene included).
+    chosen = {"type": "direct_projective", "sppi": 0} if integrator == "direct_projective" else INTEGRATORS[integrator]
+    scene = kr.load_dict(box_scene(chosen, "symbolic"))
+    params = kr.traverse(scene)
+    kl.enable_grad(params["wall.bsdf.reflectance.value"])
+    params.update()
+    kl.kernel_history(True)
+    kr.render(scene, params, spp=SPP, seed=0)
+    per_sample = [entry for entry in kl.kernel_history(True) if entry["size"] == 8 * 8 * SPP]
+    assert len(per_sample) == 1 and per_sample[0]["outputs"] == 0, per_sample

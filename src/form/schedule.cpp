@@ -87,7 +87,7 @@ class KernelBuilder {
     // hundred); a kernel that runs it again stores all it still needs, so none runs it a
     // third time. The results read only inside the kernel are never stored (a render's ray
     // traversals would keep memory per ray for values nobody reads).
-    Outliving outliving = outliving_nodes();
+    Outliving outliving = top_level_loops_.empty() ? Outliving{} : outliving_nodes();
     for (Index loop : top_level_loops_) {
       Region& body = region(uint32_t(node(loop).literal));
       bool rerun = !body.effects.empty() || body.runs > 0;
@@ -302,7 +302,7 @@ class KernelBuilder {
   size_t lanes_;
   std::vector<Index> top_level_loops_;
   std::vector<Index> placed_nodes_;  ///< every node placed in the kernel, once
-  std::vector<Index> effects_;
+  std::vector<Index> effects_;       ///< the group's side effects
 };
 
 }  // namespace

@@ -143,13 +143,13 @@ TensorXf SamplingIntegrator::render_samples(const Scene& scene, const Sensor& se
   // integrator's `mode`; their derivatives keep it, whenever a traversal reaches them.
   ControlModeScope mode_scope(mode_);
   const Film& film = *sensor.film();
-  std::optional<ImageBlock> block;
-  {  // the samples (rays, generators, the integrator's results) go before developing the
-     // block runs its splats, so that their kernel stores none of them
+  // The samples (rays, generators, the integrator's results) go before developing the
+  // block runs its splats, so that their kernel stores none of them.
+  ImageBlock block = [&] {
     CameraSamples samples = camera_samples(sensor, seed, spp);
-    block.emplace(splat_samples(film, samples, sample_values(scene, film, samples, for_derivatives)));
-  }
-  TensorXf image = film.develop(*block, returns_color());
+    return splat_samples(film, samples, sample_values(scene, film, samples, for_derivatives));
+  }();
+  TensorXf image = film.develop(block, returns_color());
   // Evaluated here, as Mitsuba's render() does: nothing pending refers to the scene after.
   kiln::eval(image.array());
   if (!for_derivatives) {  // film.bitmap()'s copy: values only, so it holds no derivative graph

@@ -16,7 +16,10 @@
 #include <string>
 
 namespace kiln::detail {
+
 namespace {
+/// A literal whose bits are zero (0, +0.0, false).
+bool is_zero_literal(const Node& n) { return n.op == Op::Literal && n.literal == 0; }
 
 std::string describe(Index index) {
   const Node& n = node(index);
@@ -385,7 +388,7 @@ void trace_scatter(ReduceOp reduce, Index& target, Index value, Index index, Ind
   check_buffer_operand(target, "scatters into");
   // Adding zeros known while tracing changes nothing (the values of a render traced for its
   // derivatives alone): no kernel does it.
-  if (reduce == ReduceOp::Add && node_is_zero(value)) return;
+  if (reduce == ReduceOp::Add && is_zero_literal(node(value))) return;
   Index operands[4] = {value, index, mask, current_mask()};
   flush_dirty(operands, 3);
   Node n;
@@ -500,7 +503,7 @@ bool node_is_literal(Index index) {
 bool node_is_zero(Index index) {
   StateLock lock(state().mutex);
   check_live(index, "is_zero");
-  return node(index).op == Op::Literal && node(index).literal == 0;
+  return is_zero_literal(node(index));
 }
 
 Device node_device(Index index) {

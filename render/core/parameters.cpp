@@ -106,8 +106,10 @@ template <typename T> T& target(const std::string& key, const ParameterRef& ref,
   throw TypeError("kiln.render: scene parameters: '" + key + "' holds " + kNames[ref.index()] + ", not " + given);
 }
 
-void check_size(const std::string& key, size_t expected, size_t given) {
-  if (expected != given && given != 1)
+/// SizeError unless `given` values fit a parameter of `expected` (one value is broadcast;
+/// a resizable parameter takes any size).
+void check_size(const std::string& key, uint32_t flags, size_t expected, size_t given) {
+  if (expected != given && given != 1 && !(flags & param_flags::kResizable))
     throw SizeError("kiln.render: scene parameters: '" + key + "' holds " + std::to_string(expected) +
                     " values; the new value has " + std::to_string(given));
 }
@@ -115,16 +117,19 @@ void check_size(const std::string& key, size_t expected, size_t given) {
 }  // namespace
 
 void SceneParameters::set(const std::string& key, const Float& value) {
-  Float& stored = target<Float>(key, entry(key).ref, "a Float array");
-  check_size(key, stored.size(), value.size());
-  stored = value.size() == stored.size() ? value : value + zeros<Float>(stored.size());
+  const Entry& found = entry(key);
+  Float& stored = target<Float>(key, found.ref, "a Float array");
+  check_size(key, found.flags, stored.size(), value.size());
+  bool broadcast = value.size() == 1 && stored.size() != 1;
+  stored = broadcast ? value + zeros<Float>(stored.size()) : value;
   set_label(stored, key);
   changed(key);
 }
 
 void SceneParameters::set(const std::string& key, const Array3f& value) {
-  Array3f& stored = target<Array3f>(key, entry(key).ref, "an Array3f");
-  check_size(key, stored.x.size(), value.x.size());
+  const Entry& found = entry(key);
+  Array3f& stored = target<Array3f>(key, found.ref, "an Array3f");
+  check_size(key, found.flags, stored.x.size(), value.x.size());
   stored = value;
   for_each_array(stored, [&](Float& array) { set_label(array, key); });
   changed(key);

@@ -356,16 +356,17 @@ std::tuple<Color3f, Float, BSDFSample3f, Color3f> Scene::bsdf_eval_pdf_sample(co
 }
 
 void Scene::parameters_changed(const std::vector<std::string>&) {
-  // Meshes update the ray tracer in place (an optimization moving vertices every
-  // iteration keeps one structure); a moved sphere or disk rebuilds it.
+  // Meshes whose vertices moved update the ray tracer in place (an optimization moving
+  // vertices every iteration keeps one structure); new faces or vertex counts (a remeshed
+  // shape) and moved spheres or disks rebuild it.
   bool rebuild = false, moved = false;
   for (size_t i = 0; i < shapes_.size(); ++i) {
-    if (!shapes_[i]->geometry_changed()) continue;
-    shapes_[i]->set_geometry_changed(false);
+    Shape::GeometryChange change = shapes_[i]->geometry_change();
+    if (change == Shape::GeometryChange::kNone) continue;
+    shapes_[i]->set_geometry_change(Shape::GeometryChange::kNone);
     moved = true;
-    AccelGeometry geometry = shapes_[i]->accel_geometry();
-    if (const auto* mesh = std::get_if<AccelTriangles>(&geometry))
-      accel_->update_mesh_positions(i, mesh->positions);
+    if (change == Shape::GeometryChange::kVerticesMoved)
+      accel_->update_mesh_positions(i, std::get<AccelTriangles>(shapes_[i]->accel_geometry()).positions);
     else
       rebuild = true;
   }

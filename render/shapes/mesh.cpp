@@ -79,12 +79,25 @@ Float Mesh::computed_vertex_normals() const {
 }
 
 void Mesh::refresh_host_data() {
-  host_.positions = host_copy<float>(positions_);
-  host_.faces = host_copy<uint32_t>(faces_);
-  std::vector<float> areas = triangle_areas(host_);
+  if (positions_.size() % 3 != 0 || faces_.size() % 3 != 0 || faces_.size() == 0)
+    throw ValueError("kiln.render: shape '" + plugin() + "' (" + source() + "): vertex_positions (" +
+                     std::to_string(positions_.size()) + " values) and faces (" + std::to_string(faces_.size()) +
+                     ") need 3 values per vertex and per triangle, and at least one triangle");
+  MeshData host;
+  host.positions = host_copy<float>(positions_);
+  host.faces = host_copy<uint32_t>(faces_);
+  uint32_t vertices = uint32_t(host.vertex_count());
+  auto beyond = std::find_if(host.faces.begin(), host.faces.end(), [&](uint32_t v) { return v >= vertices; });
+  if (beyond != host.faces.end())
+    throw ValueError("kiln.render: shape '" + plugin() + "' (" + source() + "): face " +
+                     std::to_string((beyond - host.faces.begin()) / 3) + " names vertex " + std::to_string(*beyond) +
+                     " of " + std::to_string(vertices) +
+                     " (set vertex_positions and faces together, then params.update())");
+  std::vector<float> areas = triangle_areas(host);
   // A mesh made empty (kr.Mesh(...) before its arrays are set) has no area to sample yet.
   bool has_area = std::any_of(areas.begin(), areas.end(), [](float a) { return a > 0.0f; });
   area_ = has_area ? DiscreteDistribution(areas) : DiscreteDistribution();
+  host_ = std::move(host);
 }
 
 MeshData Mesh::host_data() const {
@@ -301,11 +314,13 @@ std::pair<std::array<float, 3>, std::array<float, 3>> Mesh::bounding_box() const
 
 void Mesh::traverse(TraversalCallback& callback) {
   Shape::traverse(callback);
-  callback.put("vertex_positions", &positions_, param_flags::kDiscontinuous);
-  if (has_normals_) callback.put("vertex_normals", &normals_, param_flags::kDifferentiable);
-  if (has_texcoords_) callback.put("vertex_texcoords", &texcoords_, param_flags::kDifferentiable);
-  callback.put("faces", &faces_, param_flags::kNonDifferentiable);
-  for (auto& [name, attribute] : attributes_) callback.put(name, &attribute.values, param_flags::kDifferentiable);
+  // A remeshed shape takes arrays of other sizes: parameters_changed() checks them together.
+  using namespace param_flags;
+  callback.put("vertex_positions", &positions_, kDiscontinuous | kResizable);
+  if (has_normals_) callback.put("vertex_normals", &normals_, kDifferentiable | kResizable);
+  if (has_texcoords_) callback.put("vertex_texcoords", &texcoords_, kDifferentiable | kResizable);
+  callback.put("faces", &faces_, kNonDifferentiable | kResizable);
+  for (auto& [name, attribute] : attributes_) callback.put(name, &attribute.values, kDifferentiable | kResizable);
 }
 
 void Mesh::parameters_changed(const std::vector<std::string>& keys) {
@@ -315,19 +330,40 @@ void Mesh::parameters_changed(const std::vector<std::string>& keys) {
   std::copy_if(keys.begin(), keys.end(), std::back_inserter(others),
                [&](const std::string& key) { return !attributes_.count(key); });
   if (keys.empty() || (!others.empty() && !only_children_changed(others))) {
-    if (positions_.size() % 3 != 0 || faces_.size() % 3 != 0 || faces_.size() == 0)
-      throw ValueError("kiln.render: shape '" + plugin() + "' (" + source() +
-                       "): vertex_positions and faces need 3 values per vertex and per triangle");
-    // New positions without new normals: the normals follow them (as Mitsuba's), with
-    // their derivatives.
-    auto changed = [&](const char* key) { return std::find(keys.begin(), keys.end(), key) != keys.end(); };
-    if (has_normals_ && (changed("vertex_positions") || changed("faces")) && !changed("vertex_normals"))
-      normals_ = computed_vertex_normals();
+    std::vector<uint32_t> old_faces = host_.faces;
+    size_t old_vertex_count = host_.vertex_count();
     refresh_host_data();
-    set_geometry_changed(true);
+    bool reshaped = host_.faces != old_faces || vertex_count() != old_vertex_count;
+    // (A change an update that failed below left pending stays as large.)
+    set_geometry_change(
+        std::max(geometry_change(), reshaped ? GeometryChange::kReshaped : GeometryChange::kVerticesMoved));
+    auto changed = [&](const char* key) { return std::find(keys.begin(), keys.end(), key) != keys.end(); };
+    // New positions or faces without new normals: the normals follow them (as Mitsuba's),
+    // with their derivatives. Texture coordinates a new vertex count leaves behind are
+    // dropped (uv then barycentric, as for a mesh read without them; Mitsuba keeps zeros).
+    if (has_normals_ && !changed("vertex_normals") && (changed("vertex_positions") || changed("faces")))
+      normals_ = computed_vertex_normals();
+    if (has_texcoords_ && !changed("vertex_texcoords") && texcoords_.size() != 2 * vertex_count())
+      texcoords_ = kiln_copy({});
+    has_normals_ = has_normals_ || changed("vertex_normals");  // given again after being dropped
+    has_texcoords_ = has_texcoords_ || changed("vertex_texcoords");
+    check_vertex_values("vertex_normals", has_normals_, normals_, 3);
+    check_vertex_values("vertex_texcoords", has_texcoords_, texcoords_, 2);
   }
   // Every attribute still fits the mesh (a new vertex count needs new attributes too).
   for (const auto& [name, attribute] : attributes_) check_attribute(name, attribute);
+}
+
+void Mesh::check_vertex_values(const char* name, bool& has, const Float& values, size_t per_vertex) {
+  if (!has) return;
+  if (values.size() == 0) {
+    has = false;  // an empty array: none
+    return;
+  }
+  if (values.size() != per_vertex * vertex_count())
+    throw ValueError("kiln.render: shape '" + plugin() + "' (" + source() + "): " + name + " holds " +
+                     std::to_string(values.size()) + " values; its " + std::to_string(vertex_count()) +
+                     " vertices need " + std::to_string(per_vertex * vertex_count()) + " (or none: an empty array)");
 }
 
 std::shared_ptr<Shape> make_mesh(size_t vertex_count, size_t face_count, bool vertex_normals, bool vertex_texcoords,

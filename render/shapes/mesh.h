@@ -68,10 +68,14 @@ class Mesh : public Shape {
 
  private:
   /// Host copies of positions and faces, and the area distribution, from the Kiln arrays
-  /// (none while every triangle is degenerate).
+  /// (none while every triangle is degenerate); ValueError naming the mesh, and nothing
+  /// changed, unless the faces are triangles of vertices the mesh has.
   void refresh_host_data();
   /// Vertex normals from the positions and faces, as a mesh read without them gets.
   Float computed_vertex_normals() const;
+  /// Drops the vertex values (has = false) when `values` is empty; otherwise ValueError
+  /// naming the mesh unless they hold `per_vertex` values per vertex.
+  void check_vertex_values(const char* name, bool& has, const Float& values, size_t per_vertex);
   /// ValueError naming the shape when it has no area distribution to sample.
   void require_area() const;
   /// `n` turned to the side flip_normals asks for.

@@ -25,7 +25,7 @@ class PlacedShape : public Shape {
     // on to what it derives and the hits carry (interior terms).
     if (!grad_enabled(to_world_.matrix())) to_world_ = Transform4f::from_rows(to_world_.to_rows());
     update();
-    set_geometry_changed(true);
+    set_geometry_change(GeometryChange::kReshaped);
   }
 
  protected:

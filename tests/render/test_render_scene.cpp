@@ -119,7 +119,8 @@ TEST(RenderScene, ShapesKeepTheirGeometryWhenOnlyTheirMaterialChanged) {
   auto scene = load("path");
   const auto& shapes = scene->shapes();
   auto changed = [&] {
-    return std::count_if(shapes.begin(), shapes.end(), [](const auto& s) { return s->geometry_changed(); });
+    return std::count_if(shapes.begin(), shapes.end(),
+                         [](const auto& s) { return s->geometry_change() != render::Shape::GeometryChange::kNone; });
   };
   for (const auto& shape : shapes) {  // what update() tells each shape
     shape->parameters_changed({"bsdf"});

@@ -76,9 +76,12 @@ class Shape : public Object {
   /// BSDF or the area light: the geometry stayed as it was.
   static bool only_children_changed(const std::vector<std::string>& keys);
 
-  /// True after a parameter change the ray tracer must see (the scene then rebuilds it).
-  bool geometry_changed() const { return geometry_changed_; }
-  void set_geometry_changed(bool changed) { geometry_changed_ = changed; }
+  /// What a parameter change did to the geometry, which the ray tracer must see: a mesh's
+  /// vertices moved (the scene updates the tracer in place), or anything else (new faces,
+  /// another vertex count, a sphere's transform: the scene builds the tracer again).
+  enum class GeometryChange { kNone, kVerticesMoved, kReshaped };
+  GeometryChange geometry_change() const { return geometry_change_; }
+  void set_geometry_change(GeometryChange change) { geometry_change_ = change; }
 
   const std::shared_ptr<BSDF>& bsdf() const { return bsdf_; }
   /// The area light attached to the shape, or null.
@@ -87,7 +90,7 @@ class Shape : public Object {
  private:
   std::shared_ptr<BSDF> bsdf_;
   std::shared_ptr<Emitter> emitter_;
-  bool geometry_changed_ = false;
+  GeometryChange geometry_change_ = GeometryChange::kNone;
 };
 
 }  // namespace kiln::render

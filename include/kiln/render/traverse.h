@@ -33,6 +33,9 @@ inline constexpr uint32_t kNonDifferentiable = 1u << 0;
 /// Its derivatives have visibility (silhouette) terms besides the interior ones: render()
 /// gives the interior terms; projective integrators add the visibility terms.
 inline constexpr uint32_t kDiscontinuous = 1u << 1;
+/// Kiln's own: a new value may have another size (a mesh's arrays, whose owner checks the
+/// sizes together when the parameters are updated); other arrays keep theirs.
+inline constexpr uint32_t kResizable = 1u << 2;
 }  // namespace param_flags
 
 class TraversalCallback {

@@ -53,6 +53,18 @@ Float to_float(const nb::handle& value) {
   return nb::cast<Float>(nb::module_::import_("kiln").attr("Float")(value));
 }
 
+/// Signed indices (mi.Int faces, as Mitsuba's tutorials assign them) as UInt32;
+/// ValueError for a negative one.
+UInt32 to_unsigned(const std::string& key, const Int32& value) {
+  if (value.size() != 0) {
+    int32_t lowest = min(value).item();
+    if (lowest < 0)
+      throw ValueError("kiln.render: scene parameters: '" + key + "' takes unsigned values; the new value holds " +
+                       std::to_string(lowest));
+  }
+  return cast<uint32_t>(value);
+}
+
 void set(BoundParameters& self, const std::string& key, const nb::handle& value) {
   if (!self.parameters.contains(key)) throw nb::key_error(key.c_str());
   std::visit(
@@ -64,7 +76,15 @@ void set(BoundParameters& self, const std::string& key, const nb::handle& value)
           self.parameters.set(key, to_float(value));
         } else if constexpr (std::is_same_v<T, Array3f>) {
           if (nb::isinstance<Array3f>(value)) return self.parameters.set(key, nb::cast<Array3f>(value));
-          auto v = nb::cast<std::array<float, 3>>(value);
+          if (nb::isinstance<Float>(value)) {  // gray: the same in the three channels
+            Float gray = nb::cast<Float>(value);
+            return self.parameters.set(key, Array3f(gray, gray, gray));
+          }
+          std::array<float, 3> v;
+          if (!nb::try_cast(value, v))
+            throw TypeError("kiln.render: scene parameters: '" + key +
+                            "' holds an Array3f; give one, a Float, or three numbers, not " +
+                            nb::cast<std::string>(nb::str(nb::type_name(value.type()))));
           self.parameters.set(key, Array3f(Float(v[0]), Float(v[1]), Float(v[2])));
         } else if constexpr (std::is_same_v<T, TensorXf>) {
           TensorXf tensor = nb::isinstance<TensorXf>(value)
@@ -76,6 +96,7 @@ void set(BoundParameters& self, const std::string& key, const nb::handle& value)
           self.parameters.set(key, tensor);
         } else if constexpr (std::is_same_v<T, UInt32>) {
           if (nb::isinstance<UInt32>(value)) return self.parameters.set(key, nb::cast<UInt32>(value));
+          if (nb::isinstance<Int32>(value)) return self.parameters.set(key, to_unsigned(key, nb::cast<Int32>(value)));
           self.parameters.set(key, nb::cast<UInt32>(nb::module_::import_("kiln").attr("UInt32")(value)));
         } else {
           if (nb::isinstance<Transform4f>(value)) return self.parameters.set(key, nb::cast<Transform4f>(value));
@@ -136,7 +157,10 @@ void bind_parameters(nb::module_& m) {
           "Keeps only the parameters whose key matches `keys` (a regular expression matched at the start, or a "
           "list of them), as Mitsuba's keep(); None keeps all.")
       .def(
-          "flags", [](const BoundParameters& p, const std::string& key) { return ParamFlags(p.parameters.flags(key)); },
+          "flags",
+          [](const BoundParameters& p, const std::string& key) {
+            return ParamFlags(p.parameters.flags(key) & ~param_flags::kResizable);  // Mitsuba's flags only
+          },
           nb::arg("key"), "The parameter's kr.ParamFlags.")
       .def("__setitem__", &set, nb::arg("key"), nb::arg("value"),
            "Assigns a value of the parameter's type and size (checked); call update() to apply.")

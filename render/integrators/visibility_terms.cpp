@@ -42,6 +42,10 @@ constexpr float kSideOffset = 3e-4f, kImageStep = 1e-3f;
 /// silhouette point and still count as seeing it: a ray grazing a curved surface at offset
 /// ε·d meets it about sqrt(2 ε d r) early (r its radius of curvature), 7.7% of d where r = 10 d.
 constexpr float kHitTolerance = 1e-1f;
+/// How far (relative to the distance) what the rays either side of a crease meet may lie
+/// from the planes of its two triangles: a crease hidden just behind a silhouette is seen
+/// past by rays that meet the surface in front, within kHitTolerance of it.
+constexpr float kPlaneTolerance = 1e-4f;
 
 /// Silhouettes and the samples each gets, out of `total` shared by weight (at least one each).
 struct SharedSilhouettes {
@@ -82,14 +86,19 @@ struct Across {
   Float beyond;        ///< how far the outside ray goes (infinity where it leaves the scene)
 };
 
-/// The two sides of a silhouette point, seen along `inside` and `outside` (rays aimed just
-/// inside and just outside it, expected to travel `reach_in` and `reach_out`).
-Across radiance_across(const Scene& scene, const SamplingIntegrator& radiance, PCG32& rng, const Ray3f& inside,
-                       const Ray3f& outside, const Float& reach_in, const Float& reach_out, const Float& tolerance,
-                       Bool valid) {
+/// The two sides of the silhouette point `ss` at `distance` from the viewpoint, seen along
+/// `inside` and `outside` (rays aimed just inside and just outside it, expected to travel
+/// `reach_in` and `reach_out`).
+Across radiance_across(const Scene& scene, const SamplingIntegrator& radiance, PCG32& rng, const SilhouetteSample& ss,
+                       const Float& distance, const Ray3f& inside, const Ray3f& outside, const Float& reach_in,
+                       const Float& reach_out, Bool valid) {
   SurfaceInteraction hit_in = scene.ray_intersect(inside, valid), hit_out = scene.ray_intersect(outside, valid);
+  Float tolerance = distance * kHitTolerance, in_plane = distance * kPlaneTolerance;
+  Array3f p = detach(ss.p);
+  Bool on_crease = (abs(dot(hit_in.p - p, ss.inside_plane)) < in_plane) &
+                   (abs(dot(hit_out.p - p, ss.outside_plane)) < in_plane) & hit_out.is_valid();
   valid = valid & hit_in.is_valid() & (abs(hit_in.t - reach_in) < tolerance) &
-          ((!hit_out.is_valid()) | (hit_out.t > reach_out - tolerance));
+          ((!hit_out.is_valid()) | (hit_out.t > reach_out - tolerance)) & (!ss.crease | on_crease);
   ControlModeScope mode(radiance.mode());
   PCG32 rng_outside = rng;
   Color3f in = radiance.sample(scene, rng, inside, valid).radiance;
@@ -145,8 +154,8 @@ void splat_primary(const Scene& scene, const Sensor& sensor, const SamplingInteg
     placed = valid;
     auto [ray_in, weight_in] = film_ray(inner_px);
     auto [ray_out, weight_out] = film_ray(outer_px);
-    Across across = radiance_across(scene, radiance, rng, ray_in, ray_out, norm(inner - ray_in.o),
-                                    norm(outer - ray_out.o), distance * kHitTolerance, valid);
+    Across across = radiance_across(scene, radiance, rng, ss, distance, ray_in, ray_out, norm(inner - ray_in.o),
+                                    norm(outer - ray_out.o), valid);
     std::tie(difference, valid) = std::tie(across.difference, across.seen);
     difference = difference * weight_in;  // a perspective camera's weight: 1 on both sides
   }
@@ -188,8 +197,8 @@ void splat_indirect(const Scene& scene, const Sensor& sensor, const SamplingInte
     valid = valid & (distance > 0.0f) & ((bsdf_value.x != 0.0f) | (bsdf_value.y != 0.0f) | (bsdf_value.z != 0.0f));
     Array3f inner = p - ss.normal * (distance * kSideOffset), outer = p + ss.normal * (distance * kSideOffset);
     Ray3f ray_in = si.spawn_ray(normalize(inner - x)), ray_out = si.spawn_ray(normalize(outer - x));
-    Across across = radiance_across(scene, arriving, rng, ray_in, ray_out, norm(inner - ray_in.o),
-                                    norm(outer - ray_out.o), distance * kHitTolerance, valid);
+    Across across = radiance_across(scene, arriving, rng, ss, distance, ray_in, ray_out, norm(inner - ray_in.o),
+                                    norm(outer - ray_out.o), valid);
     valid = across.seen;
     // Directions at x per unit length of silhouette, and the speed in directions: both over
     // the distance.

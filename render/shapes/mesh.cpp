@@ -171,10 +171,10 @@ void Mesh::require_area() const {
 }
 
 std::unique_ptr<Silhouette> Mesh::silhouette(const std::array<float, 3>& eye) const {
-  return mesh_silhouette(host_, positions_, eye);
+  return mesh_silhouette(host_, !has_normals_, positions_, eye);
 }
 
-std::unique_ptr<Silhouette> Mesh::silhouettes() const { return mesh_silhouettes(host_, positions_); }
+std::unique_ptr<Silhouette> Mesh::silhouettes() const { return mesh_silhouettes(host_, !has_normals_, positions_); }
 
 AccelGeometry Mesh::accel_geometry() const { return AccelTriangles{host_.positions, host_.faces}; }
 

@@ -23,6 +23,10 @@ Point cross3(const Point& a, const Point& b) {
   return {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
 }
 
+Point host_vertex(const MeshData& host, uint32_t i) {
+  return Point{host.positions[3 * i], host.positions[3 * i + 1], host.positions[3 * i + 2]};
+}
+
 /// A triangle's side of an edge: the edge (welded vertices, lower index first), the
 /// triangle's third vertex, and its own (unwelded) vertices of the edge as one number.
 struct EdgeSide {
@@ -50,13 +54,14 @@ std::vector<uint32_t> welded_vertices(const MeshData& host) {
 /// mesh's side of the edge), chosen with probability proportional to `weights`. An edge
 /// counts for a lane's viewpoint when `always` (open boundaries, creases, edges already
 /// found on the host) or when its triangles (third vertices `inside` and `other`) lie on one
-/// side of the plane through the edge and the viewpoint. The edges are a subset of the mesh's
+/// side of the plane through the edge and the viewpoint; a `crease` (shading jumps across it)
+/// that does not fold away is seen head on. The edges are a subset of the mesh's
 /// `capacity` edges, which fixes the kernels' shape however many there are.
 class MeshSilhouette : public Silhouette {
  public:
   struct Edges {
     std::vector<uint32_t> a, b, inside, other;
-    std::vector<bool> always;
+    std::vector<bool> always, crease;
     std::vector<float> weights;
   };
 
@@ -67,8 +72,10 @@ class MeshSilhouette : public Silhouette {
         inside_(upload(edges.inside)),
         other_(upload(edges.other)),
         choice_(edges.weights, capacity) {
-    std::vector<uint32_t> always(edges.always.begin(), edges.always.end());
+    std::vector<uint32_t> always(edges.always.begin(), edges.always.end()),
+        crease(edges.crease.begin(), edges.crease.end());
     always_ = upload(always) != 0u;
+    crease_ = upload(crease) != 0u;
     weight_ = weight;
   }
 
@@ -87,6 +94,9 @@ class MeshSilhouette : public Silhouette {
     Array3f plane = cross(along, viewpoint - start);
     Bool folded = dot(plane, inside - start) * dot(plane, other - start) > 0.0f;
     ss.valid = (length > 0.0f) & (gather(always_, edge) | folded);
+    ss.crease = gather(crease_, edge) & !folded;
+    ss.inside_plane = normalize(cross(along, inside - start));
+    ss.outside_plane = normalize(cross(along, other - start));
     return ss;
   }
 
@@ -100,7 +110,7 @@ class MeshSilhouette : public Silhouette {
 
   Float positions_;
   UInt32 a_, b_, inside_, other_;
-  Bool always_;
+  Bool always_, crease_;
   DiscreteDistribution choice_;
 };
 
@@ -111,8 +121,16 @@ struct MeshEdge {
   bool open, crease;
 };
 
-/// The mesh's edges (three or more triangles on one edge: left out).
-std::vector<MeshEdge> mesh_edges(const MeshData& host) {
+/// Whether the triangles (a, b, c) and (a, b, d) lie in one plane (to 1e-6 radians).
+bool coplanar(const MeshData& host, uint32_t a, uint32_t b, uint32_t c, uint32_t d) {
+  auto vertex = [&](uint32_t i) { return host_vertex(host, i); };
+  Point n = cross3(minus(vertex(b), vertex(a)), minus(vertex(c), vertex(a))), to_d = minus(vertex(d), vertex(a));
+  return std::abs(dot3(n, to_d)) <= 1e-6 * std::sqrt(dot3(n, n) * dot3(to_d, to_d));
+}
+
+/// The mesh's edges (three or more triangles on one edge: left out). On a `flat_shaded`
+/// mesh, shading jumps across every edge but those between coplanar triangles.
+std::vector<MeshEdge> mesh_edges(const MeshData& host, bool flat_shaded) {
   std::vector<uint32_t> welded = welded_vertices(host);
   std::vector<EdgeSide> sides;
   sides.reserve(host.faces.size());
@@ -132,8 +150,12 @@ std::vector<MeshEdge> mesh_edges(const MeshData& host) {
     // Where the triangles do not share their vertices (normals or uvs split there), shading
     // jumps across the edge.
     if (j - i == 1) edges.push_back({side.a, side.b, side.opposite, side.opposite, true, false});
-    if (j - i == 2)
-      edges.push_back({side.a, side.b, side.opposite, sides[i + 1].opposite, false, side.own != sides[i + 1].own});
+    if (j - i == 2) {
+      uint32_t other = sides[i + 1].opposite;
+      bool crease =
+          side.own != sides[i + 1].own || (flat_shaded && !coplanar(host, side.a, side.b, side.opposite, other));
+      edges.push_back({side.a, side.b, side.opposite, other, false, crease});
+    }
     i = j;
   }
   return edges;
@@ -141,15 +163,13 @@ std::vector<MeshEdge> mesh_edges(const MeshData& host) {
 
 }  // namespace
 
-std::unique_ptr<Silhouette> mesh_silhouette(const MeshData& host, const Float& positions,
+std::unique_ptr<Silhouette> mesh_silhouette(const MeshData& host, bool flat_shaded, const Float& positions,
                                             const std::array<float, 3>& viewpoint) {
-  auto vertex = [&](uint32_t i) {
-    return Point{host.positions[3 * i], host.positions[3 * i + 1], host.positions[3 * i + 2]};
-  };
+  auto vertex = [&](uint32_t i) { return host_vertex(host, i); };
   Point eye{viewpoint[0], viewpoint[1], viewpoint[2]};
   MeshSilhouette::Edges chosen;
   double total = 0.0;
-  std::vector<MeshEdge> edges = mesh_edges(host);
+  std::vector<MeshEdge> edges = mesh_edges(host, flat_shaded);
   for (const MeshEdge& edge : edges) {
     Point pa = vertex(edge.a), pb = vertex(edge.b);
     // The plane through the edge and the eye: the edge is on the silhouette when its
@@ -165,6 +185,7 @@ std::unique_ptr<Silhouette> mesh_silhouette(const MeshData& host, const Float& p
       chosen.inside.push_back(edge.inside);
       chosen.other.push_back(edge.other);
       chosen.always.push_back(true);
+      chosen.crease.push_back(edge.crease);
       chosen.weights.push_back(float(length / distance));
       total += length / distance;
     }
@@ -173,10 +194,10 @@ std::unique_ptr<Silhouette> mesh_silhouette(const MeshData& host, const Float& p
   return std::make_unique<MeshSilhouette>(float(total), positions, chosen, edges.size());
 }
 
-std::unique_ptr<Silhouette> mesh_silhouettes(const MeshData& host, const Float& positions) {
+std::unique_ptr<Silhouette> mesh_silhouettes(const MeshData& host, bool flat_shaded, const Float& positions) {
   MeshSilhouette::Edges all;
   double total = 0.0;
-  std::vector<MeshEdge> edges = mesh_edges(host);
+  std::vector<MeshEdge> edges = mesh_edges(host, flat_shaded);
   for (const MeshEdge& edge : edges) {
     double length = 0.0;
     for (int k = 0; k < 3; ++k) {
@@ -190,6 +211,7 @@ std::unique_ptr<Silhouette> mesh_silhouettes(const MeshData& host, const Float& 
     all.inside.push_back(edge.inside);
     all.other.push_back(edge.other);
     all.always.push_back(edge.open || edge.crease);
+    all.crease.push_back(edge.crease);
     all.weights.push_back(float(length));
     total += length;
   }

@@ -13,11 +13,12 @@ namespace kiln::render {
 /// `viewpoint`: an edge belongs to it when its one or two triangles lie on the same side
 /// of the plane through the edge and the viewpoint (which needs no consistent winding).
 /// Points move with `positions` (the mesh's vertex_positions, with their derivatives).
-/// Edges across which shading jumps (normals or uvs split there) count too. Null when no
-/// edge qualifies.
-std::unique_ptr<Silhouette> mesh_silhouette(const MeshData& host, const Float& positions,
+/// Edges across which shading jumps count too: where normals or uvs are split, and on a
+/// `flat_shaded` mesh (no vertex normals) every edge whose two triangles are not coplanar.
+/// Null when no edge qualifies.
+std::unique_ptr<Silhouette> mesh_silhouette(const MeshData& host, bool flat_shaded, const Float& positions,
                                             const std::array<float, 3>& viewpoint);
 /// The same for any viewpoints, one per lane: every edge drawn by length, tested per lane.
-std::unique_ptr<Silhouette> mesh_silhouettes(const MeshData& host, const Float& positions);
+std::unique_ptr<Silhouette> mesh_silhouettes(const MeshData& host, bool flat_shaded, const Float& positions);
 
 }  // namespace kiln::render

@@ -13,7 +13,7 @@
 //   placed shape). Everything else is detached.
 // - `normal` is unit, perpendicular to the view ray through p and to the silhouette, and
 //   points away from the shape (towards what is seen past it); `tangent` is unit, along
-//   the silhouette.
+//   the silhouette. At a crease, `normal` points from one side of it to the other.
 #pragma once
 
 #include <kiln/construct.h>
@@ -29,6 +29,11 @@ struct SilhouetteSample {
   Array3f tangent;  ///< along the silhouette
   Float pdf;        ///< per unit length of silhouette
   Bool valid;
+  /// Where shading jumps across a mesh edge the view ray meets head on (a crease), not
+  /// where it grazes the surface (a fold, an open boundary): the unit normals of the planes
+  /// of its triangles inside and outside, in which what is seen either side must lie.
+  Bool crease = Bool(false);
+  Array3f inside_plane = Array3f(0.0f, 0.0f, 0.0f), outside_plane = Array3f(0.0f, 0.0f, 0.0f);
 };
 
 /// A host point (a viewpoint) as opaque kernel parameters: a new one compiles nothing.

@@ -3,6 +3,7 @@
 // The sanitizer build runs the scene, integrators, films and ray tracing through this file.
 #include <gtest/gtest.h>
 
+#include <kiln/errors.h>
 #include <kiln/render/load.h>
 #include <kiln/render/mesh_data.h>
 #include <kiln/render/parameters.h>
@@ -197,6 +198,36 @@ TEST(RenderScene, UpdateSeesParametersChangedInPlace) {
   params.update();
   EXPECT_EQ(node.heard.size(), 2u);
   EXPECT_EQ(node.derived.read(0), 10.0f);
+}
+
+TEST(RenderScene, AMeshTakesNewVertexAndFaceCountsThroughItsParameters) {
+  // Remeshing, as Mitsuba's shape_optimization tutorial does: the cube's 24 vertices and 12
+  // faces replaced by one triangle behind the camera (the ray tracer built again, normals
+  // recomputed, uvs dropped) render as the cube's own vertices moved there (updated in place).
+  auto find_key = [](const SceneParameters& params, const std::string& suffix, size_t size) {
+    for (const std::string& key : params.keys())
+      if (key.ends_with(suffix) && std::get<Float*>(params.get(key))->size() == size) return key;
+    return std::string();
+  };
+  auto remeshed = load("direct"), moved = load("direct");
+  SceneParameters remeshed_params(*remeshed), moved_params(*moved);
+  std::string positions = find_key(remeshed_params, "vertex_positions", 72);  // the cube's
+  ASSERT_FALSE(positions.empty());
+  std::string prefix = positions.substr(0, positions.size() - std::string("vertex_positions").size());
+  std::vector<float> triangle{0, 0, 10, 1, 0, 10, 0, 1, 10};
+  remeshed_params.set(positions, Float::from(triangle));
+  remeshed_params.set(prefix + "faces", UInt32::from(std::vector<uint32_t>{0, 1, 2}));
+  remeshed_params.update();
+  EXPECT_EQ(std::get<Float*>(remeshed_params.get(prefix + "vertex_normals"))->size(), 9u);
+  EXPECT_EQ(std::get<Float*>(remeshed_params.get(prefix + "vertex_texcoords"))->size(), 0u);
+  std::vector<float> behind(72);
+  for (size_t i = 0; i < behind.size(); ++i) behind[i] = triangle[i % 9];
+  moved_params.set(positions, Float::from(behind));
+  moved_params.update();
+  EXPECT_EQ(render_image(*remeshed, ControlMode::Symbolic), render_image(*moved, ControlMode::Symbolic));
+  // Faces that name vertices the mesh lacks are an error.
+  remeshed_params.set(prefix + "faces", UInt32::from(std::vector<uint32_t>{0, 1, 3}));
+  EXPECT_THROW(remeshed_params.update(), ValueError);
 }
 
 TEST(RenderScene, MeshAttributeTextureReadsTheHitShapesAttribute) {

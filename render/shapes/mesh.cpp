@@ -334,7 +334,7 @@ void Mesh::parameters_changed(const std::vector<std::string>& keys) {
     size_t old_vertex_count = host_.vertex_count();
     refresh_host_data();
     bool reshaped = host_.faces != old_faces || vertex_count() != old_vertex_count;
-    // (A change an update that failed below left pending stays as large.)
+    // What the ray tracer must take in (no less than what an update that failed below left).
     set_geometry_change(
         std::max(geometry_change(), reshaped ? GeometryChange::kReshaped : GeometryChange::kVerticesMoved));
     auto changed = [&](const char* key) { return std::find(keys.begin(), keys.end(), key) != keys.end(); };

@@ -23,6 +23,7 @@ Point cross3(const Point& a, const Point& b) {
   return {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
 }
 
+/// Vertex `i` of `host`, in double.
 Point host_vertex(const MeshData& host, uint32_t i) {
   return Point{host.positions[3 * i], host.positions[3 * i + 1], host.positions[3 * i + 2]};
 }
@@ -123,8 +124,9 @@ struct MeshEdge {
 
 /// Whether the triangles (a, b, c) and (a, b, d) lie in one plane (to 1e-6 radians).
 bool coplanar(const MeshData& host, uint32_t a, uint32_t b, uint32_t c, uint32_t d) {
-  auto vertex = [&](uint32_t i) { return host_vertex(host, i); };
-  Point n = cross3(minus(vertex(b), vertex(a)), minus(vertex(c), vertex(a))), to_d = minus(vertex(d), vertex(a));
+  Point origin = host_vertex(host, a),
+        n = cross3(minus(host_vertex(host, b), origin), minus(host_vertex(host, c), origin));
+  Point to_d = minus(host_vertex(host, d), origin);
   return std::abs(dot3(n, to_d)) <= 1e-6 * std::sqrt(dot3(n, n) * dot3(to_d, to_d));
 }
 

@@ -250,10 +250,15 @@ def test_bad_render_arguments_raise():
     params = kr.traverse(scene)
     with pytest.raises(KeyError):
         params["no.such.key"]
-    with pytest.raises((ValueError, TypeError)):
-        params["floor.vertex_positions"] = kl.Float([1.0, 2.0])
+    # A mesh's arrays may change size (remeshing): the mesh checks them when they are applied.
+    floor = kl.Float(params["floor.vertex_positions"])
+    params["floor.vertex_positions"] = kl.Float([1.0, 2.0])
+    with pytest.raises(ValueError, match="3 values per vertex"):
+        params.update()
+    params["floor.vertex_positions"] = floor
+    params.update()
     params["sensor.film.crop_offset"] = (20, 0)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="the crop window"):
         params.update()
 
 

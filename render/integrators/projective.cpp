@@ -3,8 +3,7 @@
 // Their images are `direct`'s and `prb`'s. Their derivatives add, to those integrators'
 // interior terms (sppc samples per pixel), the visibility terms (visibility_terms.h): primary
 // (sppp), from silhouettes the camera sees, and indirect (sppi), from silhouettes of moving
-// shapes seen from the points the camera sees. Mitsuba's guiding settings are read and
-// checked; Kiln samples silhouettes directly instead of guiding (docs/scope.md).
+// shapes seen from the points the camera sees, guided as Mitsuba's `guiding` settings say.
 #include "core/parameter_checks.h"
 #include "integrators/visibility_terms.h"
 
@@ -66,11 +65,8 @@ class ProjectiveIntegrator : public SamplingIntegrator {
         area_form_(area_form),
         sppc_(spp_parameter(props, "sppc")),
         sppp_(spp_parameter(props, "sppp")),
-        sppi_(spp_parameter(props, "sppi")) {
-    one_of(props, "guiding", "octree", {"none", "grid", "octree"});
-    props.get_bool("guiding_proj", true);
-    if (props.get_int("guiding_rounds", 1) < 1) throw_parameter_error(props, "guiding_rounds", "must be at least 1");
-  }
+        sppi_(spp_parameter(props, "sppi")),
+        guiding_(guiding_settings(props)) {}
 
   RaySample sample(const Scene& scene, PCG32& rng, const Ray3f& ray, const Bool& active) const override {
     return interior_->sample(scene, rng, ray, active);
@@ -88,7 +84,7 @@ class ProjectiveIntegrator : public SamplingIntegrator {
     uint32_t indirect_spp = arriving_ ? effective_spp(sppi_, spp, sampler_spp) : 0;
     TensorXf image = primary_visibility(scene, sensor, *interior_, seed, primary_spp);
     if (indirect_spp != 0)
-      image = image + indirect_visibility(scene, sensor, *arriving_, area_form_, seed, indirect_spp);
+      image = image + indirect_visibility(scene, sensor, *arriving_, area_form_, guiding_, seed, indirect_spp);
     if (interior_spp != 0) image = image + interior_->render_for_derivatives(scene, sensor, seed, interior_spp);
     return image;
   }
@@ -97,6 +93,7 @@ class ProjectiveIntegrator : public SamplingIntegrator {
   std::shared_ptr<SamplingIntegrator> interior_, arriving_;
   bool area_form_;  ///< the interior terms hold a segment's far end fixed (direct's), not its direction
   std::optional<uint32_t> sppc_, sppp_, sppi_;
+  GuidingSettings guiding_;
 };
 
 std::shared_ptr<Object> make_direct_projective(const Properties& props) {

@@ -10,9 +10,10 @@
 //
 // - Primary: seen from the camera, dl and v_n on the film in pixels; the value splats where
 //   the point is seen, as particles do (ImageBlock::splat).
-// - Indirect: seen from a point x the camera sees (a pixel position drawn uniformly over the
-//   crop window), dl and v_n in directions at x (radians): f is x's BSDF, and the value
-//   splats at x's pixel position.
+// - Indirect: seen from a point x the camera sees (a pixel position over the crop window),
+//   dl and v_n in directions at x (radians): f is x's BSDF, and the value splats at x's
+//   pixel position. The pixel position and the silhouette point are drawn from a guiding
+//   distribution trained on the term itself (indirect_guiding.h).
 #include "integrators/visibility_terms.h"
 
 #include "integrators/path_tools.h"
@@ -98,7 +99,7 @@ Across radiance_across(const Scene& scene, const SamplingIntegrator& radiance, P
   Bool on_crease = (abs(dot(hit_in.p - p, ss.inside_plane)) < in_plane) &
                    (abs(dot(hit_out.p - p, ss.outside_plane)) < in_plane) & hit_out.is_valid();
   valid = valid & hit_in.is_valid() & (abs(hit_in.t - reach_in) < tolerance) &
-          ((!hit_out.is_valid()) | (hit_out.t > reach_out - tolerance)) & (!ss.crease | on_crease);
+          ((!hit_out.is_valid()) | (hit_out.t > reach_out - tolerance)) & ((!ss.crease) | on_crease);
   ControlModeScope mode(radiance.mode());
   PCG32 rng_outside = rng;
   Color3f in = radiance.sample(scene, rng, inside, valid).radiance;
@@ -166,25 +167,42 @@ void splat_primary(const Scene& scene, const Sensor& sensor, const SamplingInteg
   splat_color(*sensor.film(), block, detach(position), placed, value, valid);
 }
 
-/// The indirect term of one shape's silhouettes seen from the points the camera sees, with
-/// `lanes` samples (pixel positions drawn over the window sampled, `pixels` of them).
-void splat_indirect(const Scene& scene, const Sensor& sensor, const SamplingIntegrator& arriving, bool area_form,
-                    const Silhouette& silhouette, size_t lanes, double pixels, uint32_t seed, ImageBlock& block) {
-  const Film& film = *sensor.film();
-  auto [width, height] = film.size();
+/// The indirect term's integrand at one point of its sample space per lane: `point` (the
+/// pixel position over the window sampled, `window`, and the number that picks where on the
+/// silhouette) and `along` (where along it).
+struct IndirectIntegrand {
+  Array2f position;      ///< the pixel position, where the value splats
+  Color3f contribution;  ///< the integrand over the silhouette's speed (detached)
+  Float motion;          ///< the silhouette's speed across itself (its derivatives)
+  Bool valid;
+};
+
+/// The crop window with its border, the pixel positions the indirect term samples.
+struct SampledWindow {
+  std::array<float, 2> offset, size;
+  double pixels() const { return double(size[0]) * size[1]; }
+};
+
+SampledWindow sampled_window(const Film& film) {
   auto [crop_width, crop_height] = film.crop_size();
   auto [offset_x, offset_y] = film.crop_offset();
   float border = float(film.border());
-  PCG32 rng = sensor.sampler()->rng(seed, lanes);
-  Float u = rng.next_float32(), v = rng.next_float32();
-  Array2f position(opaque<Float>(float(offset_x) - border) + u * opaque<Float>(float(crop_width) + 2.0f * border),
-                   opaque<Float>(float(offset_y) - border) + v * opaque<Float>(float(crop_height) + 2.0f * border));
+  return {{float(offset_x) - border, float(offset_y) - border},
+          {float(crop_width) + 2.0f * border, float(crop_height) + 2.0f * border}};
+}
+
+IndirectIntegrand indirect_integrand(const Scene& scene, const Sensor& sensor, const SamplingIntegrator& arriving,
+                                     bool area_form, const Silhouette& silhouette, const SampledWindow& window,
+                                     const Array3f& point, const Float& along, PCG32& rng) {
+  auto [width, height] = sensor.film()->size();
+  Array2f position(opaque<Float>(window.offset[0]) + point.x * opaque<Float>(window.size[0]),
+                   opaque<Float>(window.offset[1]) + point.y * opaque<Float>(window.size[1]));
   auto [ray, ray_weight] = sensor.sample_ray(
       Array2f(position.x / opaque<Float>(float(width)), position.y / opaque<Float>(float(height))), Bool(true));
   // The point seen, moving along its camera ray with the shapes and the camera.
   SurfaceInteraction si = scene.ray_intersect(ray, Bool(true));
   Array3f x = detach(si.p);
-  SilhouetteSample ss = silhouette.sample(next_2d(rng), x);
+  SilhouetteSample ss = silhouette.sample(Array2f(point.z, along), x);
   Bool valid = ss.valid & si.is_valid();
   Color3f contribution;
   Float beyond;  // over the distance to the silhouette
@@ -204,7 +222,7 @@ void splat_indirect(const Scene& scene, const Sensor& sensor, const SamplingInte
     // the distance.
     Float measure = norm(cross(ss.tangent, direction)) / (distance * distance * ss.pdf);
     contribution =
-        bsdf_value * across.difference * detach(ray_weight) * (measure * opaque<Float>(float(pixels / double(lanes))));
+        bsdf_value * across.difference * detach(ray_weight) * (measure * opaque<Float>(float(window.pixels())));
     beyond = distance / across.beyond;
   }
   // The silhouette's speed across the segment from x: its own less x's. In the area form
@@ -213,7 +231,47 @@ void splat_indirect(const Scene& scene, const Sensor& sensor, const SamplingInte
   Array3f x_motion = si.p - x;
   Float motion = dot(ss.p - detach(ss.p) - x_motion, ss.normal);
   if (area_form) motion = motion + dot(x_motion, ss.normal) * beyond;
-  splat_color(film, block, position, Bool(true), contribution * motion, valid);
+  return {position, contribution, motion, valid};
+}
+
+/// One shape's guiding distribution, trained on `rounds` × `lanes` uniform samples of the
+/// integrand's magnitude (its largest channel).
+IndirectGuiding train_guiding(const Scene& scene, const Sensor& sensor, const SamplingIntegrator& arriving,
+                              bool area_form, const Silhouette& silhouette, const GuidingSettings& guiding,
+                              size_t lanes, uint32_t seed) {
+  if (guiding.kind == GuidingKind::None) return {};
+  GradScope detached = suspend_grad();
+  SampledWindow window = sampled_window(*sensor.film());
+  std::vector<std::array<float, 3>> points;
+  std::vector<float> masses;
+  for (uint32_t round = 0; round < guiding.rounds; ++round) {
+    PCG32 rng = sensor.sampler()->rng(seed + round, lanes);
+    Array3f point(rng.next_float32(), rng.next_float32(), rng.next_float32());
+    IndirectIntegrand f =
+        indirect_integrand(scene, sensor, arriving, area_form, silhouette, window, point, rng.next_float32(), rng);
+    Color3f c = f.contribution;
+    Float mass = select(f.valid, max(max(abs(c.x), abs(c.y)), abs(c.z)), Float(0.0f));
+    mass = select(isfinite(mass), mass, Float(0.0f));
+    eval(point.x, point.y, point.z, mass);
+    std::vector<float> xs = point.x.to_vector(), ys = point.y.to_vector(), zs = point.z.to_vector(),
+                       ms = mass.to_vector();
+    for (size_t i = 0; i < lanes; ++i) points.push_back({xs[i], ys[i], zs[i]});
+    masses.insert(masses.end(), ms.begin(), ms.end());
+  }
+  return IndirectGuiding(guiding.kind, points, masses);
+}
+
+/// The indirect term of one shape's silhouettes seen from the points the camera sees, with
+/// `lanes` samples drawn from `guiding`.
+void splat_indirect(const Scene& scene, const Sensor& sensor, const SamplingIntegrator& arriving, bool area_form,
+                    const Silhouette& silhouette, const IndirectGuiding& guiding, size_t lanes, uint32_t seed,
+                    ImageBlock& block) {
+  PCG32 rng = sensor.sampler()->rng(seed, lanes);
+  auto [point, weight] = guiding.sample(rng);
+  IndirectIntegrand f = indirect_integrand(scene, sensor, arriving, area_form, silhouette,
+                                           sampled_window(*sensor.film()), point, rng.next_float32(), rng);
+  Float scale = weight * opaque<Float>(float(1.0 / double(lanes)));
+  splat_color(*sensor.film(), block, f.position, Bool(true), f.contribution * (f.motion * scale), f.valid);
 }
 
 }  // namespace
@@ -236,16 +294,18 @@ TensorXf primary_visibility(const Scene& scene, const Sensor& sensor, const Samp
 }
 
 TensorXf indirect_visibility(const Scene& scene, const Sensor& sensor, const SamplingIntegrator& arriving,
-                             bool area_form, uint32_t seed, uint32_t spp) {
+                             bool area_form, const GuidingSettings& guiding, uint32_t seed, uint32_t spp) {
   const Film& film = *sensor.film();
   ImageBlock block = film.create_block(3 + film.has_alpha());
-  auto [crop_width, crop_height] = film.crop_size();
-  double border = 2.0 * film.border(), pixels = (crop_width + border) * (crop_height + border);
-  SharedSilhouettes shared =
-      share_samples(scene, camera_moves(sensor), pixels * spp, [](const Shape& shape) { return shape.silhouettes(); });
-  for (size_t k = 0; k < shared.silhouettes.size(); ++k)
-    splat_indirect(scene, sensor, arriving, area_form, *shared.silhouettes[k], shared.lanes[k], pixels,
-                   (seed ^ 0x5bd1e995u) * 0x9e3779b9u + uint32_t(k) + 1u, block);
+  SharedSilhouettes shared = share_samples(scene, camera_moves(sensor), sampled_window(film).pixels() * spp,
+                                           [](const Shape& shape) { return shape.silhouettes(); });
+  for (size_t k = 0; k < shared.silhouettes.size(); ++k) {
+    uint32_t shape_seed = (seed ^ 0x5bd1e995u) * 0x9e3779b9u + uint32_t(k) + 1u;
+    IndirectGuiding guided = train_guiding(scene, sensor, arriving, area_form, *shared.silhouettes[k], guiding,
+                                           shared.lanes[k], ~shape_seed * 0x85ebca6bu);
+    splat_indirect(scene, sensor, arriving, area_form, *shared.silhouettes[k], guided, shared.lanes[k], shape_seed,
+                   block);
+  }
   return film.develop(block, true);
 }
 

@@ -3,6 +3,8 @@
 // returns an image whose values are zero and whose derivatives are the term.
 #pragma once
 
+#include "integrators/indirect_guiding.h"
+
 #include <kiln/render/integrator.h>
 
 namespace kiln::render {
@@ -23,8 +25,9 @@ TensorXf primary_visibility(const Scene& scene, const Sensor& sensor, const Samp
 /// the point (`direct`'s: fixed where it is; `prb`'s: its direction fixed), which decides how
 /// the point's motion moves the boundary. Silhouettes of shapes that do not move are sampled
 /// only when the camera moves: a moving receiver's shadows from static occluders are not part
-/// of the term.
+/// of the term. Each shape's samples are drawn from a distribution `guiding` learns from
+/// training samples of the term (indirect_guiding.h).
 TensorXf indirect_visibility(const Scene& scene, const Sensor& sensor, const SamplingIntegrator& arriving,
-                             bool area_form, uint32_t seed, uint32_t spp);
+                             bool area_form, const GuidingSettings& guiding, uint32_t seed, uint32_t spp);
 
 }  // namespace kiln::render

@@ -163,6 +163,43 @@ std::vector<MeshEdge> mesh_edges(const MeshData& host, bool flat_shaded) {
   return edges;
 }
 
+/// Interleaves the low 10 bits of `x` with two zero bits after each.
+uint32_t spread_bits(uint32_t x) {
+  x &= 0x3ffu;
+  x = (x | (x << 16)) & 0x030000ffu;
+  x = (x | (x << 8)) & 0x0300f00fu;
+  x = (x | (x << 4)) & 0x030c30c3u;
+  return (x | (x << 2)) & 0x09249249u;
+}
+
+/// `edges` in the Morton order of their midpoints within the mesh's bounds: edges near one
+/// another in space get nearby sample numbers, which the indirect term's guiding then
+/// learns in few boxes.
+void sort_spatially(const MeshData& host, std::vector<MeshEdge>& edges) {
+  Point lower{HUGE_VAL, HUGE_VAL, HUGE_VAL}, upper{-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
+  for (uint32_t i = 0; i < host.vertex_count(); ++i)
+    for (int k = 0; k < 3; ++k) {
+      lower[k] = std::min(lower[k], double(host.positions[3 * i + k]));
+      upper[k] = std::max(upper[k], double(host.positions[3 * i + k]));
+    }
+  auto code = [&](const MeshEdge& edge) {
+    uint32_t result = 0;
+    for (int k = 0; k < 3; ++k) {
+      double middle = 0.5 * (double(host.positions[3 * edge.a + k]) + host.positions[3 * edge.b + k]);
+      double extent = upper[k] - lower[k];
+      uint32_t cell = extent > 0.0 ? uint32_t(std::min(1023.0, (middle - lower[k]) / extent * 1024.0)) : 0u;
+      result |= spread_bits(cell) << k;
+    }
+    return result;
+  };
+  std::vector<std::pair<uint32_t, size_t>> order;
+  for (size_t i = 0; i < edges.size(); ++i) order.push_back({code(edges[i]), i});
+  std::sort(order.begin(), order.end());
+  std::vector<MeshEdge> sorted;
+  for (const auto& [unused, i] : order) sorted.push_back(edges[i]);
+  edges = std::move(sorted);
+}
+
 }  // namespace
 
 std::unique_ptr<Silhouette> mesh_silhouette(const MeshData& host, bool flat_shaded, const Float& positions,
@@ -200,6 +237,7 @@ std::unique_ptr<Silhouette> mesh_silhouettes(const MeshData& host, bool flat_sha
   MeshSilhouette::Edges all;
   double total = 0.0;
   std::vector<MeshEdge> edges = mesh_edges(host, flat_shaded);
+  sort_spatially(host, edges);
   for (const MeshEdge& edge : edges) {
     double length = 0.0;
     for (int k = 0; k < 3; ++k) {

@@ -172,8 +172,8 @@ def shadow_scene(occluder, integrator):
 
 @pytest.mark.parametrize("occluder", ["sphere", "cube"])
 def test_moving_shadows_match_central_differences(occluder):
-    """The indirect term: 1024 samples per pixel of it (its estimator samples silhouettes
-    without guiding, so it needs more than the others)."""
+    """The indirect term: 1024 samples per pixel of it (its integrand is zero almost
+    everywhere, so it needs more than the others; guided as by default, octree)."""
     settings = {"type": "direct_projective", "sppc": 16, "sppp": 16, "sppi": 1024}
     scene = kr.load_dict(shadow_scene(occluder, settings))
     ok, (derivative, fd) = agrees(Motion(scene, key_of(occluder), spp=0), rtol=0.06)
@@ -196,11 +196,13 @@ def test_images_are_the_interior_integrators():
     ({"sppc": -1}, "sppc"),
     ({"sppp": 1 << 30}, "sppp"),
     ({"guiding_rounds": 0}, "guiding_rounds"),
+    ({"guiding_rounds": 65}, "guiding_rounds"),
+    ({"guiding_proj": "yes"}, "guiding_proj"),
     ({"project_seed": "camera"}, "project_seed"),
     ({"unknown": 1}, "unknown"),
 ])
 def test_bad_parameters_raise(settings, message):
-    with pytest.raises(ValueError, match=message):
+    with pytest.raises((ValueError, TypeError), match=message):
         kr.load_dict(scene_dict("sphere", dict({"type": "direct_projective"}, **settings)))
 
 

@@ -30,11 +30,11 @@ struct Box {
 };
 
 // Boxes are kept coarse: a box's mass is estimated from the training points in it, few of
-// which hit anything (0.3% of them for a 162-vertex blob's shadow), and a box that holds part
-// of the integrand's support but none of those points gets only the uniform share. Measured
-// on the shadows of a sphere and of the blob (tests/python/test_render_guiding.py): finer
-// boxes (an octree to depth 10 splitting at 8 points, a 16 × 16 × 32 grid) left the blob's
-// variance as it was or made it worse.
+// which hit anything, and a box that holds part of the integrand's support but none of
+// those points gets only the uniform share. Measured on the shadows of a sphere, of the
+// 162-vertex blob and of a 2,562-vertex sphere (the scene of tests/python/
+// test_render_guiding.py): finer boxes (an octree to depth 7 splitting at 16 points, or to
+// depth 10 at 8; a 16 × 16 × 32 grid) gave as much variance or more.
 /// The grid's resolution along the pixel position's two axes and the silhouette's.
 constexpr std::array<uint32_t, 3> kGridResolution{8, 8, 16};
 /// An octree splits a leaf with at least this many nonzero points, up to this depth.

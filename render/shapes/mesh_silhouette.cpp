@@ -2,6 +2,8 @@
 // host each render (the mesh moves between renders), points sampled on them in kernels.
 #include "shapes/mesh_silhouette.h"
 
+#include "shapes/mesh_edge_tree.h"
+
 #include <kiln/autodiff.h>
 #include <kiln/construct.h>
 #include <kiln/math.h>
@@ -9,6 +11,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <memory>
 #include <tuple>
 #include <vector>
 
@@ -29,10 +33,12 @@ Point host_vertex(const MeshData& host, uint32_t i) {
 }
 
 /// A triangle's side of an edge: the edge (welded vertices, lower index first), the
-/// triangle's third vertex, and its own (unwelded) vertices of the edge as one number.
+/// triangle's third vertex, its own (unwelded) vertices of the edge as one number, and
+/// whether it winds from a to b.
 struct EdgeSide {
   uint32_t a, b, opposite;
   uint64_t own;
+  bool forward;
   bool operator<(const EdgeSide& o) const { return std::tie(a, b) < std::tie(o.a, o.b); }
 };
 
@@ -52,27 +58,27 @@ std::vector<uint32_t> welded_vertices(const MeshData& host) {
 }
 
 /// Mesh edges to sample silhouette points on: vertices `a`, `b` and `inside` (a vertex on the
-/// mesh's side of the edge), chosen with probability proportional to `weights`. An edge
+/// mesh's side of the edge), chosen by a `Choice`. An edge
 /// counts for a lane's viewpoint when `always` (open boundaries, creases, edges already
 /// found on the host) or when its triangles (third vertices `inside` and `other`) lie on one
 /// side of the plane through the edge and the viewpoint; a `crease` (shading jumps across it)
-/// that does not fold away is seen head on. The edges are a subset of the mesh's
-/// `capacity` edges, which fixes the kernels' shape however many there are.
+/// that does not fold away is seen head on.
 class MeshSilhouette : public Silhouette {
  public:
   struct Edges {
     std::vector<uint32_t> a, b, inside, other;
     std::vector<bool> always, crease;
-    std::vector<float> weights;
   };
+  /// The edge each lane's sample picks seen from its viewpoint, and its probability.
+  using Choice = std::function<std::pair<UInt32, Float>(const Float&, const Array3f&)>;
 
-  MeshSilhouette(float weight, const Float& positions, const Edges& edges, size_t capacity)
+  MeshSilhouette(float weight, const Float& positions, const Edges& edges, Choice choice)
       : positions_(positions),
         a_(upload(edges.a)),
         b_(upload(edges.b)),
         inside_(upload(edges.inside)),
         other_(upload(edges.other)),
-        choice_(edges.weights, capacity) {
+        choice_(std::move(choice)) {
     std::vector<uint32_t> always(edges.always.begin(), edges.always.end()),
         crease(edges.crease.begin(), edges.crease.end());
     always_ = upload(always) != 0u;
@@ -81,7 +87,7 @@ class MeshSilhouette : public Silhouette {
   }
 
   SilhouetteSample sample(const Array2f& sample, const Array3f& viewpoint) const override {
-    UInt32 edge = choice_.sample(sample.x);
+    auto [edge, probability] = choice_(sample.x, viewpoint);
     Array3f pa = vertex(gather(a_, edge)), pb = vertex(gather(b_, edge));
     Array3f inside = detach(vertex(gather(inside_, edge))), other = detach(vertex(gather(other_, edge)));
     SilhouetteSample ss;
@@ -91,10 +97,10 @@ class MeshSilhouette : public Silhouette {
     ss.tangent = along / length;
     Array3f normal = normalize(cross(ss.tangent, p - viewpoint));
     ss.normal = mulsign(normal, -dot(normal, inside - p));
-    ss.pdf = choice_.probability(edge) / length;
+    ss.pdf = probability / length;
     Array3f plane = cross(along, viewpoint - start);
     Bool folded = dot(plane, inside - start) * dot(plane, other - start) > 0.0f;
-    ss.valid = (length > 0.0f) & (gather(always_, edge) | folded);
+    ss.valid = (length > 0.0f) & (probability > 0.0f) & (gather(always_, edge) | folded);
     ss.crease = gather(crease_, edge) & !folded;
     ss.inside_plane = normalize(cross(along, inside - start));
     ss.outside_plane = normalize(cross(along, other - start));
@@ -112,14 +118,16 @@ class MeshSilhouette : public Silhouette {
   Float positions_;
   UInt32 a_, b_, inside_, other_;
   Bool always_, crease_;
-  DiscreteDistribution choice_;
+  Choice choice_;
 };
 
 /// An edge of the welded mesh: its vertices, the third vertex of each of its triangles
-/// (`other` = `inside` for an open boundary), and whether shading jumps across it.
+/// (`other` = `inside` for an open boundary), whether shading jumps across it, whether the
+/// inside triangle winds from a to b, and whether the two wind it in opposite directions
+/// (as a consistently oriented surface's do).
 struct MeshEdge {
   uint32_t a, b, inside, other;
-  bool open, crease;
+  bool open, crease, inside_forward, consistent;
 };
 
 /// Whether the triangles (a, b, c) and (a, b, d) lie in one plane (to 1e-6 radians).
@@ -141,7 +149,7 @@ std::vector<MeshEdge> mesh_edges(const MeshData& host, bool flat_shaded) {
       uint32_t own_a = host.faces[f + k], own_b = host.faces[f + (k + 1) % 3];
       uint32_t a = welded[own_a], b = welded[own_b];
       sides.push_back({std::min(a, b), std::max(a, b), host.faces[f + (k + 2) % 3],
-                       uint64_t(std::min(own_a, own_b)) << 32 | std::max(own_a, own_b)});
+                       uint64_t(std::min(own_a, own_b)) << 32 | std::max(own_a, own_b), a < b});
     }
   std::sort(sides.begin(), sides.end());
   std::vector<MeshEdge> edges;
@@ -151,53 +159,17 @@ std::vector<MeshEdge> mesh_edges(const MeshData& host, bool flat_shaded) {
     const EdgeSide& side = sides[i];
     // Where the triangles do not share their vertices (normals or uvs split there), shading
     // jumps across the edge.
-    if (j - i == 1) edges.push_back({side.a, side.b, side.opposite, side.opposite, true, false});
+    if (j - i == 1) edges.push_back({side.a, side.b, side.opposite, side.opposite, true, false, side.forward, false});
     if (j - i == 2) {
       uint32_t other = sides[i + 1].opposite;
       bool crease =
           side.own != sides[i + 1].own || (flat_shaded && !coplanar(host, side.a, side.b, side.opposite, other));
-      edges.push_back({side.a, side.b, side.opposite, other, false, crease});
+      edges.push_back(
+          {side.a, side.b, side.opposite, other, false, crease, side.forward, side.forward != sides[i + 1].forward});
     }
     i = j;
   }
   return edges;
-}
-
-/// Interleaves the low 10 bits of `x` with two zero bits after each.
-uint32_t spread_bits(uint32_t x) {
-  x &= 0x3ffu;
-  x = (x | (x << 16)) & 0x030000ffu;
-  x = (x | (x << 8)) & 0x0300f00fu;
-  x = (x | (x << 4)) & 0x030c30c3u;
-  return (x | (x << 2)) & 0x09249249u;
-}
-
-/// `edges` in the Morton order of their midpoints within the mesh's bounds: edges near one
-/// another in space get nearby sample numbers, which the indirect term's guiding then
-/// learns in few boxes.
-void sort_spatially(const MeshData& host, std::vector<MeshEdge>& edges) {
-  Point lower{HUGE_VAL, HUGE_VAL, HUGE_VAL}, upper{-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
-  for (uint32_t i = 0; i < host.vertex_count(); ++i)
-    for (int k = 0; k < 3; ++k) {
-      lower[k] = std::min(lower[k], double(host.positions[3 * i + k]));
-      upper[k] = std::max(upper[k], double(host.positions[3 * i + k]));
-    }
-  auto code = [&](const MeshEdge& edge) {
-    uint32_t result = 0;
-    for (int k = 0; k < 3; ++k) {
-      double middle = 0.5 * (double(host.positions[3 * edge.a + k]) + host.positions[3 * edge.b + k]);
-      double extent = upper[k] - lower[k];
-      uint32_t cell = extent > 0.0 ? uint32_t(std::min(1023.0, (middle - lower[k]) / extent * 1024.0)) : 0u;
-      result |= spread_bits(cell) << k;
-    }
-    return result;
-  };
-  std::vector<std::pair<uint32_t, size_t>> order;
-  for (size_t i = 0; i < edges.size(); ++i) order.push_back({code(edges[i]), i});
-  std::sort(order.begin(), order.end());
-  std::vector<MeshEdge> sorted;
-  for (const auto& [unused, i] : order) sorted.push_back(edges[i]);
-  edges = std::move(sorted);
 }
 
 }  // namespace
@@ -207,6 +179,7 @@ std::unique_ptr<Silhouette> mesh_silhouette(const MeshData& host, bool flat_shad
   auto vertex = [&](uint32_t i) { return host_vertex(host, i); };
   Point eye{viewpoint[0], viewpoint[1], viewpoint[2]};
   MeshSilhouette::Edges chosen;
+  std::vector<float> weights;
   double total = 0.0;
   std::vector<MeshEdge> edges = mesh_edges(host, flat_shaded);
   for (const MeshEdge& edge : edges) {
@@ -225,38 +198,57 @@ std::unique_ptr<Silhouette> mesh_silhouette(const MeshData& host, bool flat_shad
       chosen.other.push_back(edge.other);
       chosen.always.push_back(true);
       chosen.crease.push_back(edge.crease);
-      chosen.weights.push_back(float(length / distance));
+      weights.push_back(float(length / distance));
       total += length / distance;
     }
   }
-  if (chosen.weights.empty()) return nullptr;
-  return std::make_unique<MeshSilhouette>(float(total), positions, chosen, edges.size());
+  if (weights.empty()) return nullptr;
+  // By length in the image; the kernels' shape is fixed by the mesh's edge count.
+  DiscreteDistribution distribution(weights, edges.size());
+  auto choice = [distribution](const Float& sample, const Array3f&) {
+    UInt32 edge = distribution.sample(sample);
+    return std::pair{edge, distribution.probability(edge)};
+  };
+  return std::make_unique<MeshSilhouette>(float(total), positions, chosen, choice);
 }
 
 std::unique_ptr<Silhouette> mesh_silhouettes(const MeshData& host, bool flat_shaded, const Float& positions) {
   MeshSilhouette::Edges all;
+  std::vector<MeshEdgeTree::Edge> tree_edges;
   double total = 0.0;
   std::vector<MeshEdge> edges = mesh_edges(host, flat_shaded);
-  sort_spatially(host, edges);
+  // A triangle's unit normal as it winds (zero where it has no area).
+  auto winding_normal = [&](const MeshEdge& edge, uint32_t third, bool forward) {
+    Point pa = host_vertex(host, edge.a),
+          n = cross3(minus(host_vertex(host, edge.b), pa), minus(host_vertex(host, third), pa));
+    double norm = std::sqrt(dot3(n, n));
+    double scale = norm > 0.0 ? (forward ? 1.0 : -1.0) / norm : 0.0;
+    return Point{n[0] * scale, n[1] * scale, n[2] * scale};
+  };
   for (const MeshEdge& edge : edges) {
-    double length = 0.0;
-    for (int k = 0; k < 3; ++k) {
-      double d = double(host.positions[3 * edge.b + k]) - host.positions[3 * edge.a + k];
-      length += d * d;
-    }
-    length = std::sqrt(length);
+    MeshEdgeTree::Edge bounds{host_vertex(host, edge.a), host_vertex(host, edge.b),
+                              winding_normal(edge, edge.inside, edge.inside_forward),
+                              winding_normal(edge, edge.other, !edge.inside_forward)};
+    double length = std::sqrt(dot3(minus(bounds.b, bounds.a), minus(bounds.b, bounds.a)));
     if (length == 0.0) continue;
+    // Where the silhouette test needs more than the two triangles' facing, the edge is
+    // never culled.
+    bounds.always = edge.open || edge.crease || !edge.consistent ||
+                    dot3(bounds.normal_inside, bounds.normal_inside) == 0.0 ||
+                    dot3(bounds.normal_outside, bounds.normal_outside) == 0.0;
+    tree_edges.push_back(bounds);
     all.a.push_back(edge.a);
     all.b.push_back(edge.b);
     all.inside.push_back(edge.inside);
     all.other.push_back(edge.other);
     all.always.push_back(edge.open || edge.crease);
     all.crease.push_back(edge.crease);
-    all.weights.push_back(float(length));
     total += length;
   }
-  if (all.weights.empty()) return nullptr;
-  return std::make_unique<MeshSilhouette>(float(total), positions, all, edges.size());
+  if (tree_edges.empty()) return nullptr;
+  auto tree = std::make_shared<const MeshEdgeTree>(tree_edges, edges.size());
+  auto choice = [tree](const Float& sample, const Array3f& viewpoint) { return tree->sample(sample, viewpoint); };
+  return std::make_unique<MeshSilhouette>(float(total), positions, all, choice);
 }
 
 }  // namespace kiln::render

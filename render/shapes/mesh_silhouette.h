@@ -18,7 +18,9 @@ namespace kiln::render {
 /// Null when no edge qualifies.
 std::unique_ptr<Silhouette> mesh_silhouette(const MeshData& host, bool flat_shaded, const Float& positions,
                                             const std::array<float, 3>& viewpoint);
-/// The same for any viewpoints, one per lane: every edge drawn by length, tested per lane.
+/// The same for any viewpoints, one per lane: edges drawn through a tree that culls those
+/// whose triangles all face the lane's viewpoint or all face away (mesh_edge_tree.h), by
+/// length among the rest, and tested per lane.
 std::unique_ptr<Silhouette> mesh_silhouettes(const MeshData& host, bool flat_shaded, const Float& positions);
 
 }  // namespace kiln::render

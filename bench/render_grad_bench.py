@@ -18,8 +18,8 @@ systems fit the same images and no measured process renders anything else:
               by 0.02 (393k coordinates; interior derivatives, Mitsuba's prb's as Kiln's; the
               values shown are the vertices' mean height), and the same vertices with
               `direct_projective` (`mesh_direct_projective`) and `prb_projective` (max_depth 6,
-              `mesh_prb_projective`): interior and visibility terms, Mitsuba's guiding against
-              Kiln's direct silhouette sampling,
+              `mesh_prb_projective`): interior and visibility terms, each system's octree
+              guiding (the default) trained every iteration,
               each started away from its true value (START); the target: the scene with its
               true values at 256 spp. Per iteration i: image = render(scene, params, spp,
               seed=i), loss = mean squared difference to the target, backward, an Adam step

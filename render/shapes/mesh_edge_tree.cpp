@@ -86,32 +86,6 @@ Bounds merge(const Bounds& x, const Bounds& y) {
   return m;
 }
 
-/// `node` tightened around its leaves: the sphere about the centre of their box, the cone
-/// about their mean normal axis (each leaf a cone of its own).
-void tighten(Bounds& node, const Bounds* leaves, size_t count) {
-  Vec lower{HUGE_VAL, HUGE_VAL, HUGE_VAL}, upper{-HUGE_VAL, -HUGE_VAL, -HUGE_VAL}, mean{0, 0, 0};
-  for (size_t i = 0; i < count; ++i) {
-    const Bounds& b = leaves[i];
-    if (b.length == 0) continue;
-    for (int k = 0; k < 3; ++k) {
-      lower[k] = std::min(lower[k], b.center[k] - b.radius);
-      upper[k] = std::max(upper[k], b.center[k] + b.radius);
-    }
-    mean = add(mean, b.axis, b.length);
-  }
-  Vec center = scaled(add(lower, upper), 0.5);
-  double radius = 0, mean_length = length(mean), angle = 0;
-  Vec axis = mean_length > 0 ? scaled(mean, 1.0 / mean_length) : node.axis;
-  for (size_t i = 0; i < count; ++i) {
-    const Bounds& b = leaves[i];
-    if (b.length == 0) continue;
-    radius = std::max(radius, length(add(b.center, center, -1.0)) + b.radius);
-    angle = std::max(angle, angle_between(axis, b.axis) + b.angle);
-  }
-  if (radius < node.radius) node.center = center, node.radius = radius;
-  if (mean_length > 0 && angle < node.angle) node.axis = axis, node.angle = angle;
-}
-
 Float upload(const std::vector<float>& values) { return Float::from(values.data(), values.size()); }
 
 /// Interleaves the low 10 bits of `x` with two zero bits after each.
@@ -169,15 +143,6 @@ MeshEdgeTree::MeshEdgeTree(const std::vector<Edge>& edges, size_t capacity) : ed
     normal_outside_[k] = upload(outside[k]);
   }
   for (size_t i = first_leaf; i-- > 0;) bounds[i] = merge(bounds[2 * i + 1], bounds[2 * i + 2]);
-  // Merged bounds grow level by level; bounds taken over a node's edges directly are
-  // tighter, and what the descent loses at each level (nodes kept whose children are both
-  // culled) is what the bounds overstate.
-  for (uint32_t level = 0; level < depth_; ++level)
-    for (size_t i = (size_t(1) << level) - 1; i < (size_t(2) << level) - 1; ++i) {
-      if (bounds[i].length == 0 || bounds[i].angle >= M_PI) continue;
-      size_t width = size_t(1) << (depth_ - level), begin = first_leaf + (i - ((size_t(1) << level) - 1)) * width;
-      tighten(bounds[i], bounds.data() + begin, width);
-    }
   // Rounded outwards: spheres and cones a little wider, so that float never culls what
   // double would keep.
   std::vector<float> center[3], radius, axis[3], sin_angle, cos_angle, edge_length;

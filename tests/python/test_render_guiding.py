@@ -5,23 +5,39 @@ where the shadows' silhouettes are, so the derivative images are less noisy for 
 number of samples than without it.
 """
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 import kiln as kl
 import kiln.render as kr
-from test_render_projective import Motion, agrees, key_of, shadow_scene
+from test_render_projective import T, Motion, agrees, key_of, shadow_scene
+
+BLOB = str(Path(__file__).resolve().parents[1] / "render" / "data" / "blob.ply")
 
 
 def shadow_settings(guiding, sppi, **more):
     return dict({"type": "direct_projective", "sppc": 16, "sppp": 16, "sppi": sppi, "guiding": guiding}, **more)
 
 
+def occluded_scene(occluder, settings):
+    """shadow_scene's, with a smooth mesh among the occluders: the blob (162 vertices),
+    whose silhouette edges from each shading point are drawn through the edge tree."""
+    if occluder != "blob":
+        return shadow_scene(occluder, settings)
+    scene = shadow_scene("sphere", settings)
+    scene["obj"] = {"type": "ply", "filename": BLOB, "to_world": T().translate([0.2, 0.8, 0]).scale(0.3),
+                    "bsdf": scene["obj"]["bsdf"]}
+    return scene
+
+
 @pytest.mark.parametrize("guiding, more", [("none", {}), ("grid", {}), ("octree", {"guiding_rounds": 3})])
-@pytest.mark.parametrize("occluder", ["sphere", "cube"])
+@pytest.mark.parametrize("occluder", ["sphere", "cube", "blob"])
 def test_guided_shadows_match_central_differences(occluder, guiding, more):
-    scene = kr.load_dict(shadow_scene(occluder, shadow_settings(guiding, 1024, **more)))
-    ok, (derivative, fd) = agrees(Motion(scene, key_of(occluder), spp=0), rtol=0.06)
+    scene = kr.load_dict(occluded_scene(occluder, shadow_settings(guiding, 1024, **more)))
+    key = "obj.vertex_positions" if occluder == "blob" else key_of(occluder)
+    ok, (derivative, fd) = agrees(Motion(scene, key, spp=0), rtol=0.06)
     assert ok, f"{occluder}, {guiding}: {derivative} against {fd}"
 
 

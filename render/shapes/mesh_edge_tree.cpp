@@ -205,9 +205,9 @@ std::pair<UInt32, Float> MeshEdgeTree::sample(const Float& sample, const Array3f
   Float u = sample, probability = full<Float>(1.0f, sample.size());
   for (uint32_t level = 0; level < depth_; ++level) {
     UInt32 left = node * 2u + 1u;
-    bool leaves = level + 1 == depth_;
-    Float w_left = leaves ? leaf_weight(left) : weight(left),
-          w_right = leaves ? leaf_weight(left + 1u) : weight(left + 1u);
+    bool children_are_leaves = level + 1 == depth_;
+    Float w_left = children_are_leaves ? leaf_weight(left) : weight(left),
+          w_right = children_are_leaves ? leaf_weight(left + 1u) : weight(left + 1u);
     Float total = w_left + w_right;
     Float p_left = select(total > 0.0f, w_left / total, Float(0.0f));
     Bool right = u >= p_left;

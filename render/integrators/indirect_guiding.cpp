@@ -29,17 +29,18 @@ struct Box {
   int depth = 0;
 };
 
-// Boxes are kept coarse: a box's mass is estimated from the training points in it, few of
-// which hit anything, and a box that holds part of the integrand's support but none of
-// those points gets only the uniform share. Measured on the shadows of a sphere, of the
-// 162-vertex blob and of a 2,562-vertex sphere (the scene of tests/python/
-// test_render_guiding.py): finer boxes (an octree to depth 7 splitting at 16 points, or to
-// depth 10 at 8; a 16 × 16 × 32 grid) gave as much variance or more.
+// A box's mass is estimated from the training points in it, few of which hit anything, and a
+// box that holds part of the integrand's support but none of those points gets only the
+// uniform share. Where the term's value comes from rare samples (a small lamp's penumbra, a
+// mesh's own shadow terminator: tests/python/test_render_grad_references.py's silhouette
+// case), the octree must split on few points to find them; coarser boxes (depth 5, splitting
+// at 32 points) left those regions to the uniform share, and 16 renders of 32 samples per
+// pixel then missed them.
 /// The grid's resolution along the pixel position's two axes and the silhouette's.
 constexpr std::array<uint32_t, 3> kGridResolution{8, 8, 16};
 /// An octree splits a leaf with at least this many nonzero points, up to this depth.
-constexpr size_t kPointsToSplit = 32;
-constexpr int kOctreeDepth = 5;
+constexpr size_t kPointsToSplit = 8;
+constexpr int kOctreeDepth = 6;
 
 std::vector<Box> grid_boxes(const std::vector<Corner>& points, const std::vector<float>& masses) {
   auto [nx, ny, nz] = kGridResolution;

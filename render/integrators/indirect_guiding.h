@@ -29,8 +29,9 @@ namespace kiln::render {
 /// an octree refined where the integrand's mass is.
 enum class GuidingKind { None, Grid, Octree };
 
-/// Mitsuba's settings: `guiding` and `guiding_rounds` (rounds of training samples, each as
-/// many as the term's own). `guiding_proj` is read and checked; see indirect_guiding.cpp.
+/// Mitsuba's settings: `guiding` and `guiding_rounds` (rounds of training samples, each four
+/// times as many as the term's own). `guiding_proj` is read and checked; see
+/// indirect_guiding.cpp.
 struct GuidingSettings {
   GuidingKind kind = GuidingKind::Octree;
   uint32_t rounds = 1;

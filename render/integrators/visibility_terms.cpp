@@ -48,6 +48,10 @@ constexpr float kHitTolerance = 1e-1f;
 /// past by rays that meet the surface in front, within kHitTolerance of it.
 constexpr float kPlaneTolerance = 1e-4f;
 
+/// How many training samples the indirect term's guiding draws per round, per sample of the
+/// term: rare regions need nonzero training points to be found (indirect_guiding.cpp).
+constexpr size_t kTrainingLanes = 4;
+
 /// Silhouettes and the samples each gets, out of `total` shared by weight (at least one each).
 struct SharedSilhouettes {
   std::vector<std::unique_ptr<Silhouette>> silhouettes;
@@ -302,7 +306,7 @@ TensorXf indirect_visibility(const Scene& scene, const Sensor& sensor, const Sam
   for (size_t k = 0; k < shared.silhouettes.size(); ++k) {
     uint32_t shape_seed = (seed ^ 0x5bd1e995u) * 0x9e3779b9u + uint32_t(k) + 1u;
     IndirectGuiding guided = train_guiding(scene, sensor, arriving, area_form, *shared.silhouettes[k], guiding,
-                                           shared.lanes[k], ~shape_seed * 0x85ebca6bu);
+                                           kTrainingLanes * shared.lanes[k], ~shape_seed * 0x85ebca6bu);
     splat_indirect(scene, sensor, arriving, area_form, *shared.silhouettes[k], guided, shared.lanes[k], shape_seed,
                    block);
   }

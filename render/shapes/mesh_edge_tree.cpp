@@ -183,9 +183,7 @@ std::pair<UInt32, Float> MeshEdgeTree::sample(const Float& sample, const Array3f
     Float cos_spread = cos_angle * cos_sphere - sin_angle * sin_sphere;
     Float cos_between = dot(axis, to_viewpoint) / distance;
     Bool culled = (distance > radius) & (cos_spread > 0.0f) & (abs(cos_between) > sin_spread);
-    Float nearness = select((distance > radius) & (cos_spread > 0.0f),
-                            max(1.0f - abs(cos_between) / sin_spread, Float(0.05f)), Float(1.0f));
-    return select(culled, Float(0.0f), gather(length_, node) * nearness);
+    return select(culled, Float(0.0f), gather(length_, node));
   };
   // A leaf's weight: its edge's length where its triangles face the viewpoint on opposite
   // sides (the sides do not change along the edge, which lies in both planes) or where it

@@ -7,13 +7,12 @@
 //
 // What it guarantees:
 // - sample() returns an edge and the probability it was drawn with, the product of the
-//   choices down the tree; 0 where the descent found every child of a node culled (the
-//   lane's sample is then invalid: conservative bounds keep nodes near the silhouette whose
-//   edges turn out not to be on it: 70-90% of the draws on that sphere). A child
-//   not culled is chosen in proportion to its edges' length times how near the direction
-//   to the viewpoint is to perpendicular to its cone's axis (up to twice the draws reach a
-//   silhouette edge than by length alone); a leaf is tested exactly (its two triangles face
-//   the viewpoint on opposite sides).
+//   choices down the tree, each child not culled in proportion to its edges' length: never
+//   less than drawing by length among all edges gives it. 0 where the descent found every
+//   child of a node culled (the lane's sample is then invalid: conservative bounds keep
+//   nodes near the silhouette whose edges turn out not to be on it, 60-90% of the draws on
+//   that sphere). A leaf is tested exactly (its two triangles face the viewpoint on
+//   opposite sides).
 // - Culling is conservative: an edge whose two triangles face the viewpoint on opposite
 //   sides is never culled, nor is an edge marked `always` (an open boundary, a crease, an
 //   edge whose triangles wind inconsistently), whatever the viewpoint.

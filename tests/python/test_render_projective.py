@@ -128,7 +128,7 @@ def test_shaded_cube_interior_and_creases():
 
 
 def test_flat_shaded_mesh_creases():
-    """A lit mesh with face normals (the blob, 162 vertices): shading jumps across every edge,
+    """A lit mesh with face normals (the blob, 2,562 vertices): shading jumps across every edge,
     so every edge the camera sees is a crease that moves a discontinuity. Creases hidden just
     behind the silhouette must not count (the rays either side of them meet the surface in
     front, within a grazing ray's tolerance of them): they doubled the silhouette's term."""

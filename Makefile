@@ -31,7 +31,7 @@ install-python: build
 test: install-python format-check
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 	@bash tests/package/run.sh $(BUILD)
-	@cd tests/python && KILN_CACHE_DIR=$(abspath $(BUILD))/test-kernel-cache-python $(PYTHON) -m pytest -q
+	@cd tests/python && KILN_CACHE_DIR=$(abspath $(BUILD))/test-kernel-cache-python $(PYTHON) -m pytest -q --durations=25
 	@# Again on the emulated CUDA device (docs/testing.md), the renderer with the Kiln BVH (its
 	@# default there: the reference tests against Mitsuba's images run with it; on the CPU,
 	@# test_render_accel.py compares its hits with Embree's), but for what does not depend on the
@@ -39,7 +39,7 @@ test: install-python format-check
 	@# writer's files against their dicts) and story 1's inverse rendering, which once compiled
 	@# a kernel late there (issue 28's note).
 	@cd tests/python && KILN_DEVICE=cuda-emulated KILN_CACHE_DIR=$(abspath $(BUILD))/test-kernel-cache-python \
-		$(PYTHON) -m pytest -q -p no:cacheprovider --ignore=test_render_grad_fuzz.py --ignore=test_inverse_crop.py \
+		$(PYTHON) -m pytest -q --durations=25 -p no:cacheprovider --ignore=test_render_grad_fuzz.py --ignore=test_inverse_crop.py \
 		--ignore=test_stubs.py --ignore=test_spelling.py --ignore=test_scene_xml.py
 
 demo: install-python

@@ -1,4 +1,5 @@
 // Discrete distributions: a cumulative table searched per lane.
+#include <kiln/construct.h>
 #include <kiln/errors.h>
 #include <kiln/render/distribution.h>
 #include <kiln/search.h>
@@ -39,18 +40,18 @@ Float DiscreteDistribution::probability(const UInt32& index, const Bool& active)
 }
 
 UInt32 DiscreteDistribution::sample(const Float& sample, const Bool& active) const {
-  Float target = sample * sum_;
+  Float target = sample * opaque<Float>(sum_);
   // The first item whose upper cumulative bound exceeds the target; zero-weight items
   // have equal bounds and are skipped, as are the entries past the last item (all `sum`).
   UInt32 index =
       binary_search(0, uint32_t(capacity_), [&](const UInt32& i) { return gather(cdf_, i + 1u, active) <= target; });
-  return min(index, UInt32(uint32_t(size_ - 1)));
+  return min(index, opaque<UInt32>(uint32_t(size_ - 1)));
 }
 
 std::pair<UInt32, Float> DiscreteDistribution::sample_reuse(const Float& sample, const Bool& active) const {
   UInt32 index = this->sample(sample, active);
   Float lower = gather(cdf_, index, active), upper = gather(cdf_, index + 1u, active);
-  Float reused = (sample * sum_ - lower) / (upper - lower);
+  Float reused = (sample * opaque<Float>(sum_) - lower) / (upper - lower);
   return {index, min(max(reused, Float(0.0f)), Float(0x1.fffffep-1f))};
 }
 

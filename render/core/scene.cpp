@@ -186,16 +186,20 @@ void Scene::tell_textures_shapes() const {
 }
 
 SurfaceInteraction Scene::ray_intersect(const Ray3f& ray, const Bool& active) const {
+  return compute_surface_interaction(ray, ray_intersect_preliminary(ray, active), active);
+}
+
+SurfaceInteraction Scene::compute_surface_interaction(const Ray3f& ray, const PreliminaryIntersection& hit,
+                                                      const Bool& active, const Bool& follow_shape) const {
   tell_textures_shapes();
-  PreliminaryIntersection hit = ray_intersect_preliminary(ray, active);
   Bool valid = active & hit.is_valid();
   UInt32 shape = select(valid, hit.shape_index + 1u, UInt32(0u));
   auto [si] = dispatch_filled(
       *shape_registry_, shape,
-      [](const Shape& s, const Ray3f& r, const PreliminaryIntersection& h) {
-        return std::tuple(s.compute_surface_interaction(r, h, Bool(true)));
+      [](const Shape& s, const Ray3f& r, const PreliminaryIntersection& h, const Bool& follow) {
+        return std::tuple(s.compute_surface_interaction(r, h, Bool(true), follow));
       },
-      std::tuple(ray, hit), "compute_surface_interaction");
+      std::tuple(ray, hit, follow_shape), "compute_surface_interaction");
   si.finalize(ray.d);
   // Misses: t = +inf, wi = -d in world space with an identity shading frame.
   si.t = select(valid, si.t, Float(kInfinity));

@@ -48,8 +48,22 @@ class DirectIntegrator : public SamplingIntegrator {
       auto [bs, bsdf_weight] = scene.bsdf_sample(ctx, si, sample1, next_2d(rng), hit);
       Bool delta = (bs.sampled_type & UInt32(bsdf_flags::kDelta)) != 0u;
       Bool valid = hit & ((bsdf_weight.x != 0.0f) | (bsdf_weight.y != 0.0f) | (bsdf_weight.z != 0.0f));
-      SurfaceInteraction found = scene.ray_intersect(si.spawn_ray(continuation_direction(si, bs)), valid);
-      if (grad_enabled(si.p)) bsdf_weight = in_area_form(scene, ctx, si, found, bsdf_weight, valid & !delta);
+      Array3f direction = continuation_direction(si, bs);
+      Ray3f ray = si.spawn_ray(direction);
+      SurfaceInteraction found;
+      if (grad_enabled(si.p)) {
+        // The area form: as the shading point moves, what is found stays the same material
+        // point and emits the same, so only occluders moving across the segment change it
+        // (the indirect visibility term of direct_projective), not the shading point's
+        // motion across the edges of what it sees.
+        Bool smooth_sample = valid & !delta;
+        found =
+            scene.compute_surface_interaction(ray, scene.ray_intersect_preliminary(ray, valid), valid, smooth_sample);
+        Color3f area_form = detach(bsdf_weight) * area_form_relative(scene, si, found, direction, smooth_sample);
+        bsdf_weight = select(smooth_sample, area_form, bsdf_weight);
+      } else {
+        found = scene.ray_intersect(ray, valid);
+      }
       DirectionSample3f ds = scene.hit_direction_sample(found, si.p);
       valid = valid & (ds.emitter != 0u);
       Float emitter_pdf = select(delta, Float(0.0f), scene.pdf_emitter_direction(si.p, ds, valid & !delta));
@@ -61,26 +75,6 @@ class DirectIntegrator : public SamplingIntegrator {
   }
 
  private:
-  /// A BSDF sample's `weight` with the derivatives of the area form (as
-  /// Mitsuba's projective integrators): as the shading point moves, the point found on a
-  /// surface stays where it is and the direction follows it, with the change of measure from
-  /// solid angle to area. Then only occluders moving across the segment change what is found
-  /// (the indirect visibility term of direct_projective), not the shading point's motion
-  /// across the edges of what it sees (what is found emits the same). Misses keep their
-  /// direction.
-  static Color3f in_area_form(const Scene& scene, const BSDFContext& ctx, const SurfaceInteraction& si,
-                              const SurfaceInteraction& found, const Color3f& weight, const Bool& active) {
-    Bool on_surface = active & found.is_valid();
-    Array3f to_found = detach(found.p) - si.p;
-    Float distance2 = dot(to_found, to_found);
-    Array3f direction = to_found * rsqrt(select(on_surface, distance2, Float(1.0f)));
-    auto [value, pdf] = scene.bsdf_eval_pdf(ctx, si, si.to_local(direction), on_surface);
-    Float jacobian = abs(dot(detach(found.n), direction)) / distance2;
-    Color3f area = value * (select(pdf > 0.0f, rcp(detach(pdf)), Float(0.0f)) * jacobian / detach(jacobian));
-    Color3f replaced = detach(weight) + (area - detach(area));
-    return select(on_surface, replaced, weight);
-  }
-
   static int64_t sample_count(const Properties& props, const std::string& name, int64_t fallback) {
     int64_t count = props.get_int(name, fallback);
     if (count < 0 || count > 1024) throw_parameter_error(props, name, "must be between 0 and 1024");

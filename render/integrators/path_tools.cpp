@@ -35,6 +35,26 @@ Array3f continuation_direction(const SurfaceInteraction& si, const BSDFSample3f&
   return select(delta, direction, detach(direction));
 }
 
+Color3f ratio(const Color3f& a, const Color3f& b) {
+  auto one = [](const Float& x, const Float& y) { return select(y != 0.0f, x / select(y != 0.0f, y, 1.0f), 0.0f); };
+  return Color3f(one(a.x, b.x), one(a.y, b.y), one(a.z, b.z));
+}
+
+Color3f relative(const Color3f& value) { return ratio(value, detach(value)); }
+
+Color3f area_form_relative(const Scene& scene, const SurfaceInteraction& si, const SurfaceInteraction& found,
+                           const Array3f& direction, const Bool& active) {
+  Bool on_surface = active & found.is_valid();
+  Array3f to_found = found.p - si.p;
+  Float distance2 = select(on_surface, dot(to_found, to_found), Float(1.0f));
+  Array3f towards = select(on_surface, to_found * rsqrt(distance2), direction);
+  Color3f value = scene.bsdf_eval_pdf(BSDFContext(), si, si.to_local(towards), active).first;
+  Float area = norm(cross(found.dp_du, found.dp_dv));
+  Float area_change = select(detach(area) > 0.0f, area / detach(area), Float(1.0f));
+  Float jacobian = select(on_surface, abs(dot(found.n, towards)) / distance2 * area_change, Float(1.0f));
+  return relative(value * jacobian);
+}
+
 Array2f next_2d(PCG32& rng) {
   Float x = rng.next_float32();
   return Array2f(x, rng.next_float32());

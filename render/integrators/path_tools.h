@@ -1,4 +1,5 @@
-// Pieces the path, ptracer, direct and aov integrators share: parameters, the MIS weight, 2D
+// Pieces the path, prb, ptracer, direct and aov integrators share: parameters, the MIS
+// weight, derivatives relative to a value, the area form of a BSDF sample's derivatives, 2D
 // samples, and looking through emitters the camera must not see.
 #pragma once
 
@@ -30,6 +31,23 @@ Float mis_weight(const Float& pdf_a, const Float& pdf_b);
 /// but a function of the surface (a refraction through a moving lens) and keeps its
 /// derivatives.
 Array3f continuation_direction(const SurfaceInteraction& si, const BSDFSample3f& bs);
+
+/// Componentwise a / b where b is nonzero, else 0.
+Color3f ratio(const Color3f& a, const Color3f& b);
+
+/// value / detach(value) where value is nonzero, else 0: 1 or 0 in value, with value's
+/// derivatives relative to itself.
+Color3f relative(const Color3f& value);
+
+/// The derivatives of a BSDF sample's contribution at `si` relative to its value, in the
+/// area form: the point `found` (a material point of its surface, with its derivatives:
+/// Scene::compute_surface_interaction's follow_shape) and the shading point move as they
+/// do, the direction between them follows, with the change of measure from solid angle to
+/// area and of `found`'s area element; where nothing was found, the sampled world
+/// `direction` stays. Value 1 (0 where the BSDF's value is 0). The sample's density is a
+/// sampling decision and has no derivatives here (detached sampling).
+Color3f area_form_relative(const Scene& scene, const SurfaceInteraction& si, const SurfaceInteraction& found,
+                           const Array3f& direction, const Bool& active);
 
 /// Two uniform numbers in [0, 1).
 Array2f next_2d(PCG32& rng);

@@ -63,9 +63,13 @@ RaySample PathTracer::sample(const Scene& scene, PCG32& rng, const Ray3f& camera
 }
 
 PathState PathTracer::bounce(const Scene& scene, const PathState& s, VertexTerms* terms) const {
+  return shade(scene, s, scene.ray_intersect(s.ray, s.active), terms);
+}
+
+PathState PathTracer::shade(const Scene& scene, const PathState& s, const SurfaceInteraction& si,
+                            VertexTerms* terms) const {
   PathState next = s;
   BSDFContext ctx;
-  SurfaceInteraction si = scene.ray_intersect(s.ray, s.active);
   Bool hit = si.is_valid();
 
   // Emission found by the previous BSDF sample (or seen by the camera), weighted

@@ -64,6 +64,8 @@ class PathTracer {
   /// One vertex: the next state (its `result` adds this vertex's emission and emitter
   /// sample); `terms`, when given, receives what path replay needs.
   PathState bounce(const Scene& scene, const PathState& s, VertexTerms* terms = nullptr) const;
+  /// bounce() at `si`, what s.ray found (path replay finds it itself).
+  PathState shade(const Scene& scene, const PathState& s, const SurfaceInteraction& si, VertexTerms* terms) const;
   /// Runs start() and bounce() to the end: the final state. `name` names the loop.
   PathState trace(const Scene& scene, const PCG32& rng, const Ray3f& camera_ray, const Bool& active,
                   const char* name) const;

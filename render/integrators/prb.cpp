@@ -5,7 +5,13 @@
 // alone, with the radiance still to come, L minus what the vertices before gave, standing
 // in for the rest of the path. The replay is a sum loop (it only adds each vertex's term),
 // so reverse mode runs it again instead of storing the path: memory does not grow with
-// path length.
+// path length. Where geometry (or the camera) moves, the replay differentiates each vertex in
+// the area form, as Mitsuba's prb does, but with the vertices after the first as material
+// points of their surfaces (Mitsuba's slide along rays from where the vertex before was,
+// which misses a term where a surface sees itself nearby: the inside of a sphere): each
+// moves with its surface, and the directions between them follow, with the change of
+// measure from solid angle to area. The first vertex slides along its camera ray.
+#include "integrators/path_tools.h"
 #include "integrators/path_tracer.h"
 
 #include <kiln/render/integrator.h>
@@ -17,19 +23,25 @@
 namespace kiln::render {
 namespace {
 
-/// What the replay carries: the path (no derivatives), the radiance still to come, and
-/// the sum whose derivatives are the image's.
+/// What the replay carries: the path (no derivatives) and what its ray finds, the ray that
+/// found the previous vertex and what it found, the radiance still to come, and the sum
+/// whose derivatives are the image's.
 struct ReplayState {
   PathState path;
+  PreliminaryIntersection hit;
+  Ray3f previous_ray;
+  PreliminaryIntersection previous_hit;
   Color3f remaining, sum;
 
-  auto fields() { return std::tie(path, remaining, sum); }
-  auto fields() const { return std::tie(path, remaining, sum); }
+  auto fields() { return std::tie(path, hit, previous_ray, previous_hit, remaining, sum); }
+  auto fields() const { return std::tie(path, hit, previous_ray, previous_hit, remaining, sum); }
 };
+
+Ray3f detached(const Ray3f& ray) { return Ray3f{detach(ray.o), detach(ray.d), detach(ray.maxt)}; }
 
 /// `s` without derivatives: the replay's path state must not depend on the parameters.
 PathState detached(PathState s) {
-  s.ray = Ray3f{detach(s.ray.o), detach(s.ray.d), detach(s.ray.maxt)};
+  s.ray = detached(s.ray);
   s.throughput = detach(s.throughput);
   s.result = detach(s.result);
   s.eta = detach(s.eta);
@@ -38,15 +50,16 @@ PathState detached(PathState s) {
   return s;
 }
 
-/// Componentwise a / b where b is nonzero, else 0.
-Color3f ratio(const Color3f& a, const Color3f& b) {
-  auto one = [](const Float& x, const Float& y) { return select(y != 0.0f, x / select(y != 0.0f, y, 1.0f), 0.0f); };
-  return Color3f(one(a.x, b.x), one(a.y, b.y), one(a.z, b.z));
+/// `si`'s incident direction (`ray_d` the ray's that found it) following the previous
+/// vertex, where `active`: that vertex, found again by `ray` (what found it: `hit`; a material
+/// point where `previous_follows`), and this one move, and the direction between them
+/// follows.
+Array3f incident_from_previous(const Scene& scene, const SurfaceInteraction& si, const Array3f& ray_d, const Ray3f& ray,
+                               const PreliminaryIntersection& hit, const Bool& previous_follows, const Bool& active) {
+  Array3f previous = scene.compute_surface_interaction(ray, hit, active, previous_follows).p;
+  Array3f towards = normalize(select(active, previous - si.p, -ray_d));
+  return select(active, si.to_local(-ray_d + (towards - detach(towards))), si.wi);
 }
-
-/// value / detach(value) where value is nonzero, else 0: 1 or 0 in value, with value's
-/// derivatives relative to itself.
-Color3f relative(const Color3f& value) { return ratio(value, detach(value)); }
 
 class PrbIntegrator : public SamplingIntegrator {
  public:
@@ -65,12 +78,18 @@ class PrbIntegrator : public SamplingIntegrator {
       primal = tracer_.trace(scene, rng, camera_ray, active, "prb_primal");
     }
     size_t lanes = camera_ray.o.x.size();
-    ReplayState start{tracer_.start(scene, rng, camera_ray, active), detach(primal.result),
+    PathState path = tracer_.start(scene, rng, camera_ray, active);
+    PreliminaryIntersection hit = scene.ray_intersect_preliminary(detached(path.ray), path.active);
+    ReplayState start{path,
+                      hit,
+                      detached(path.ray),
+                      hit,
+                      detach(primal.result),
                       Color3f(zeros<Float>(lanes), zeros<Float>(lanes), zeros<Float>(lanes))};
     // The loop's state carries no derivatives (a sum loop): the first ray's (a camera's pose
     // or field of view) enter the body as a captured value, when it has any.
     std::optional<Ray3f> first_ray;
-    if (grad_enabled(start.path.ray.o) || grad_enabled(start.path.ray.d)) first_ray = start.path.ray;
+    if (grad_enabled(path.ray.o) || grad_enabled(path.ray.d)) first_ray = path.ray;
     auto [end] = while_loop(
         std::tuple(start), [](const ReplayState& s) { return s.path.active; },
         [this, &scene, first_ray](const ReplayState& s) { return std::tuple(replay(scene, s, first_ray)); },
@@ -81,28 +100,48 @@ class PrbIntegrator : public SamplingIntegrator {
 
  private:
   /// One vertex of the replay: its own emission and emitter sample, and the radiance still
-  /// to come scaled by the BSDF sample's weight relative to itself (value 1: the
-  /// derivatives of eval / pdf with the direction and pdf held fixed; a delta lobe's weight
-  /// for a delta sample).
+  /// to come scaled by the BSDF sample's value relative to itself (value 1: the derivatives
+  /// of eval with the density held fixed, in the area form where the vertex moves; a delta
+  /// lobe's weight for a delta sample). It also finds what the next ray meets, for the area
+  /// form here and the next vertex.
   ReplayState replay(const Scene& scene, const ReplayState& s, const std::optional<Ray3f>& first_ray) const {
-    VertexTerms t;
     PathState path = s.path;
+    Ray3f previous_ray = s.previous_ray;
     if (first_ray) {
-      Bool first = path.depth == 0u;
-      path.ray = Ray3f{select(first, first_ray->o, path.ray.o), select(first, first_ray->d, path.ray.d),
-                       select(first, first_ray->maxt, path.ray.maxt)};
+      auto on_first = [](const Bool& first, const Ray3f& a, const Ray3f& b) {
+        return Ray3f{select(first, a.o, b.o), select(first, a.d, b.d), select(first, a.maxt, b.maxt)};
+      };
+      path.ray = on_first(path.depth == 0u, *first_ray, path.ray);
+      previous_ray = on_first(path.depth == 1u, *first_ray, previous_ray);
     }
-    PathState next = tracer_.bounce(scene, path, &t);
+    SurfaceInteraction si = scene.compute_surface_interaction(path.ray, s.hit, path.active, path.depth > 0u);
+    bool moving = grad_enabled(si.p);
+    if (moving)
+      si.wi = incident_from_previous(scene, si, detach(path.ray.d), previous_ray, s.previous_hit, path.depth > 1u,
+                                     path.active & si.is_valid() & (path.depth > 0u));
+    VertexTerms t;
+    PathState next = tracer_.shade(scene, path, si, &t);
     // The radiance leaving this vertex towards the previous one: what is still to come,
     // over the throughput that reached it.
-    record_vertex(RecordingPass::Backward, s.path, t.si, t.wo, ratio(s.remaining, s.path.throughput),
-                  s.path.active & t.si.is_valid());
+    record_vertex(RecordingPass::Backward, s.path, si, t.wo, ratio(s.remaining, s.path.throughput),
+                  s.path.active & si.is_valid());
     Color3f here = next.result - s.path.result;
     Color3f remaining = s.remaining - detach(here);
-    auto [value_at_sample, pdf] = scene.bsdf_eval_pdf(BSDFContext(), t.si, t.wo, t.continuing & !t.delta);
-    Color3f weight = select(t.delta, t.sample_weight, value_at_sample);
-    Color3f onwards = select(t.continuing, remaining * relative(weight), Color3f(0.0f, 0.0f, 0.0f));
-    return {detached(next), remaining, s.sum + here + onwards};
+
+    Ray3f next_ray = detached(next.ray);
+    Bool smooth = t.continuing & !t.delta;
+    PreliminaryIntersection next_hit;
+    SurfaceInteraction found;
+    {
+      GradScope no_derivatives = suspend_grad();
+      next_hit = scene.ray_intersect_preliminary(next_ray, next.active);
+    }
+    if (moving) found = scene.compute_surface_interaction(next_ray, next_hit, next.active & smooth, Bool(true));
+    Color3f smooth_weight = moving ? area_form_relative(scene, si, found, next_ray.d, smooth)
+                                   : relative(scene.bsdf_eval_pdf(BSDFContext(), si, t.wo, smooth).first);
+    Color3f weight = select(t.delta, relative(t.sample_weight), smooth_weight);
+    Color3f onwards = select(t.continuing, remaining * weight, Color3f(0.0f, 0.0f, 0.0f));
+    return {detached(next), next_hit, detached(path.ray), s.hit, remaining, s.sum + here + onwards};
   }
 
   PathTracer tracer_;

@@ -172,7 +172,7 @@ void splat_primary(const Scene& scene, const Sensor& sensor, const SamplingInteg
 }
 
 /// The indirect term's integrand at one point of its sample space per lane: `point` (the
-/// pixel position over the window sampled, `window`, and the number that picks where on the
+/// pixel position over the window sampled and the number that picks where on the
 /// silhouette) and `along` (where along it).
 struct IndirectIntegrand {
   Array2f position;      ///< the pixel position, where the value splats
@@ -195,9 +195,19 @@ SampledWindow sampled_window(const Film& film) {
           {float(crop_width) + 2.0f * border, float(crop_height) + 2.0f * border}};
 }
 
-IndirectIntegrand indirect_integrand(const Scene& scene, const Sensor& sensor, const SamplingIntegrator& arriving,
-                                     bool area_form, const Silhouette& silhouette, const SampledWindow& window,
-                                     const Array3f& point, const Float& along, PCG32& rng) {
+/// What every sample of the indirect term shares: the scene seen through `sensor`, the
+/// radiance `arriving` at the points seen, the form of their derivatives, the window.
+struct IndirectSetting {
+  const Scene& scene;
+  const Sensor& sensor;
+  const SamplingIntegrator& arriving;
+  bool area_form;
+  SampledWindow window;
+};
+
+IndirectIntegrand indirect_integrand(const IndirectSetting& setting, const Silhouette& silhouette, const Array3f& point,
+                                     const Float& along, PCG32& rng) {
+  const auto& [scene, sensor, arriving, area_form, window] = setting;
   auto [width, height] = sensor.film()->size();
   Array2f position(opaque<Float>(window.offset[0]) + point.x * opaque<Float>(window.size[0]),
                    opaque<Float>(window.offset[1]) + point.y * opaque<Float>(window.size[1]));
@@ -240,19 +250,16 @@ IndirectIntegrand indirect_integrand(const Scene& scene, const Sensor& sensor, c
 
 /// One shape's guiding distribution, trained on `rounds` × `lanes` uniform samples of the
 /// integrand's magnitude (its largest channel).
-IndirectGuiding train_guiding(const Scene& scene, const Sensor& sensor, const SamplingIntegrator& arriving,
-                              bool area_form, const Silhouette& silhouette, const GuidingSettings& guiding,
-                              size_t lanes, uint32_t seed) {
+IndirectGuiding train_guiding(const IndirectSetting& setting, const Silhouette& silhouette,
+                              const GuidingSettings& guiding, size_t lanes, uint32_t seed) {
   if (guiding.kind == GuidingKind::None) return {};
   GradScope detached = suspend_grad();
-  SampledWindow window = sampled_window(*sensor.film());
   std::vector<std::array<float, 3>> points;
   std::vector<float> masses;
   for (uint32_t round = 0; round < guiding.rounds; ++round) {
-    PCG32 rng = sensor.sampler()->rng(seed + round, lanes);
+    PCG32 rng = setting.sensor.sampler()->rng(seed + round, lanes);
     Array3f point(rng.next_float32(), rng.next_float32(), rng.next_float32());
-    IndirectIntegrand f =
-        indirect_integrand(scene, sensor, arriving, area_form, silhouette, window, point, rng.next_float32(), rng);
+    IndirectIntegrand f = indirect_integrand(setting, silhouette, point, rng.next_float32(), rng);
     Color3f c = f.contribution;
     Float mass = select(f.valid, max(max(abs(c.x), abs(c.y)), abs(c.z)), Float(0.0f));
     mass = select(isfinite(mass), mass, Float(0.0f));
@@ -267,15 +274,13 @@ IndirectGuiding train_guiding(const Scene& scene, const Sensor& sensor, const Sa
 
 /// The indirect term of one shape's silhouettes seen from the points the camera sees, with
 /// `lanes` samples drawn from `guiding`.
-void splat_indirect(const Scene& scene, const Sensor& sensor, const SamplingIntegrator& arriving, bool area_form,
-                    const Silhouette& silhouette, const IndirectGuiding& guiding, size_t lanes, uint32_t seed,
-                    ImageBlock& block) {
-  PCG32 rng = sensor.sampler()->rng(seed, lanes);
+void splat_indirect(const IndirectSetting& setting, const Silhouette& silhouette, const IndirectGuiding& guiding,
+                    size_t lanes, uint32_t seed, ImageBlock& block) {
+  PCG32 rng = setting.sensor.sampler()->rng(seed, lanes);
   auto [point, weight] = guiding.sample(rng);
-  IndirectIntegrand f = indirect_integrand(scene, sensor, arriving, area_form, silhouette,
-                                           sampled_window(*sensor.film()), point, rng.next_float32(), rng);
+  IndirectIntegrand f = indirect_integrand(setting, silhouette, point, rng.next_float32(), rng);
   Float scale = weight * opaque<Float>(float(1.0 / double(lanes)));
-  splat_color(*sensor.film(), block, f.position, Bool(true), f.contribution * (f.motion * scale), f.valid);
+  splat_color(*setting.sensor.film(), block, f.position, Bool(true), f.contribution * (f.motion * scale), f.valid);
 }
 
 }  // namespace
@@ -301,14 +306,14 @@ TensorXf indirect_visibility(const Scene& scene, const Sensor& sensor, const Sam
                              bool area_form, const GuidingSettings& guiding, uint32_t seed, uint32_t spp) {
   const Film& film = *sensor.film();
   ImageBlock block = film.create_block(3 + film.has_alpha());
-  SharedSilhouettes shared = share_samples(scene, camera_moves(sensor), sampled_window(film).pixels() * spp,
+  IndirectSetting setting{scene, sensor, arriving, area_form, sampled_window(film)};
+  SharedSilhouettes shared = share_samples(scene, camera_moves(sensor), setting.window.pixels() * spp,
                                            [](const Shape& shape) { return shape.silhouettes(); });
   for (size_t k = 0; k < shared.silhouettes.size(); ++k) {
     uint32_t shape_seed = (seed ^ 0x5bd1e995u) * 0x9e3779b9u + uint32_t(k) + 1u;
-    IndirectGuiding guided = train_guiding(scene, sensor, arriving, area_form, *shared.silhouettes[k], guiding,
-                                           kTrainingLanes * shared.lanes[k], ~shape_seed * 0x85ebca6bu);
-    splat_indirect(scene, sensor, arriving, area_form, *shared.silhouettes[k], guided, shared.lanes[k], shape_seed,
-                   block);
+    IndirectGuiding guided = train_guiding(setting, *shared.silhouettes[k], guiding, kTrainingLanes * shared.lanes[k],
+                                           ~shape_seed * 0x85ebca6bu);
+    splat_indirect(setting, *shared.silhouettes[k], guided, shared.lanes[k], shape_seed, block);
   }
   return film.develop(block, true);
 }

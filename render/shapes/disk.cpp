@@ -49,8 +49,8 @@ class Disk : public PlacedShape {
 
   AccelGeometry accel_geometry() const override { return AccelDisk{host_to_world_}; }
 
-  SurfaceInteraction compute_surface_interaction(const Ray3f& ray, const PreliminaryIntersection& hit,
-                                                 const Bool&) const override {
+  SurfaceInteraction compute_surface_interaction(const Ray3f& ray, const PreliminaryIntersection& hit, const Bool&,
+                                                 const Bool& follow_shape) const override {
     SurfaceInteraction si;
     si.t = hit.t;
     if (moving(ray)) {
@@ -63,6 +63,7 @@ class Disk : public PlacedShape {
     // Projected back onto the disk's plane, which is more accurate than o + t·d.
     Array3f p = ray(si.t);
     si.p = p + normal_ * dot(center_ - p, normal_);
+    if (moving(ray)) si.p = select(follow_shape, carried(si.p), si.p);
     Array3f local = to_world_.inverse().apply_point(si.p);
     Float r2 = local.x * local.x + local.y * local.y;
     Float inv_r = select(r2 != 0.0f, rsqrt(r2), Float(0.0f));

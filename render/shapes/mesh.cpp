@@ -179,7 +179,7 @@ std::unique_ptr<Silhouette> Mesh::silhouettes() const { return mesh_silhouettes(
 AccelGeometry Mesh::accel_geometry() const { return AccelTriangles{host_.positions, host_.faces}; }
 
 SurfaceInteraction Mesh::compute_surface_interaction(const Ray3f& ray, const PreliminaryIntersection& hit,
-                                                     const Bool& active) const {
+                                                     const Bool& active, const Bool& follow_shape) const {
   const MeshPool arrays = pool_ ? *pool_ : own_arrays();
   Array3u face = gather<Array3u>(arrays.faces, hit.prim_index + first_face_, active);
   Array3f p0 = gather<Array3f>(arrays.positions, face.x, active),
@@ -190,13 +190,15 @@ SurfaceInteraction Mesh::compute_surface_interaction(const Ray3f& ray, const Pre
   if (grad_enabled(p0) || grad_enabled(ray.o) || grad_enabled(ray.d)) {
     // The hit slides along the ray as the triangle or the ray moves (Mitsuba's default):
     // distance and barycentrics recomputed differentiably (Moller-Trumbore). Values stay
-    // the tracer's, derivatives are the recomputation's.
+    // the tracer's, derivatives are the recomputation's. A material point keeps its
+    // barycentrics.
     Array3f pvec = cross(ray.d, e2), tvec = ray.o - p0, qvec = cross(tvec, e1);
     Float det = dot(e1, pvec);
     Float inv_det = select(det != 0.0f, rcp(det), Float(0.0f));
-    t = t + derivatives_without_values(dot(e2, qvec) * inv_det);
-    b1 = b1 + derivatives_without_values(dot(tvec, pvec) * inv_det);
-    b2 = b2 + derivatives_without_values(dot(ray.d, qvec) * inv_det);
+    auto sliding = [&](const Float& value) { return select(follow_shape, Float(0.0f), value); };
+    t = t + derivatives_without_values(sliding(dot(e2, qvec) * inv_det));
+    b1 = b1 + derivatives_without_values(sliding(dot(tvec, pvec) * inv_det));
+    b2 = b2 + derivatives_without_values(sliding(dot(ray.d, qvec) * inv_det));
   }
   Float b0 = 1.0f - b1 - b2;
 
@@ -240,7 +242,7 @@ PositionSample3f Mesh::sample_position(const Array2f& sample, const Bool& active
   Float b0 = 1.0f - b.x - b.y;
   PositionSample3f ps;
   ps.p = p0 * b0 + p1 * b.x + p2 * b.y;
-  ps.pdf = Float(area_.normalization()) + zeros<Float>(sample.x.size());
+  ps.pdf = opaque<Float>(area_.normalization()) + zeros<Float>(sample.x.size());
   ps.delta = full<Bool>(false, sample.x.size());
   if (has_texcoords_)
     ps.uv = gather<Array2f>(texcoords_, face.x, active) * b0 + gather<Array2f>(texcoords_, face.y, active) * b.x +
@@ -298,10 +300,10 @@ void pool_meshes(const std::vector<std::shared_ptr<Shape>>& shapes) {
 
 Float Mesh::pdf_position(const PositionSample3f&, const Bool& active) const {
   require_area();
-  return select(active, Float(area_.normalization()), Float(0.0f));
+  return select(active, opaque<Float>(area_.normalization()), Float(0.0f));
 }
 
-Float Mesh::surface_area() const { return Float(area_.size() == 0 ? 0.0f : area_.sum()); }
+Float Mesh::surface_area() const { return opaque<Float>(area_.size() == 0 ? 0.0f : area_.sum()); }
 
 std::pair<std::array<float, 3>, std::array<float, 3>> Mesh::bounding_box() const {
   std::array<float, 3> lower{kInfinity, kInfinity, kInfinity}, upper{-kInfinity, -kInfinity, -kInfinity};

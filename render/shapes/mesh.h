@@ -33,7 +33,7 @@ class Mesh : public Shape {
 
   AccelGeometry accel_geometry() const override;
   SurfaceInteraction compute_surface_interaction(const Ray3f& ray, const PreliminaryIntersection& hit,
-                                                 const Bool& active) const override;
+                                                 const Bool& active, const Bool& follow_shape) const override;
   PositionSample3f sample_position(const Array2f& sample, const Bool& active) const override;
   Float pdf_position(const PositionSample3f& ps, const Bool& active) const override;
   Float surface_area() const override;

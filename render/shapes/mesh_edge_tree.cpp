@@ -2,6 +2,8 @@
 // rounded outwards to float; a descent per lane in kernels.
 #include "shapes/mesh_edge_tree.h"
 
+#include "shapes/host_vector.h"
+
 #include <kiln/construct.h>
 #include <kiln/math.h>
 
@@ -12,12 +14,8 @@
 namespace kiln::render {
 namespace {
 
-using Vec = std::array<double, 3>;
+using host::add, host::dot, host::length, host::scaled, host::Vec;
 
-Vec add(const Vec& a, const Vec& b, double s = 1.0) { return {a[0] + s * b[0], a[1] + s * b[1], a[2] + s * b[2]}; }
-double dot(const Vec& a, const Vec& b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
-double length(const Vec& a) { return std::sqrt(dot(a, a)); }
-Vec scaled(const Vec& a, double s) { return {a[0] * s, a[1] * s, a[2] * s}; }
 double angle_between(const Vec& a, const Vec& b) { return std::acos(std::clamp(dot(a, b), -1.0, 1.0)); }
 
 /// What a node bounds: a sphere around its edges, a cone around their triangles' normals,

@@ -2,6 +2,7 @@
 // host each render (the mesh moves between renders), points sampled on them in kernels.
 #include "shapes/mesh_silhouette.h"
 
+#include "shapes/host_vector.h"
 #include "shapes/mesh_edge_tree.h"
 
 #include <kiln/autodiff.h>
@@ -19,13 +20,7 @@
 namespace kiln::render {
 namespace {
 
-using Point = std::array<double, 3>;
-
-Point minus(const Point& a, const Point& b) { return {a[0] - b[0], a[1] - b[1], a[2] - b[2]}; }
-double dot3(const Point& a, const Point& b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
-Point cross3(const Point& a, const Point& b) {
-  return {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
-}
+using Point = host::Vec;
 
 /// Vertex `i` of `host`, in double.
 Point host_vertex(const MeshData& host, uint32_t i) {
@@ -133,9 +128,9 @@ struct MeshEdge {
 /// Whether the triangles (a, b, c) and (a, b, d) lie in one plane (to 1e-6 radians).
 bool coplanar(const MeshData& host, uint32_t a, uint32_t b, uint32_t c, uint32_t d) {
   Point origin = host_vertex(host, a),
-        n = cross3(minus(host_vertex(host, b), origin), minus(host_vertex(host, c), origin));
-  Point to_d = minus(host_vertex(host, d), origin);
-  return std::abs(dot3(n, to_d)) <= 1e-6 * std::sqrt(dot3(n, n) * dot3(to_d, to_d));
+        n = host::cross(host::minus(host_vertex(host, b), origin), host::minus(host_vertex(host, c), origin));
+  Point to_d = host::minus(host_vertex(host, d), origin);
+  return std::abs(host::dot(n, to_d)) <= 1e-6 * std::sqrt(host::dot(n, n) * host::dot(to_d, to_d));
 }
 
 /// The mesh's edges (three or more triangles on one edge: left out). On a `flat_shaded`
@@ -186,11 +181,13 @@ std::unique_ptr<Silhouette> mesh_silhouette(const MeshData& host, bool flat_shad
     Point pa = vertex(edge.a), pb = vertex(edge.b);
     // The plane through the edge and the eye: the edge is on the silhouette when its
     // triangles are on one side of it.
-    Point plane = cross3(minus(pb, pa), minus(eye, pa));
-    bool folded = dot3(plane, minus(vertex(edge.inside), pa)) * dot3(plane, minus(vertex(edge.other), pa)) > 0.0;
+    Point plane = host::cross(host::minus(pb, pa), host::minus(eye, pa));
+    bool folded =
+        host::dot(plane, host::minus(vertex(edge.inside), pa)) * host::dot(plane, host::minus(vertex(edge.other), pa)) >
+        0.0;
     Point middle{0.5 * (pa[0] + pb[0]), 0.5 * (pa[1] + pb[1]), 0.5 * (pa[2] + pb[2])};
-    double length = std::sqrt(dot3(minus(pb, pa), minus(pb, pa)));
-    double distance = std::sqrt(dot3(minus(middle, eye), minus(middle, eye)));
+    double length = std::sqrt(host::dot(host::minus(pb, pa), host::minus(pb, pa)));
+    double distance = std::sqrt(host::dot(host::minus(middle, eye), host::minus(middle, eye)));
     if ((edge.open || edge.crease || folded) && length > 0.0 && distance > 0.0) {
       chosen.a.push_back(edge.a);
       chosen.b.push_back(edge.b);
@@ -220,8 +217,8 @@ std::unique_ptr<Silhouette> mesh_silhouettes(const MeshData& host, bool flat_sha
   // A triangle's unit normal as it winds (zero where it has no area).
   auto winding_normal = [&](const MeshEdge& edge, uint32_t third, bool forward) {
     Point pa = host_vertex(host, edge.a),
-          n = cross3(minus(host_vertex(host, edge.b), pa), minus(host_vertex(host, third), pa));
-    double norm = std::sqrt(dot3(n, n));
+          n = host::cross(host::minus(host_vertex(host, edge.b), pa), host::minus(host_vertex(host, third), pa));
+    double norm = std::sqrt(host::dot(n, n));
     double scale = norm > 0.0 ? (forward ? 1.0 : -1.0) / norm : 0.0;
     return Point{n[0] * scale, n[1] * scale, n[2] * scale};
   };
@@ -229,13 +226,13 @@ std::unique_ptr<Silhouette> mesh_silhouettes(const MeshData& host, bool flat_sha
     MeshEdgeTree::Edge bounds{host_vertex(host, edge.a), host_vertex(host, edge.b),
                               winding_normal(edge, edge.inside, edge.inside_forward),
                               winding_normal(edge, edge.other, !edge.inside_forward)};
-    double length = std::sqrt(dot3(minus(bounds.b, bounds.a), minus(bounds.b, bounds.a)));
+    double length = std::sqrt(host::dot(host::minus(bounds.b, bounds.a), host::minus(bounds.b, bounds.a)));
     if (length == 0.0) continue;
     // Where the silhouette test needs more than the two triangles' facing, the edge is
     // never culled.
     bounds.always = edge.open || edge.crease || !edge.consistent ||
-                    dot3(bounds.normal_inside, bounds.normal_inside) == 0.0 ||
-                    dot3(bounds.normal_outside, bounds.normal_outside) == 0.0;
+                    host::dot(bounds.normal_inside, bounds.normal_inside) == 0.0 ||
+                    host::dot(bounds.normal_outside, bounds.normal_outside) == 0.0;
     tree_edges.push_back(bounds);
     all.a.push_back(edge.a);
     all.b.push_back(edge.b);

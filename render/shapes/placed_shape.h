@@ -40,6 +40,9 @@ class PlacedShape : public Shape {
   bool moving(const Ray3f& ray) const {
     return grad_enabled(to_world_.matrix()) || grad_enabled(ray.o) || grad_enabled(ray.d);
   }
+  /// The material point at `p` (a point of the surface): `p`'s value, carried by the
+  /// transform's derivatives from where it is in the shape's own space.
+  Array3f carried(const Array3f& p) const { return to_world_.apply_point(detach(to_world_.inverse().apply_point(p))); }
 
   Transform4f to_world_;
 };

@@ -69,8 +69,8 @@ class Sphere : public PlacedShape {
     return AccelSphere{{host_center_[0], host_center_[1], host_center_[2]}, host_radius_};
   }
 
-  SurfaceInteraction compute_surface_interaction(const Ray3f& ray, const PreliminaryIntersection& hit,
-                                                 const Bool&) const override {
+  SurfaceInteraction compute_surface_interaction(const Ray3f& ray, const PreliminaryIntersection& hit, const Bool&,
+                                                 const Bool& follow_shape) const override {
     SurfaceInteraction si;
     si.t = hit.t;
     if (moving(ray)) {
@@ -86,6 +86,10 @@ class Sphere : public PlacedShape {
     // Projected back onto the sphere, which is more accurate than o + t·d.
     Array3f outward = normalize(ray(si.t) - center_);
     si.p = center_ + outward * radius_;
+    if (moving(ray)) {
+      si.p = select(follow_shape, carried(si.p), si.p);
+      outward = normalize(si.p - center_);
+    }
     Array3f local = to_world_.inverse().apply_point(si.p);
     Float theta = acos(min(max(local.z, Float(-1.0f)), Float(1.0f)));
     Float phi = atan2(local.y, local.x);

@@ -41,7 +41,7 @@ Float density_towards(const Lit& lit, const Array3f& ref, const Array3f& d) {
   Ray3f ray{ref, d, Float(kInfinity)};
   PreliminaryIntersection hit = lit.accel->intersect(ray);
   Bool found = hit.is_valid();
-  SurfaceInteraction si = lit.shape->compute_surface_interaction(ray, hit, found);
+  SurfaceInteraction si = lit.shape->compute_surface_interaction(ray, hit, found, Bool(false));
   DirectionSample3f ds;
   ds.p = si.p;
   ds.n = si.sh_frame.n;

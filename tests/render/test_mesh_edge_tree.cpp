@@ -3,6 +3,7 @@
 // every silhouette edge can be drawn, every edge drawn is one, and there are several times
 // as many such draws as drawing by length among all edges gives. From inside the sphere
 // nothing is a silhouette and every draw has probability 0.
+#include "shapes/host_vector.h"
 #include "shapes/mesh_edge_tree.h"
 
 #include <gtest/gtest.h>
@@ -17,17 +18,7 @@ using namespace kiln::render;
 
 namespace {
 
-using Vec = std::array<double, 3>;
-
-Vec sub(const Vec& a, const Vec& b) { return {a[0] - b[0], a[1] - b[1], a[2] - b[2]}; }
-double dot(const Vec& a, const Vec& b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
-Vec cross(const Vec& a, const Vec& b) {
-  return {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
-}
-Vec unit(const Vec& a) {
-  double n = std::sqrt(dot(a, a));
-  return {a[0] / n, a[1] / n, a[2] / n};
-}
+using host::cross, host::dot, host::unit, host::Vec;
 
 struct Sphere {
   std::vector<Vec> points;
@@ -51,7 +42,7 @@ struct Sphere {
     // The edges between two faces (the poles' degenerate edges have one face each: left out).
     std::map<std::pair<uint32_t, uint32_t>, std::vector<Vec>> sides;
     for (const auto& f : faces) {
-      Vec n = unit(cross(sub(points[f[1]], points[f[0]]), sub(points[f[2]], points[f[0]])));
+      Vec n = unit(cross(host::minus(points[f[1]], points[f[0]]), host::minus(points[f[2]], points[f[0]])));
       for (int k = 0; k < 3; ++k) {
         uint32_t a = f[k], b = f[(k + 1) % 3];
         sides[{std::min(a, b), std::max(a, b)}].push_back(n);
@@ -66,7 +57,7 @@ struct Sphere {
   void silhouette(const Vec& viewpoint) {
     folded.clear();
     for (const auto& e : edges) {
-      Vec to = sub(viewpoint, e.a);
+      Vec to = host::minus(viewpoint, e.a);
       folded.push_back((dot(e.normal_inside, to) > 0) != (dot(e.normal_outside, to) > 0));
     }
   }
@@ -113,7 +104,8 @@ TEST(MeshEdgeTree, DrawsSilhouetteEdgesWithTheProbabilitiesItReturns) {
     // The probabilities of the edges drawn add up to the share of draws that found one.
     EXPECT_NEAR(total, 1.0 - dead, 2e-3);
     for (size_t e = 0; e < sphere.edges.size(); ++e) {
-      double l = std::sqrt(dot(sub(sphere.edges[e].b, sphere.edges[e].a), sub(sphere.edges[e].b, sphere.edges[e].a)));
+      double l = std::sqrt(
+          dot(host::minus(sphere.edges[e].b, sphere.edges[e].a), host::minus(sphere.edges[e].b, sphere.edges[e].a)));
       length += l;
       if (!sphere.folded[e]) continue;
       silhouette_length += l;

@@ -6,10 +6,11 @@
 //   never drawn (for samples in [0, 1)).
 // - sample_reuse() returns the item and the sample rescaled to [0, 1) within the item's
 //   interval, so one uniform number can drive a second choice.
-// - The cumulative table is a Kiln array evaluated once: kernels read it as data. Its sum and
-//   size are literals (generalized to kernel parameters when they change); the search's step
-//   count is part of a kernel's shape, fixed by the capacity, so distributions rebuilt every
-//   render with a varying item count (a silhouette's edges) share their kernels.
+// - The cumulative table is a Kiln array evaluated once: kernels read it as data, and its sum
+//   and size as kernel parameters (opaque). The search's step count is part of a kernel's
+//   shape, fixed by the capacity, so distributions rebuilt every render with a varying item
+//   count (a silhouette's edges, the guiding's boxes) share their kernels from the first
+//   render on.
 #pragma once
 
 #include <kiln/array.h>

@@ -45,6 +45,12 @@ class Scene : public Object {
   PreliminaryIntersection ray_intersect_preliminary(const Ray3f& ray, const Bool& active) const {
     return accel_->intersect(ray, active);
   }
+  /// The interaction of `ray` with what `hit` found on it (ray_intersect() is this after
+  /// ray_intersect_preliminary()): its derivatives are the shapes' and the ray's, where
+  /// they have any, for a hit found once without them; in lanes where `follow_shape`, those
+  /// of the same material point (Shape::compute_surface_interaction).
+  SurfaceInteraction compute_surface_interaction(const Ray3f& ray, const PreliminaryIntersection& hit,
+                                                 const Bool& active, const Bool& follow_shape = Bool(false)) const;
   Bool ray_test(const Ray3f& ray, const Bool& active) const;
 
   /// An emitter sample seen from the surface point `ref` (shadow rays leave its surface).

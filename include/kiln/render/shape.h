@@ -42,9 +42,13 @@ class Shape : public Object {
 
   /// The shape as the ray tracer sees it, in world space.
   virtual AccelGeometry accel_geometry() const = 0;
-  /// The full interaction for lanes the tracer reported a hit of this shape on.
+  /// The full interaction for lanes the tracer reported a hit of this shape on. Its
+  /// derivatives, where the shape or the ray moves: the hit slides along the ray, or, in
+  /// lanes where `follow_shape`, stays the same material point of the shape (Mitsuba's
+  /// FollowShape: the ray's motion does not matter, and dp_du × dp_dv changes with the area
+  /// around the point).
   virtual SurfaceInteraction compute_surface_interaction(const Ray3f& ray, const PreliminaryIntersection& hit,
-                                                         const Bool& active) const = 0;
+                                                         const Bool& active, const Bool& follow_shape) const = 0;
   /// A point uniformly distributed over the surface.
   virtual PositionSample3f sample_position(const Array2f& sample, const Bool& active) const = 0;
   /// The density of sample_position() (1 / area).

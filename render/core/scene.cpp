@@ -185,6 +185,10 @@ void Scene::tell_textures_shapes() const {
   for (Texture* texture : hit_shape_textures_) texture->set_scene_shapes(shape_registry_);
 }
 
+bool Scene::geometry_has_derivatives() const {
+  return std::any_of(shapes_.begin(), shapes_.end(), [](const auto& s) { return s->geometry_has_derivatives(); });
+}
+
 SurfaceInteraction Scene::ray_intersect(const Ray3f& ray, const Bool& active) const {
   return compute_surface_interaction(ray, ray_intersect_preliminary(ray, active), active);
 }
@@ -194,12 +198,20 @@ SurfaceInteraction Scene::compute_surface_interaction(const Ray3f& ray, const Pr
   tell_textures_shapes();
   Bool valid = active & hit.is_valid();
   UInt32 shape = select(valid, hit.shape_index + 1u, UInt32(0u));
-  auto [si] = dispatch_filled(
-      *shape_registry_, shape,
-      [](const Shape& s, const Ray3f& r, const PreliminaryIntersection& h, const Bool& follow) {
-        return std::tuple(s.compute_surface_interaction(r, h, Bool(true), follow));
-      },
-      std::tuple(ray, hit, follow_shape), "compute_surface_interaction");
+  // Where nothing moves, which point the derivatives follow does not matter: no argument.
+  bool moving = grad_enabled(ray.o) || grad_enabled(ray.d) || geometry_has_derivatives();
+  auto [si] = moving ? dispatch_filled(
+                           *shape_registry_, shape,
+                           [](const Shape& s, const Ray3f& r, const PreliminaryIntersection& h, const Bool& follow) {
+                             return std::tuple(s.compute_surface_interaction(r, h, Bool(true), follow));
+                           },
+                           std::tuple(ray, hit, follow_shape), "compute_surface_interaction")
+                     : dispatch_filled(
+                           *shape_registry_, shape,
+                           [](const Shape& s, const Ray3f& r, const PreliminaryIntersection& h) {
+                             return std::tuple(s.compute_surface_interaction(r, h, Bool(true), Bool(false)));
+                           },
+                           std::tuple(ray, hit), "compute_surface_interaction");
   si.finalize(ray.d);
   // Misses: t = +inf, wi = -d in world space with an identity shading frame.
   si.t = select(valid, si.t, Float(kInfinity));

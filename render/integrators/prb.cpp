@@ -79,20 +79,21 @@ class PrbIntegrator : public SamplingIntegrator {
     }
     size_t lanes = camera_ray.o.x.size();
     PathState path = tracer_.start(scene, rng, camera_ray, active);
-    PreliminaryIntersection hit = scene.ray_intersect_preliminary(detached(path.ray), path.active);
-    ReplayState start{path,
-                      hit,
-                      detached(path.ray),
-                      hit,
-                      detach(primal.result),
-                      Color3f(zeros<Float>(lanes), zeros<Float>(lanes), zeros<Float>(lanes))};
     // The loop's state carries no derivatives (a sum loop): the first ray's (a camera's pose
     // or field of view) enter the body as a captured value, when it has any.
     std::optional<Ray3f> first_ray;
     if (grad_enabled(path.ray.o) || grad_enabled(path.ray.d)) first_ray = path.ray;
+    bool moving = first_ray || scene.geometry_has_derivatives();
+    Float zero = zeros<Float>(lanes);
+    PreliminaryIntersection hit =
+        moving ? scene.ray_intersect_preliminary(detached(path.ray), path.active)
+               : PreliminaryIntersection{zero, Array2f(zero, zero), zeros<UInt32>(lanes), zeros<UInt32>(lanes)};
+    ReplayState start{path, hit, detached(path.ray), hit, detach(primal.result), Color3f(zero, zero, zero)};
     auto [end] = while_loop(
         std::tuple(start), [](const ReplayState& s) { return s.path.active; },
-        [this, &scene, first_ray](const ReplayState& s) { return std::tuple(replay(scene, s, first_ray)); },
+        [this, &scene, first_ray, moving](const ReplayState& s) {
+          return std::tuple(replay(scene, s, first_ray, moving));
+        },
         std::nullopt, "prb_replay", LoopDerivative{.max_iterations = 0, .sum_loop = true});
     rng = end.path.rng;
     return {select(primal.valid_ray, end.sum, Color3f(0.0f, 0.0f, 0.0f)), primal.valid_ray, {}};
@@ -102,9 +103,10 @@ class PrbIntegrator : public SamplingIntegrator {
   /// One vertex of the replay: its own emission and emitter sample, and the radiance still
   /// to come scaled by the BSDF sample's value relative to itself (value 1: the derivatives
   /// of eval with the density held fixed, in the area form where the vertex moves; a delta
-  /// lobe's weight for a delta sample). It also finds what the next ray meets, for the area
-  /// form here and the next vertex.
-  ReplayState replay(const Scene& scene, const ReplayState& s, const std::optional<Ray3f>& first_ray) const {
+  /// lobe's weight for a delta sample). Where geometry or the camera `moving`, it also finds
+  /// what the next ray meets, for the area form here and the next vertex.
+  ReplayState replay(const Scene& scene, const ReplayState& s, const std::optional<Ray3f>& first_ray,
+                     bool moving) const {
     PathState path = s.path;
     Ray3f previous_ray = s.previous_ray;
     if (first_ray) {
@@ -114,8 +116,8 @@ class PrbIntegrator : public SamplingIntegrator {
       path.ray = on_first(path.depth == 0u, *first_ray, path.ray);
       previous_ray = on_first(path.depth == 1u, *first_ray, previous_ray);
     }
-    SurfaceInteraction si = scene.compute_surface_interaction(path.ray, s.hit, path.active, path.depth > 0u);
-    bool moving = grad_enabled(si.p);
+    SurfaceInteraction si = moving ? scene.compute_surface_interaction(path.ray, s.hit, path.active, path.depth > 0u)
+                                   : scene.ray_intersect(path.ray, path.active);
     if (moving)
       si.wi = incident_from_previous(scene, si, detach(path.ray.d), previous_ray, s.previous_hit, path.depth > 1u,
                                      path.active & si.is_valid() & (path.depth > 0u));
@@ -128,20 +130,27 @@ class PrbIntegrator : public SamplingIntegrator {
     Color3f here = next.result - s.path.result;
     Color3f remaining = s.remaining - detach(here);
 
-    Ray3f next_ray = detached(next.ray);
+    // Where nothing moves, the hits carried stay as they are (the loop does not update them).
+    ReplayState result{detached(next), s.hit, s.previous_ray, s.previous_hit, remaining, s.sum};
     Bool smooth = t.continuing & !t.delta;
-    PreliminaryIntersection next_hit;
-    SurfaceInteraction found;
-    {
-      GradScope no_derivatives = suspend_grad();
-      next_hit = scene.ray_intersect_preliminary(next_ray, next.active);
+    Color3f smooth_weight;
+    if (moving) {
+      Ray3f next_ray = detached(next.ray);
+      {
+        GradScope no_derivatives = suspend_grad();
+        result.hit = scene.ray_intersect_preliminary(next_ray, next.active);
+      }
+      SurfaceInteraction found =
+          scene.compute_surface_interaction(next_ray, result.hit, next.active & smooth, Bool(true));
+      smooth_weight = area_form_relative(scene, si, found, next_ray.d, smooth);
+      result.previous_ray = detached(path.ray);
+      result.previous_hit = s.hit;
+    } else {
+      smooth_weight = relative(scene.bsdf_eval_pdf(BSDFContext(), si, t.wo, smooth).first);
     }
-    if (moving) found = scene.compute_surface_interaction(next_ray, next_hit, next.active & smooth, Bool(true));
-    Color3f smooth_weight = moving ? area_form_relative(scene, si, found, next_ray.d, smooth)
-                                   : relative(scene.bsdf_eval_pdf(BSDFContext(), si, t.wo, smooth).first);
     Color3f weight = select(t.delta, relative(t.sample_weight), smooth_weight);
-    Color3f onwards = select(t.continuing, remaining * weight, Color3f(0.0f, 0.0f, 0.0f));
-    return {detached(next), next_hit, detached(path.ray), s.hit, remaining, s.sum + here + onwards};
+    result.sum = s.sum + here + select(t.continuing, remaining * weight, Color3f(0.0f, 0.0f, 0.0f));
+    return result;
   }
 
   PathTracer tracer_;

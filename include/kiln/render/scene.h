@@ -89,6 +89,8 @@ class Scene : public Object {
   UInt32 bsdf_flags(const SurfaceInteraction& si) const;
 
   const std::vector<std::shared_ptr<Shape>>& shapes() const { return shapes_; }
+  /// Whether any shape's geometry carries derivatives (moves under them).
+  bool geometry_has_derivatives() const;
   const std::vector<std::shared_ptr<Emitter>>& emitters() const { return emitters_; }
   const std::vector<std::shared_ptr<Sensor>>& sensors() const { return sensors_; }
   const std::shared_ptr<Integrator>& integrator() const { return integrator_; }

@@ -101,13 +101,24 @@ PathState PathTracer::shade(const Scene& scene, const PathState& s, const Surfac
   Array3f direction = continuation_direction(si, bs);
   next.ray = si.spawn_ray(direction);
   Array3f sampled = si.to_local(direction);  // what prb's replay evaluates the BSDF at
+  next.prev_bsdf_delta = (bs.sampled_type & UInt32(bsdf_flags::kDelta)) != 0u;
+  if (terms) {
+    *terms = VertexTerms{si, continuing, sampled, next.prev_bsdf_delta, bsdf_weight};
+  } else if (grad_enabled(bsdf_weight) || grad_enabled(si.sh_frame.n)) {
+    // The sampled direction stays fixed in world space: the weight's derivatives are the
+    // BSDF's value's there over a density that is a sampling decision (the weight a sampler
+    // returns differentiates the density too, with a roughness or a frame turning under the
+    // direction, and may have cancelled the cosine). Path replay, which asks for `terms`,
+    // weighs on its own.
+    Bool smooth_sample = continuing & !next.prev_bsdf_delta;
+    Color3f value = scene.bsdf_eval_pdf(ctx, si, sampled, smooth_sample).first;
+    bsdf_weight = select(smooth_sample, detach(bsdf_weight) * relative(value), bsdf_weight);
+  }
   next.throughput = s.throughput * bsdf_weight;
   next.eta = s.eta * bs.eta;
   next.valid_ray = next.valid_ray | (s.active & hit & ((bs.sampled_type & UInt32(bsdf_flags::kNull)) == 0u));
   next.prev_p = si.p;
   next.prev_bsdf_pdf = bs.pdf;
-  next.prev_bsdf_delta = (bs.sampled_type & UInt32(bsdf_flags::kDelta)) != 0u;
-  if (terms) *terms = VertexTerms{si, continuing, sampled, next.prev_bsdf_delta, bsdf_weight};
   Color3f unknown(0.0f, 0.0f, 0.0f);
   record_vertex(RecordingPass::Render, s, si, sampled, unknown, s.active & hit);
 

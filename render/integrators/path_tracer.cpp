@@ -62,8 +62,8 @@ RaySample PathTracer::sample(const Scene& scene, PCG32& rng, const Ray3f& camera
   return {select(end.valid_ray, end.result, Color3f(0.0f, 0.0f, 0.0f)), end.valid_ray, {}};
 }
 
-PathState PathTracer::bounce(const Scene& scene, const PathState& s, VertexTerms* terms) const {
-  return shade(scene, s, scene.ray_intersect(s.ray, s.active), terms);
+PathState PathTracer::bounce(const Scene& scene, const PathState& s) const {
+  return shade(scene, s, scene.ray_intersect(s.ray, s.active), nullptr);
 }
 
 PathState PathTracer::shade(const Scene& scene, const PathState& s, const SurfaceInteraction& si,
@@ -103,7 +103,7 @@ PathState PathTracer::shade(const Scene& scene, const PathState& s, const Surfac
   Array3f sampled = si.to_local(direction);  // what prb's replay evaluates the BSDF at
   next.prev_bsdf_delta = (bs.sampled_type & UInt32(bsdf_flags::kDelta)) != 0u;
   if (terms) {
-    *terms = VertexTerms{si, continuing, sampled, next.prev_bsdf_delta, bsdf_weight};
+    *terms = VertexTerms{continuing, sampled, next.prev_bsdf_delta, bsdf_weight};
   } else if (grad_enabled(bsdf_weight) || grad_enabled(si.sh_frame.n)) {
     // The sampled direction stays fixed in world space: the weight's derivatives are the
     // BSDF's value's there over a density that is a sampling decision (the weight a sampler

@@ -40,7 +40,6 @@ struct PathState {
 
 /// What path replay needs from a vertex besides the next state.
 struct VertexTerms {
-  SurfaceInteraction si;
   Bool continuing;        ///< the path goes on from this vertex (before roulette)
   Array3f wo;             ///< the BSDF sample's direction, local
   Bool delta;             ///< ... drawn from a delta lobe
@@ -62,9 +61,10 @@ class PathTracer {
   /// The state of paths starting along `camera_ray`.
   PathState start(const Scene& scene, const PCG32& rng, const Ray3f& camera_ray, const Bool& active) const;
   /// One vertex: the next state (its `result` adds this vertex's emission and emitter
-  /// sample); `terms`, when given, receives what path replay needs.
-  PathState bounce(const Scene& scene, const PathState& s, VertexTerms* terms = nullptr) const;
-  /// bounce() at `si`, what s.ray found (path replay finds it itself).
+  /// sample).
+  PathState bounce(const Scene& scene, const PathState& s) const;
+  /// bounce() at `si`, what s.ray found (path replay finds it itself); `terms`, when given,
+  /// receives what path replay needs.
   PathState shade(const Scene& scene, const PathState& s, const SurfaceInteraction& si, VertexTerms* terms) const;
   /// Runs start() and bounce() to the end: the final state. `name` names the loop.
   PathState trace(const Scene& scene, const PCG32& rng, const Ray3f& camera_ray, const Bool& active,
